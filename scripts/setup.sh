@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what drivescope needs to build and test on Debian 12, then configures and builds it.
+# Usage: scripts/setup.sh [BUILD_DIR]   (default: build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+
+pkgs=(build-essential cmake pkg-config
+      libsgutils2-dev libatasmart-dev libaio-dev libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev
+      sg3-utils hdparm smartmontools fio gnuplot-nox)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${DRIVESCOPE_CMAKE_ARGS:-} >/dev/null
+cmake --build "$build" -j"$(nproc)"
