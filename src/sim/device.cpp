@@ -1,0 +1,357 @@
+#include "sim/device.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+
+#include "drivescope/commands.hpp"
+
+namespace ds::sim {
+
+namespace {
+
+constexpr std::uint8_t kStatusGood = 0x50;   // DRDY | DSC
+constexpr std::uint8_t kStatusError = 0x51;  // DRDY | DSC | ERR
+constexpr std::uint8_t kErrAbort = 0x04;     // ABRT
+constexpr std::uint8_t kErrIdnf = 0x10;      // ID NOT FOUND (address out of range)
+
+CommandResult ata_ok(std::int64_t dur_ns, std::uint16_t count = 0, std::uint64_t lba = 0) {
+  CommandResult r;
+  AtaOutput o;
+  o.status = kStatusGood;
+  o.count = count;
+  o.lba = lba;
+  r.ata = o;
+  r.duration = Nanos(dur_ns);
+  return r;
+}
+
+// What a SATL reports when the ATA command ends with ERR (SAT-3 12.2.2.6): CHECK CONDITION,
+// ABORTED COMMAND, with the ATA Status Return descriptor carrying the output registers.
+CommandResult ata_error(std::int64_t dur_ns, std::uint8_t error, std::string message) {
+  CommandResult r;
+  r.outcome = Outcome::check_condition;
+  r.scsi_status = 0x02;
+  AtaOutput o;
+  o.status = kStatusError;
+  o.error = error;
+  r.ata = o;
+  r.sense = {0x72, 0x0B, 0x00, 0x00, 0, 0, 0, 14,
+             0x09, 0x0C, 0x00, error, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, kStatusError};
+  r.duration = Nanos(dur_ns);
+  r.message = std::move(message);
+  return r;
+}
+
+// SPC-4 4.5.3 fixed-format sense data (70h) with the given key / ASC / ASCQ.
+CommandResult check_condition(std::uint8_t key, std::uint8_t asc, std::uint8_t ascq, std::string msg) {
+  CommandResult r;
+  r.outcome = Outcome::check_condition;
+  r.scsi_status = 0x02;
+  r.sense.assign(18, 0);
+  r.sense[0] = 0x70;
+  r.sense[2] = key;
+  r.sense[7] = 10;
+  r.sense[12] = asc;
+  r.sense[13] = ascq;
+  r.message = std::move(msg);
+  return r;
+}
+CommandResult invalid_opcode(std::uint8_t op) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "simulated drive: unsupported SCSI opcode %02Xh", op);
+  return check_condition(0x05, 0x20, 0x00, buf);  // ILLEGAL REQUEST, INVALID COMMAND OPERATION CODE
+}
+CommandResult invalid_field() {
+  return check_condition(0x05, 0x24, 0x00, "simulated drive: invalid field in CDB");
+}
+
+// Copy a response into the data buffer, truncated to the allocation length; residual counts
+// what the device did not send.
+CommandResult respond(const ScsiRequest& req, std::span<const std::uint8_t> resp, std::size_t alloc,
+                      std::int64_t dur_ns) {
+  CommandResult r;
+  const std::size_t n = std::min({resp.size(), alloc, req.data.size()});
+  std::copy_n(resp.begin(), n, req.data.begin());
+  r.residual = static_cast<std::int32_t>(req.data.size() - n);
+  r.duration = Nanos(dur_ns);
+  return r;
+}
+
+void put_be(std::uint8_t* p, std::uint64_t v, int bytes) {
+  for (int i = bytes - 1; i >= 0; --i, v >>= 8) p[i] = static_cast<std::uint8_t>(v & 0xFF);
+}
+std::uint64_t get_be(std::span<const std::uint8_t> b, std::size_t at, int bytes) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) v = (v << 8) | b[at + i];
+  return v;
+}
+void put_ascii(std::uint8_t* p, std::size_t n, std::string_view s) {
+  for (std::size_t i = 0; i < n; ++i) p[i] = i < s.size() ? static_cast<std::uint8_t>(s[i]) : ' ';
+}
+
+}  // namespace
+
+SimDevice::SimDevice(std::shared_ptr<SimDrive> drive, std::string name) : drive_(std::move(drive)) {
+  info_.name = std::move(name);
+  info_.kind = TargetKind::sim;
+  info_.ata_capable = drive_->model().transport == Transport::ata;
+  info_.scsi_capable = true;  // ATA models answer a SAT-like subset
+}
+
+// ---- ATA -------------------------------------------------------------------------------------
+
+CommandResult SimDevice::ata(const AtaRequest& req) {
+  if (drive_->model().transport != Transport::ata) return Device::ata(req);
+  const std::uint8_t cmd = req.in.command;
+  switch (cmd) {
+    case ata::kIdentifyDevice: {
+      if (req.data.size() < 512) {
+        CommandResult r;
+        r.outcome = Outcome::os_error;
+        r.os_errno = EINVAL;
+        r.message = "IDENTIFY DEVICE needs a 512-byte buffer";
+        return r;
+      }
+      const auto block = identify_data(*drive_);
+      std::copy(block.begin(), block.end(), req.data.begin());
+      return ata_ok(drive_->run_control(), 0);
+    }
+    case ata::kSetFeatures:
+      return ata_set_features(req);
+    case ata::kCheckPowerMode:
+      return ata_ok(drive_->run_control(), 0xFF);  // FFh: active or idle (ACS-3 7.3)
+    case ata::kSmart: {
+      // SMART needs the key values 4Fh/C2h in LBA mid/high (ACS-3 7.48).
+      const bool key = ((req.in.lba >> 8) & 0xFF) == 0x4F && ((req.in.lba >> 16) & 0xFF) == 0xC2;
+      if (key && (req.in.features & 0xFF) == ata::kSmartReturnStatus)
+        return ata_ok(drive_->run_control(), 0, 0xC24F00);  // unchanged key: no threshold exceeded
+      return ata_error(drive_->run_control(), kErrAbort, "SMART subcommand not simulated");
+    }
+    case ata::kReadVerifySectors:
+    case ata::kReadVerifySectorsExt: {
+      const bool ext = cmd == ata::kReadVerifySectorsExt;
+      std::uint32_t n = ext ? (req.in.count & 0xFFFF) : (req.in.count & 0xFF);
+      if (n == 0) n = ext ? 65536 : 256;
+      const std::uint64_t lba = req.in.lba & (ext ? 0xFFFFFFFFFFFFull : 0x0FFFFFFFull);
+      if (lba + n > drive_->capacity())
+        return ata_error(drive_->run_control(), kErrIdnf | kErrAbort, "READ VERIFY beyond the capacity");
+      return ata_ok(drive_->run_command(lba, n, false));
+    }
+    default: {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "simulated drive: ATA command %02Xh aborted", cmd);
+      return ata_error(drive_->run_control(), kErrAbort, buf);
+    }
+  }
+}
+
+CommandResult SimDevice::ata_set_features(const AtaRequest& req) {
+  const std::uint8_t sub = req.in.features & 0xFF;
+  const std::int64_t dur = drive_->run_control();
+  const DiskModel& m = drive_->model();
+  switch (sub) {
+    case ata::kSfEnableWriteCache:
+      if (m.cache.bytes == 0) break;
+      drive_->set_write_cache(true);
+      return ata_ok(dur);
+    case ata::kSfDisableWriteCache:
+      if (m.cache.bytes == 0) break;
+      drive_->set_write_cache(false);
+      return ata_ok(dur);
+    case ata::kSfEnableLookAhead:
+      if (m.cache.bytes == 0) break;
+      drive_->set_look_ahead(true);
+      return ata_ok(dur);
+    case ata::kSfDisableLookAhead:
+      if (m.cache.bytes == 0) break;
+      drive_->set_look_ahead(false);
+      return ata_ok(dur);
+    case ata::kSfEnableAam:
+      if (drive_->set_aam_level(static_cast<std::uint8_t>(req.in.count & 0xFF))) return ata_ok(dur);
+      break;
+    case ata::kSfDisableAam:
+      if (!m.aam.supported) break;
+      drive_->disable_aam();
+      return ata_ok(dur);
+    default:
+      break;
+  }
+  char buf[80];
+  std::snprintf(buf, sizeof buf, "simulated drive: SET FEATURES %02Xh (count %u) aborted", sub,
+                static_cast<unsigned>(req.in.count & 0xFF));
+  return ata_error(dur, kErrAbort, buf);
+}
+
+// ---- SCSI ------------------------------------------------------------------------------------
+
+CommandResult SimDevice::scsi(const ScsiRequest& req) {
+  if (req.cdb.empty()) return invalid_field();
+  const std::uint8_t op = req.cdb[0];
+  const bool is_scsi = drive_->model().transport == Transport::scsi;
+  const auto need = [&](std::size_t n) { return req.cdb.size() >= n; };
+  switch (op) {
+    case scsi::kTestUnitReady: {
+      CommandResult r;
+      r.duration = Nanos(drive_->run_control());
+      return r;
+    }
+    case scsi::kRequestSense: {
+      if (!need(6)) return invalid_field();
+      std::array<std::uint8_t, 18> s{};
+      s[0] = 0x70;  // fixed format, NO SENSE
+      s[7] = 10;
+      return respond(req, s, req.cdb[4], drive_->run_control());
+    }
+    case scsi::kInquiry:
+      if (!need(6)) return invalid_field();
+      return scsi_inquiry(req);
+    case scsi::kReadCapacity10:
+      if (!need(10)) return invalid_field();
+      return scsi_read_capacity(req, false);
+    case scsi::kServiceActionIn16:
+      if (!need(16) || (req.cdb[1] & 0x1F) != scsi::kSaReadCapacity16) return invalid_opcode(op);
+      return scsi_read_capacity(req, true);
+    case scsi::kModeSense6:
+      if (!is_scsi) break;
+      if (!need(6)) return invalid_field();
+      return scsi_mode_sense(req, false);
+    case scsi::kModeSense10:
+      if (!is_scsi) break;
+      if (!need(10)) return invalid_field();
+      return scsi_mode_sense(req, true);
+    case scsi::kRead10:
+      if (!is_scsi) break;
+      if (!need(10)) return invalid_field();
+      return scsi_read(req, get_be(req.cdb, 2, 4), static_cast<std::uint32_t>(get_be(req.cdb, 7, 2)));
+    case scsi::kRead16:
+      if (!is_scsi) break;
+      if (!need(16)) return invalid_field();
+      return scsi_read(req, get_be(req.cdb, 2, 8), static_cast<std::uint32_t>(get_be(req.cdb, 10, 4)));
+    default:
+      break;
+  }
+  return invalid_opcode(op);
+}
+
+CommandResult SimDevice::scsi_inquiry(const ScsiRequest& req) {
+  const DiskModel& m = drive_->model();
+  const bool ata = m.transport == Transport::ata;
+  const std::size_t alloc = get_be(req.cdb, 3, 2);
+  const std::int64_t dur = drive_->run_control();
+  std::vector<std::uint8_t> p;
+  if (req.cdb[1] & 0x01) {  // EVPD (SPC-4 7.8)
+    const std::uint8_t page = req.cdb[2];
+    switch (page) {
+      case 0x00:  // supported VPD pages
+        p = {0x00, 0x00, 0x00, 3, 0x00, 0x80, 0xB1};
+        break;
+      case 0x80: {  // unit serial number
+        const std::string& s = m.identity.serial;
+        p = {0x00, 0x80, 0x00, static_cast<std::uint8_t>(std::min<std::size_t>(s.size(), 250))};
+        p.insert(p.end(), s.begin(), s.begin() + p[3]);
+        break;
+      }
+      case 0xB1: {  // block device characteristics (SBC-3 6.5.2)
+        p.assign(64, 0);
+        p[1] = 0xB1;
+        p[3] = 0x3C;
+        put_be(&p[4], static_cast<std::uint64_t>(std::lround(m.rpm)), 2);  // MEDIUM ROTATION RATE
+        p[7] = 0x02;  // NOMINAL FORM FACTOR: 3.5 inch
+        break;
+      }
+      default:
+        return invalid_field();
+    }
+  } else {
+    if (req.cdb[2] != 0) return invalid_field();
+    p.assign(96, 0);
+    p[0] = 0x00;                       // direct-access block device
+    p[2] = ata ? 0x05 : 0x03;          // SPC-3 (a SATL) / SPC-1 (drives of the SCSI presets' era)
+    p[3] = 0x02;                       // response data format 2
+    p[4] = static_cast<std::uint8_t>(p.size() - 5);
+    // Byte 7 bit 1 CmdQue: the device implements command queuing (SPC-4 6.4.2).
+    if (m.queue.protocol != QueueProtocol::none) p[7] |= 0x02;
+    if (!ata) p[7] |= 0x20 | 0x10;    // Sync, WBus16 (parallel SCSI)
+    put_ascii(&p[8], 8, ata ? "ATA" : m.identity.vendor);
+    put_ascii(&p[16], 16, m.identity.model);
+    const std::string& fw = m.identity.firmware;
+    put_ascii(&p[32], 4, ata && fw.size() > 4 ? std::string_view(fw).substr(fw.size() - 4) : fw);
+  }
+  return respond(req, p, alloc, dur);
+}
+
+CommandResult SimDevice::scsi_read_capacity(const ScsiRequest& req, bool sixteen) {
+  const DiskModel& m = drive_->model();
+  const std::uint64_t last = drive_->capacity() - 1;
+  const std::int64_t dur = drive_->run_control();
+  if (!sixteen) {
+    std::array<std::uint8_t, 8> p{};
+    put_be(&p[0], std::min<std::uint64_t>(last, 0xFFFFFFFF), 4);  // FFFFFFFFh: use READ CAPACITY(16)
+    put_be(&p[4], m.logical_sector_bytes, 4);
+    return respond(req, p, p.size(), dur);
+  }
+  std::array<std::uint8_t, 32> p{};
+  put_be(&p[0], last, 8);
+  put_be(&p[8], m.logical_sector_bytes, 4);
+  // Byte 13 bits 3:0: LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT (SBC-3 5.16.2).
+  p[13] = static_cast<std::uint8_t>(std::log2(m.physical_sector_bytes / m.logical_sector_bytes));
+  return respond(req, p, get_be(req.cdb, 10, 4), dur);
+}
+
+CommandResult SimDevice::scsi_mode_sense(const ScsiRequest& req, bool ten) {
+  const std::uint8_t pc = req.cdb[2] >> 6, page = req.cdb[2] & 0x3F, subpage = req.cdb[3];
+  const bool dbd = req.cdb[1] & 0x08;
+  const std::size_t alloc = ten ? get_be(req.cdb, 7, 2) : req.cdb[4];
+  if (pc == 3) return check_condition(0x05, 0x39, 0x00, "saving parameters not supported");
+  if ((page != 0x08 && page != 0x3F) || (subpage != 0 && subpage != 0xFF)) return invalid_field();
+  const std::int64_t dur = drive_->run_control();
+  const DiskModel& m = drive_->model();
+  // Caching mode page (SBC-3 6.4.5): byte 2 bit 2 WCE, byte 12 bit 5 DRA.
+  std::array<std::uint8_t, 20> cp{};
+  cp[0] = 0x88;  // PS: savable; page 08h
+  cp[1] = 0x12;
+  const bool changeable = pc == 1;
+  const bool wce = changeable ? true : (pc == 2 ? m.cache.write_back : drive_->write_cache());
+  const bool dra = changeable ? true : (pc == 2 ? false : !drive_->look_ahead());
+  if (wce) cp[2] |= 0x04;
+  if (dra) cp[12] |= 0x20;
+  if (!changeable) put_be(&cp[4], 0xFFFF, 2);  // disable pre-fetch transfer length
+  if (!changeable) put_be(&cp[8], std::min<std::uint64_t>(m.cache.read_ahead_sectors, 0xFFFF), 2);
+  if (!changeable) put_be(&cp[10], std::min<std::uint64_t>(m.cache.read_ahead_sectors, 0xFFFF), 2);
+  if (!changeable) cp[13] = static_cast<std::uint8_t>(std::min<std::uint32_t>(m.cache.segments, 255));
+  std::vector<std::uint8_t> p(ten ? 8 : 4, 0);
+  if (!dbd) {  // one short block descriptor (SPC-4 7.5.5)
+    const std::size_t bd = p.size();
+    p.resize(bd + 8, 0);
+    put_be(&p[bd + 1], std::min<std::uint64_t>(drive_->capacity(), 0xFFFFFF), 3);
+    put_be(&p[bd + 5], m.logical_sector_bytes, 3);
+    if (ten) p[7] = 8;
+    else p[3] = 8;
+  }
+  p.insert(p.end(), cp.begin(), cp.end());
+  if (ten) put_be(&p[0], p.size() - 2, 2);
+  else p[0] = static_cast<std::uint8_t>(p.size() - 1);
+  return respond(req, p, alloc, dur);
+}
+
+CommandResult SimDevice::scsi_read(const ScsiRequest& req, std::uint64_t lba, std::uint32_t blocks) {
+  const DiskModel& m = drive_->model();
+  if (blocks == 0) {
+    CommandResult r;
+    r.duration = Nanos(drive_->run_control());
+    return r;
+  }
+  if (lba + blocks > drive_->capacity())
+    return check_condition(0x05, 0x21, 0x00, "LOGICAL BLOCK ADDRESS OUT OF RANGE");
+  const std::uint64_t bytes = std::uint64_t{blocks} * m.logical_sector_bytes;
+  if (req.data.size() < bytes) return invalid_field();
+  std::fill_n(req.data.begin(), bytes, std::uint8_t{0});  // the simulator keeps no data
+  CommandResult r;
+  r.duration = Nanos(drive_->run_command(lba, blocks, false));
+  r.residual = static_cast<std::int32_t>(req.data.size() - bytes);
+  return r;
+}
+
+}  // namespace ds::sim

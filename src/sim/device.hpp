@@ -1,0 +1,39 @@
+// The simulated drive's command interface. ATA models answer ata() (IDENTIFY DEVICE, SET
+// FEATURES, CHECK POWER MODE, SMART RETURN STATUS, READ VERIFY) and, like libata's SAT layer,
+// a few scsi() commands (INQUIRY with vendor "ATA", READ CAPACITY, TEST UNIT READY). SCSI models
+// answer scsi() (INQUIRY and VPD 00/80/B1, READ CAPACITY 10/16, MODE SENSE 6/10 caching page,
+// TEST UNIT READY, REQUEST SENSE, READ 10/16). Everything else is rejected the way a drive would:
+// ATA abort, or CHECK CONDITION ILLEGAL REQUEST / INVALID COMMAND OPERATION CODE.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "drivescope/device.hpp"
+#include "sim/drive.hpp"
+
+namespace ds::sim {
+
+// IDENTIFY DEVICE data for the drive's current state (ACS-3 7.12.7; words listed in the .cpp).
+std::array<std::uint8_t, 512> identify_data(const SimDrive& drive);
+
+class SimDevice final : public Device {
+ public:
+  SimDevice(std::shared_ptr<SimDrive> drive, std::string name);
+  const DeviceInfo& info() const override { return info_; }
+  CommandResult ata(const AtaRequest& req) override;
+  CommandResult scsi(const ScsiRequest& req) override;
+
+ private:
+  CommandResult ata_set_features(const AtaRequest& req);
+  CommandResult scsi_inquiry(const ScsiRequest& req);
+  CommandResult scsi_mode_sense(const ScsiRequest& req, bool ten);
+  CommandResult scsi_read_capacity(const ScsiRequest& req, bool sixteen);
+  CommandResult scsi_read(const ScsiRequest& req, std::uint64_t lba, std::uint32_t blocks);
+
+  std::shared_ptr<SimDrive> drive_;
+  DeviceInfo info_;
+};
+
+}  // namespace ds::sim

@@ -1,0 +1,175 @@
+#include "sim/drive.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <limits>
+
+namespace ds::sim {
+
+Expected<std::shared_ptr<SimDrive>> SimDrive::create(DiskModel model, std::uint64_t seed) {
+  auto seek = SeekCurve::build(model.seek, model.total_cylinders());
+  if (!seek) return seek.error();
+  // Skews the model leaves open cover the slowest 1-cylinder seek: quietest AAM, jitter high.
+  const double quiet = model.aam.supported ? std::max(1.0, model.aam.quiet_seek_scale) : 1.0;
+  const double jit = 1.0 + model.noise.seek_jitter_pct / 100.0;
+  const auto hs = static_cast<std::int64_t>(std::llround(model.head_switch_ms * 1e6));
+  const auto seek1 = static_cast<std::int64_t>(std::ceil(static_cast<double>(seek->ns(1)) * quiet * jit));
+  auto layout = Layout::build(model, static_cast<std::int64_t>(std::ceil(static_cast<double>(hs) * jit)), seek1);
+  if (!layout) return layout.error();
+  Mechanics mech(model, std::move(*layout), std::move(*seek), seed);
+  return std::shared_ptr<SimDrive>(new SimDrive(std::move(model), std::move(mech)));
+}
+
+SimDrive::SimDrive(DiskModel model, Mechanics mech) : model_(std::move(model)), mech_(std::move(mech)) {
+  depth_ = model_.queue.protocol == QueueProtocol::none ? 1 : std::max<std::uint32_t>(1, model_.queue.depth);
+  free_.reserve(kHostDepth);
+  for (std::size_t i = kHostDepth; i-- > 0;) free_.push_back(static_cast<std::uint16_t>(i));
+  drive_q_.reserve(kHostDepth);
+  aam_enabled_ = model_.aam.supported;
+  aam_level_ = model_.aam.supported ? model_.aam.default_level : 254;
+  update_aam();
+}
+
+void SimDrive::set_write_cache(bool on) {
+  // Turning the write cache off flushes it first (ACS-3 7.45.5): wait for pending media writes.
+  if (!on) advance_to(std::max(now_, mech_.busy_until()));
+  mech_.set_write_cache(on);
+}
+
+bool SimDrive::set_aam_level(std::uint8_t level) {
+  if (!model_.aam.supported || level < 128 || level > 254) return false;
+  aam_enabled_ = true;
+  aam_level_ = level;
+  update_aam();
+  return true;
+}
+
+void SimDrive::disable_aam() {
+  aam_enabled_ = false;
+  update_aam();
+}
+
+void SimDrive::update_aam() {
+  // Linear between the quiet scales at level 128 and 1 at level 254; disabled = fastest.
+  const double f = aam_enabled_ ? (254.0 - aam_level_) / 126.0 : 0.0;
+  seek_scale_ = 1.0 + (model_.aam.quiet_seek_scale - 1.0) * f;
+  rate_scale_ = 1.0 + (model_.aam.quiet_rate_scale - 1.0) * f;
+  mech_.set_aam_scales(seek_scale_, rate_scale_);
+}
+
+void SimDrive::push_ready(std::uint16_t slot, std::int64_t done, std::int32_t result) {
+  IoCompletion& c = ready_[(ready_head_ + ready_count_) % kHostDepth];
+  c.tag = slots_[slot].req.tag;
+  c.submit_ns = slots_[slot].submit_ns;
+  c.complete_ns = done;
+  c.result = result;
+  ++ready_count_;
+  free_.push_back(slot);
+}
+
+std::size_t SimDrive::submit(std::span<const IoRequest> reqs, bool writable) {
+  const std::uint32_t bs = model_.logical_sector_bytes;
+  const std::uint64_t cap_bytes = capacity() * bs;
+  std::size_t n = 0;
+  for (const IoRequest& r : reqs) {
+    if (unreaped_ >= kHostDepth) break;
+    const std::uint16_t slot = free_.back();
+    free_.pop_back();
+    ++unreaped_;
+    ++n;
+    Slot& s = slots_[slot];
+    s.req = r;
+    s.submit_ns = now_;
+    int err = 0;
+    if (r.length_bytes == 0 || r.offset_bytes % bs || r.length_bytes % bs) err = EINVAL;
+    else if (r.offset_bytes >= cap_bytes || r.length_bytes > cap_bytes - r.offset_bytes) err = EINVAL;
+    else if (r.write && !writable) err = EROFS;
+    if (err) {
+      push_ready(slot, now_, -err);
+      continue;
+    }
+    s.access = mech_.make_access(r.offset_bytes / bs, r.length_bytes / bs, r.write);
+    host_[(host_head_ + host_count_) % kHostDepth] = slot;
+    ++host_count_;
+  }
+  refill();
+  return n;
+}
+
+void SimDrive::refill() {
+  while (host_count_ > 0 && drive_q_.size() + (current_ >= 0 ? 1 : 0) < depth_) {
+    drive_q_.push_back(host_[host_head_]);
+    host_head_ = (host_head_ + 1) % kHostDepth;
+    --host_count_;
+  }
+}
+
+void SimDrive::dispatch() {
+  std::size_t pick = 0;
+  if (model_.queue.policy == QueuePolicy::sptf && drive_q_.size() > 1) {
+    const HeadPos from = mech_.head_for_decision(now_);
+    std::int64_t best = std::numeric_limits<std::int64_t>::max();
+    for (std::size_t i = 0; i < drive_q_.size(); ++i) {
+      const std::int64_t e = mech_.positioning_estimate(slots_[drive_q_[i]].access, now_, from);
+      if (e < best) {  // ties: the oldest
+        best = e;
+        pick = i;
+      }
+    }
+  }
+  current_ = drive_q_[pick];
+  drive_q_.erase(drive_q_.begin() + static_cast<std::ptrdiff_t>(pick));
+  current_done_ = mech_.serve(slots_[current_].access, now_);
+}
+
+void SimDrive::run(std::int64_t limit, std::size_t want) {
+  while (ready_count_ < want) {
+    if (current_ < 0) {
+      if (drive_q_.empty()) return;
+      dispatch();
+    }
+    if (current_done_ > limit) return;
+    now_ = std::max(now_, current_done_);
+    const Slot& s = slots_[current_];
+    push_ready(static_cast<std::uint16_t>(current_), current_done_, static_cast<std::int32_t>(s.req.length_bytes));
+    current_ = -1;
+    refill();
+  }
+}
+
+std::size_t SimDrive::reap(std::span<IoCompletion> out, std::size_t min_events, std::int64_t deadline_ns) {
+  min_events = std::min(min_events, out.size());
+  const std::int64_t limit = deadline_ns < 0 ? std::numeric_limits<std::int64_t>::max() : deadline_ns;
+  run(limit, min_events);
+  if (ready_count_ < min_events && deadline_ns >= 0 && deadline_ns > now_) advance_to(deadline_ns);
+  const std::size_t n = std::min(out.size(), ready_count_);
+  for (std::size_t i = 0; i < n; ++i) {
+    out[i] = ready_[ready_head_];
+    ready_head_ = (ready_head_ + 1) % kHostDepth;
+  }
+  ready_count_ -= n;
+  unreaped_ -= n;
+  return n;
+}
+
+void SimDrive::advance_to(std::int64_t t) {
+  run(t, std::numeric_limits<std::size_t>::max());
+  now_ = std::max(now_, t);
+}
+
+std::int64_t SimDrive::run_command(std::uint64_t lba, std::uint32_t sectors, bool write) {
+  run(std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::size_t>::max());
+  const std::int64_t start = now_;
+  const std::int64_t done = mech_.serve(mech_.make_access(lba, sectors, write), now_);
+  now_ = std::max(now_, done);
+  return now_ - start;
+}
+
+std::int64_t SimDrive::run_control() {
+  const auto d = static_cast<std::int64_t>(std::llround(model_.command_overhead_ms * 1e6));
+  advance_to(now_ + d);
+  return d;
+}
+
+}  // namespace ds::sim

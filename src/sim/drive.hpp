@@ -1,0 +1,99 @@
+// The simulated drive: the mechanics behind a command queue, a host-side queue and a virtual
+// clock. Shared by the command interface (SimDevice) and the block-I/O interface (SimIoEngine),
+// so that SET FEATURES changes what the I/O sees.
+//
+// Queueing: the host may have up to 256 requests outstanding. The drive holds `queue.depth` of
+// them (1 for protocol none) and, whenever the mechanism is free, picks the next in `policy`
+// order: fifo, or the shortest positioning time from where the head is then (sptf). Requests
+// beyond the drive's depth wait on the host side in submission order.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "drivescope/expected.hpp"
+#include "drivescope/io.hpp"
+#include "sim/mechanics.hpp"
+#include "sim/model.hpp"
+
+namespace ds::sim {
+
+class SimDrive {
+ public:
+  static constexpr std::size_t kHostDepth = 256;
+
+  static Expected<std::shared_ptr<SimDrive>> create(DiskModel model, std::uint64_t seed);
+
+  const DiskModel& model() const { return model_; }
+  const Layout& layout() const { return mech_.layout(); }
+  const SeekCurve& seek_curve() const { return mech_.seek(); }
+  std::int64_t now_ns() const { return now_; }
+  std::uint64_t capacity() const { return mech_.layout().capacity(); }
+
+  // ---- feature state (SET FEATURES, MODE SELECT) ----
+  bool write_cache() const { return mech_.write_cache(); }
+  void set_write_cache(bool on);
+  bool look_ahead() const { return mech_.look_ahead(); }
+  void set_look_ahead(bool on) { mech_.set_look_ahead(on); }
+  bool aam_enabled() const { return aam_enabled_; }
+  std::uint8_t aam_level() const { return aam_level_; }
+  // Level 128 (quietest) .. 254 (fastest); false for a level outside that range or no AAM.
+  bool set_aam_level(std::uint8_t level);
+  void disable_aam();
+  double seek_scale() const { return seek_scale_; }
+  double rate_scale() const { return rate_scale_; }
+
+  // ---- block I/O ----
+  // Accept up to kHostDepth − in_flight() requests, stamped at now. A request that is malformed,
+  // out of range or a write on a read-only target completes at once with −errno.
+  std::size_t submit(std::span<const IoRequest> reqs, bool writable);
+  // Run the drive until min_events completions are ready (or nothing is left to run, or the
+  // virtual deadline passes; deadline < 0: none) and move up to out.size() of them into out.
+  std::size_t reap(std::span<IoCompletion> out, std::size_t min_events, std::int64_t deadline_ns);
+  // Let virtual time pass to t, serving what is queued meanwhile.
+  void advance_to(std::int64_t t);
+  std::size_t in_flight() const { return unreaped_; }
+
+  // A media command from the command interface (READ VERIFY, SCSI READ): served after all
+  // queued I/O, synchronously; returns its duration in virtual ns.
+  std::int64_t run_command(std::uint64_t lba, std::uint32_t sectors, bool write);
+  // Controller time of a non-media command (IDENTIFY, SET FEATURES...): advances the clock.
+  std::int64_t run_control();
+
+ private:
+  SimDrive(DiskModel model, Mechanics mech);
+  struct Slot {
+    IoRequest req;
+    std::int64_t submit_ns = 0;
+    Access access;
+  };
+  void push_ready(std::uint16_t slot, std::int64_t done, std::int32_t result);
+  void refill();
+  void dispatch();
+  // Process completions up to t (inclusive) until `want` are ready; returns false when idle.
+  void run(std::int64_t limit, std::size_t want);
+  void update_aam();
+
+  DiskModel model_;
+  Mechanics mech_;
+  std::int64_t now_ = 0;
+  bool aam_enabled_ = false;
+  std::uint8_t aam_level_ = 254;
+  double seek_scale_ = 1.0, rate_scale_ = 1.0;
+
+  std::array<Slot, kHostDepth> slots_{};
+  std::vector<std::uint16_t> free_;          // free slot indices (stack)
+  std::array<std::uint16_t, kHostDepth> host_{};  // host FIFO ring
+  std::size_t host_head_ = 0, host_count_ = 0;
+  std::vector<std::uint16_t> drive_q_;       // in the drive, waiting for the mechanism
+  int current_ = -1;                         // being served
+  std::int64_t current_done_ = 0;
+  std::array<IoCompletion, kHostDepth> ready_{};
+  std::size_t ready_head_ = 0, ready_count_ = 0;
+  std::size_t unreaped_ = 0;
+  std::uint32_t depth_ = 1;
+};
+
+}  // namespace ds::sim

@@ -1,0 +1,126 @@
+// The drive's mechanism and buffer: one command at a time, in integer-nanosecond virtual time.
+//
+// A read that misses the cache pays command overhead, a seek (or head switch), the rotational
+// wait until its first sector comes round (rotation never stops: the angle is t mod rotation),
+// and the media time of its sectors. The head then reads on into a cache segment (read-ahead)
+// until `read_ahead_sectors` past the request, or until another command needs the mechanism.
+// A read that starts inside the segment being read ahead completes when the head gets past its
+// last sector: this is what lets a host stream at the media rate with skews paid, and nothing
+// else (command overhead overlaps with the media work). Hits are served at the interface rate.
+// Writes with the write cache on complete when their data is in the buffer; the media write is
+// then done by the mechanism (which a later miss waits for).
+#pragma once
+#include <cstdint>
+#include <deque>
+
+#include "sim/cache.hpp"
+#include "sim/layout.hpp"
+#include "sim/model.hpp"
+#include "sim/rng.hpp"
+#include "sim/seek.hpp"
+
+namespace ds::sim {
+
+// A command as the mechanism sees it (location precomputed once, on arrival in the drive).
+struct Access {
+  std::uint64_t lba = 0;
+  std::uint32_t sectors = 0;
+  bool write = false;
+  Chs chs;
+  std::int64_t s_ns = 0;  // Layout::stream_ns(lba)
+};
+
+struct HeadPos {
+  std::uint32_t cyl = 0;
+  std::uint32_t head = 0;
+};
+
+class Mechanics {
+ public:
+  Mechanics(const DiskModel& m, Layout layout, SeekCurve seek, std::uint64_t seed);
+
+  const Layout& layout() const { return layout_; }
+  const SeekCurve& seek() const { return seek_; }
+  Access make_access(std::uint64_t lba, std::uint32_t sectors, bool write) const;
+
+  // Serve a command handed to the mechanism at t; returns its completion time.
+  std::int64_t serve(const Access& a, std::int64_t t);
+  // For shortest-positioning-time-first: where the head will be for a decision at t, and the
+  // nominal time until the command's data could start to flow (0 for a cache hit).
+  HeadPos head_for_decision(std::int64_t t) const;
+  std::int64_t positioning_estimate(const Access& a, std::int64_t t, HeadPos from) const;
+
+  // Settings (SET FEATURES / AAM).
+  void set_write_cache(bool on) { write_cache_ = on; }
+  void set_look_ahead(bool on) { look_ahead_ = on; }
+  void set_aam_scales(double seek_scale, double rate_scale);
+  bool write_cache() const { return write_cache_; }
+  bool look_ahead() const { return look_ahead_; }
+
+  std::int64_t rotation_ns() const { return rot_ns_; }
+  // Nominal seek for d cylinders at the current AAM level (0 for d == 0).
+  std::int64_t seek_ns(std::uint32_t d) const { return scale(seek_.ns(d), seek_fp_); }
+  std::int64_t interface_ns(std::uint64_t bytes) const;
+  // Time the mechanism finishes the work it has been given (media writes included).
+  std::int64_t busy_until() const { return mech_free_; }
+
+ private:
+  static constexpr int kFpShift = 20;
+  static std::int64_t scale(std::int64_t v, std::int64_t fp) {
+    return static_cast<std::int64_t>((static_cast<__int128>(v) * fp) >> kFpShift);
+  }
+  std::int64_t stretch(std::int64_t media_ns) const;     // media time at the AAM rate scale
+  std::int64_t unstretch(std::int64_t elapsed_ns) const;
+  std::int64_t switch_ns(HeadPos from, const Chs& to) const;
+  std::int64_t defect_extra(std::uint64_t first, std::uint64_t end) const;
+
+  // Read-ahead stream.
+  std::int64_t reach_ns(std::uint64_t lba) const;  // when the streaming head reaches lba
+  std::uint64_t stream_pos(std::int64_t t) const;  // first LBA not yet read at t
+  void stop_stream(std::int64_t t);
+  HeadPos head_at(std::int64_t t) const;
+  void start_stream(int seg, std::uint64_t from, std::uint64_t end, std::int64_t t0);
+  std::uint64_t ahead_limit(std::uint64_t end) const;
+
+  // Position and transfer [from, end) starting no earlier than t_mech; returns the media end.
+  std::int64_t media_access(const Access& a, std::uint64_t from, std::int64_t t_mech,
+                            std::int64_t* data_start);
+  std::int64_t write_back(const Access& a, std::int64_t t);
+
+  DiskModel model_;
+  Layout layout_;
+  SeekCurve seek_;
+  SegmentCache cache_;
+  Rng rng_;
+  std::int64_t rot_ns_ = 0;
+  std::int64_t overhead_ns_ = 0;
+  std::int64_t head_switch_ns_ = 0;
+  std::int64_t settle_ns_ = 0;
+  std::int64_t seek_fp_ = 1 << kFpShift;  // AAM seek scale, fixed point
+  std::int64_t rate_fp_ = 1 << kFpShift;  // AAM media rate scale, fixed point
+  double jitter_ = 0;                      // fraction
+  bool write_cache_ = false;
+  bool look_ahead_ = true;
+
+  std::int64_t mech_free_ = 0;
+  HeadPos head_;  // where the head rests when no stream is running
+
+  struct Stream {
+    bool active = false;
+    int seg = -1;
+    std::uint64_t lba0 = 0;
+    std::int64_t s0 = 0;  // stream_ns(lba0)
+    std::int64_t t0 = 0;  // when the head is at the start of lba0
+    std::uint64_t limit = 0;
+    std::int64_t t_limit = 0;
+  } stream_;
+
+  struct Dirty {
+    std::int64_t done_ns;
+    std::uint64_t bytes;
+  };
+  std::deque<Dirty> dirty_;
+  std::uint64_t dirty_bytes_ = 0;
+};
+
+}  // namespace ds::sim

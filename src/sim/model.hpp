@@ -1,0 +1,116 @@
+// The disk model: a drive described physically (format drivescope-disk-model/1, see
+// /work/shared/spec/disk-model.md and docs/simulator.md). Only the simulator reads these; the
+// measurement modules must recover them by timing alone.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "drivescope/expected.hpp"
+
+namespace ds::sim {
+
+inline constexpr std::string_view kModelFormat = "drivescope-disk-model/1";
+
+enum class Transport : std::uint8_t { ata, scsi };
+enum class QueueProtocol : std::uint8_t { none, ncq, tcq };
+enum class QueuePolicy : std::uint8_t { fifo, sptf };
+
+std::string_view to_string(Transport t);
+std::string_view to_string(QueueProtocol p);
+std::string_view to_string(QueuePolicy p);
+
+struct Identity {
+  std::string vendor;    // SCSI vendor (8 chars); "ATA" for ATA drives
+  std::string model;
+  std::string serial;
+  std::string firmware;
+};
+
+struct Zone {
+  std::uint32_t cylinders = 0;
+  std::uint32_t sectors_per_track = 0;
+  std::optional<std::uint32_t> track_skew_sectors;     // else the model default, else derived
+  std::optional<std::uint32_t> cylinder_skew_sectors;
+};
+
+struct SeekSpec {
+  double track_to_track_ms = 0;  // 1-cylinder seek
+  double average_ms = 0;         // mean over uniformly random pairs of cylinders
+  double full_stroke_ms = 0;
+  std::vector<std::pair<double, double>> curve;  // (cylinders, ms); empty: fit the figures
+};
+
+struct CacheSpec {
+  std::uint64_t bytes = 0;
+  std::uint32_t segments = 1;
+  std::uint32_t read_ahead_sectors = 0;
+  bool write_back = false;  // the write cache's initial state (SET FEATURES can change it)
+};
+
+struct QueueSpec {
+  QueueProtocol protocol = QueueProtocol::none;
+  std::uint32_t depth = 1;
+  QueuePolicy policy = QueuePolicy::fifo;
+};
+
+struct AamSpec {
+  bool supported = false;
+  std::uint8_t default_level = 254;
+  double quiet_seek_scale = 1.0;  // seek time multiplier at level 128
+  double quiet_rate_scale = 1.0;  // media rate multiplier at level 128
+};
+
+struct DefectRegion {
+  std::uint64_t first_lba = 0;
+  std::uint64_t sectors = 0;
+  double extra_ms = 0;
+};
+
+struct NoiseSpec {
+  std::uint64_t seed = 1;
+  double seek_jitter_pct = 0;
+};
+
+struct DiskModel {
+  std::string name;
+  Transport transport = Transport::ata;
+  Identity identity;
+  std::uint32_t logical_sector_bytes = 512;
+  std::uint32_t physical_sector_bytes = 512;  // extension key; defaults to the logical size
+  double rpm = 7200;
+  std::uint32_t surfaces = 1;
+  std::uint32_t platters = 1;
+  std::vector<Zone> zones;  // outermost first
+  std::optional<std::uint64_t> capacity_sectors;
+  std::optional<std::uint32_t> track_skew_sectors;
+  std::optional<std::uint32_t> cylinder_skew_sectors;
+  SeekSpec seek;
+  double head_switch_ms = 0;
+  double write_settle_ms = 0;
+  double command_overhead_ms = 0;
+  double interface_mb_s = 150;  // MB = 10^6 bytes
+  CacheSpec cache;
+  QueueSpec queue;
+  AamSpec aam;
+  std::vector<DefectRegion> defects;
+  NoiseSpec noise;
+
+  // Σ cylinders × surfaces × sectors_per_track over the zones.
+  std::uint64_t zone_sectors() const;
+  // The user capacity: zone_sectors() cut to capacity_sectors when given.
+  std::uint64_t capacity() const;
+  std::uint32_t total_cylinders() const;
+};
+
+// Parse and validate a model. Errors name the field, e.g.
+// "zones[2].sectors_per_track: must be a positive integer".
+Expected<DiskModel> parse_model(std::string_view json_text);
+Expected<DiskModel> load_model_file(const std::string& path);
+// The model back as JSON text (format drivescope-disk-model/1), e.g. to save a preset.
+std::string model_to_json(const DiskModel& m);
+
+}  // namespace ds::sim

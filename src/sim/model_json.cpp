@@ -1,0 +1,373 @@
+// Loading and validating drivescope-disk-model/1 files. Every error names the field it is about
+// so that a hand-written model can be fixed from the message alone. Unknown keys are ignored on
+// purpose: converted models carry provenance and notes next to the fields.
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "sim/model.hpp"
+
+namespace ds::sim {
+
+using nlohmann::json;
+
+std::string_view to_string(Transport t) { return t == Transport::ata ? "ata" : "scsi"; }
+std::string_view to_string(QueueProtocol p) {
+  switch (p) {
+    case QueueProtocol::none: return "none";
+    case QueueProtocol::ncq: return "ncq";
+    case QueueProtocol::tcq: return "tcq";
+  }
+  return "?";
+}
+std::string_view to_string(QueuePolicy p) { return p == QueuePolicy::fifo ? "fifo" : "sptf"; }
+
+std::uint64_t DiskModel::zone_sectors() const {
+  std::uint64_t n = 0;
+  for (const auto& z : zones) n += std::uint64_t{z.cylinders} * surfaces * z.sectors_per_track;
+  return n;
+}
+std::uint64_t DiskModel::capacity() const {
+  const auto all = zone_sectors();
+  return capacity_sectors ? std::min(*capacity_sectors, all) : all;
+}
+std::uint32_t DiskModel::total_cylinders() const {
+  std::uint32_t c = 0;
+  for (const auto& z : zones) c += z.cylinders;
+  return c;
+}
+
+namespace {
+
+// Reads fields of one JSON object, remembering the first error (with its full field path).
+class Reader {
+ public:
+  std::optional<Error> err;
+
+  void fail(const std::string& path, const std::string& what) {
+    if (!err) err = make_error(path + ": " + what);
+  }
+  static std::string join(const std::string& prefix, std::string_view key) {
+    return prefix.empty() ? std::string(key) : prefix + "." + std::string(key);
+  }
+  // The member, or nullptr (and an error when required).
+  const json* member(const json& obj, const std::string& prefix, std::string_view key,
+                     bool required) {
+    auto it = obj.find(std::string(key));
+    if (it == obj.end() || (it->is_null() && required)) {
+      if (required) fail(join(prefix, key), "missing");
+      return nullptr;
+    }
+    if (it->is_null()) return nullptr;
+    return &*it;
+  }
+  std::optional<double> number(const json& obj, const std::string& prefix, std::string_view key,
+                               bool required, double min, bool min_exclusive) {
+    const json* v = member(obj, prefix, key, required);
+    if (!v) return std::nullopt;
+    const auto path = join(prefix, key);
+    if (!v->is_number()) {
+      fail(path, "must be a number");
+      return std::nullopt;
+    }
+    const double d = v->get<double>();
+    if (!std::isfinite(d) || d < min || (min_exclusive && d == min)) {
+      fail(path, min_exclusive ? "must be a positive number" : "must be a non-negative number");
+      return std::nullopt;
+    }
+    return d;
+  }
+  std::optional<std::uint64_t> integer(const json& obj, const std::string& prefix,
+                                       std::string_view key, bool required, bool positive,
+                                       std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
+    const json* v = member(obj, prefix, key, required);
+    if (!v) return std::nullopt;
+    const auto path = join(prefix, key);
+    const char* what = positive ? "must be a positive integer" : "must be a non-negative integer";
+    std::uint64_t u = 0;
+    if (v->is_number_unsigned()) {
+      u = v->get<std::uint64_t>();
+    } else if (v->is_number_integer()) {
+      fail(path, what);  // negative
+      return std::nullopt;
+    } else if (v->is_number_float()) {
+      const double d = v->get<double>();
+      if (!(d >= 0) || d != std::floor(d) || d > 9.0e18) {
+        fail(path, what);
+        return std::nullopt;
+      }
+      u = static_cast<std::uint64_t>(d);
+    } else {
+      fail(path, what);
+      return std::nullopt;
+    }
+    if (positive && u == 0) {
+      fail(path, what);
+      return std::nullopt;
+    }
+    if (u > max) {
+      fail(path, "must be at most " + std::to_string(max));
+      return std::nullopt;
+    }
+    return u;
+  }
+  std::optional<std::string> string(const json& obj, const std::string& prefix,
+                                    std::string_view key, bool required) {
+    const json* v = member(obj, prefix, key, required);
+    if (!v) return std::nullopt;
+    if (!v->is_string()) {
+      fail(join(prefix, key), "must be a string");
+      return std::nullopt;
+    }
+    return v->get<std::string>();
+  }
+  std::optional<bool> boolean(const json& obj, const std::string& prefix, std::string_view key,
+                              bool required) {
+    const json* v = member(obj, prefix, key, required);
+    if (!v) return std::nullopt;
+    if (!v->is_boolean()) {
+      fail(join(prefix, key), "must be true or false");
+      return std::nullopt;
+    }
+    return v->get<bool>();
+  }
+  const json* object(const json& obj, const std::string& prefix, std::string_view key,
+                     bool required) {
+    const json* v = member(obj, prefix, key, required);
+    if (v && !v->is_object()) {
+      fail(join(prefix, key), "must be an object");
+      return nullptr;
+    }
+    return v;
+  }
+};
+
+constexpr std::uint64_t kMaxU32 = 0xFFFFFFFFu;
+
+}  // namespace
+
+Expected<DiskModel> parse_model(std::string_view text) {
+  const json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return make_error("model: not valid JSON");
+  if (!doc.is_object()) return make_error("model: must be a JSON object");
+  Reader r;
+  DiskModel m;
+  const std::string top;
+
+  if (auto f = r.string(doc, top, "format", true); f && *f != kModelFormat)
+    r.fail("format", "unknown value \"" + *f + "\" (expected \"" + std::string(kModelFormat) + "\")");
+  if (r.err) return *r.err;
+  m.name = r.string(doc, top, "name", true).value_or("");
+  if (auto t = r.string(doc, top, "transport", true)) {
+    if (*t == "ata") m.transport = Transport::ata;
+    else if (*t == "scsi") m.transport = Transport::scsi;
+    else r.fail("transport", "unknown value \"" + *t + "\" (expected \"ata\" or \"scsi\")");
+  }
+  if (const json* id = r.object(doc, top, "identity", true)) {
+    m.identity.vendor = r.string(*id, "identity", "vendor", false).value_or(
+        m.transport == Transport::ata ? "ATA" : "");
+    m.identity.model = r.string(*id, "identity", "model", true).value_or("");
+    m.identity.serial = r.string(*id, "identity", "serial", false).value_or("SIM0000001");
+    m.identity.firmware = r.string(*id, "identity", "firmware", false).value_or("SIM1");
+  }
+  m.logical_sector_bytes =
+      static_cast<std::uint32_t>(r.integer(doc, top, "logical_sector_bytes", true, true, 1u << 20).value_or(512));
+  if (!r.err && (m.logical_sector_bytes < 512 || (m.logical_sector_bytes & (m.logical_sector_bytes - 1))))
+    r.fail("logical_sector_bytes", "must be a power of two of at least 512");
+  m.physical_sector_bytes = static_cast<std::uint32_t>(
+      r.integer(doc, top, "physical_sector_bytes", false, true, 1u << 20).value_or(m.logical_sector_bytes));
+  if (!r.err && (m.physical_sector_bytes < m.logical_sector_bytes ||
+                 m.physical_sector_bytes % m.logical_sector_bytes ||
+                 (m.physical_sector_bytes & (m.physical_sector_bytes - 1))))
+    r.fail("physical_sector_bytes", "must be a power-of-two multiple of logical_sector_bytes");
+  m.rpm = r.number(doc, top, "rpm", true, 0, true).value_or(7200);
+  if (!r.err && (m.rpm < 600 || m.rpm > 30000)) r.fail("rpm", "must be between 600 and 30000");
+  m.surfaces = static_cast<std::uint32_t>(r.integer(doc, top, "surfaces", true, true, 64).value_or(1));
+  m.platters = static_cast<std::uint32_t>(r.integer(doc, top, "platters", true, true, 64).value_or(1));
+  if (!r.err && m.platters * 2 < m.surfaces) r.fail("platters", "too few for the surfaces (2 per platter)");
+
+  if (const json* zs = r.member(doc, top, "zones", true)) {
+    if (!zs->is_array()) {
+      r.fail("zones", "must be an array");
+    } else if (zs->empty()) {
+      r.fail("zones", "must hold at least one zone");
+    } else {
+      for (std::size_t i = 0; i < zs->size() && !r.err; ++i) {
+        const std::string p = "zones[" + std::to_string(i) + "]";
+        const json& zj = (*zs)[i];
+        if (!zj.is_object()) {
+          r.fail(p, "must be an object");
+          break;
+        }
+        Zone z;
+        z.cylinders = static_cast<std::uint32_t>(r.integer(zj, p, "cylinders", true, true, 10'000'000).value_or(0));
+        z.sectors_per_track =
+            static_cast<std::uint32_t>(r.integer(zj, p, "sectors_per_track", true, true, 1'000'000).value_or(0));
+        if (auto v = r.integer(zj, p, "track_skew_sectors", false, false, kMaxU32)) z.track_skew_sectors = *v;
+        if (auto v = r.integer(zj, p, "cylinder_skew_sectors", false, false, kMaxU32))
+          z.cylinder_skew_sectors = *v;
+        m.zones.push_back(z);
+      }
+    }
+  }
+  if (auto v = r.integer(doc, top, "capacity_sectors", false, true)) m.capacity_sectors = *v;
+  if (!r.err && m.capacity_sectors && *m.capacity_sectors > m.zone_sectors())
+    r.fail("capacity_sectors", "exceeds what the zones hold (" + std::to_string(m.zone_sectors()) + ")");
+  if (auto v = r.integer(doc, top, "track_skew_sectors", false, false, kMaxU32)) m.track_skew_sectors = *v;
+  if (auto v = r.integer(doc, top, "cylinder_skew_sectors", false, false, kMaxU32)) m.cylinder_skew_sectors = *v;
+
+  if (const json* s = r.object(doc, top, "seek", true)) {
+    m.seek.track_to_track_ms = r.number(*s, "seek", "track_to_track_ms", true, 0, true).value_or(1);
+    m.seek.average_ms = r.number(*s, "seek", "average_ms", true, 0, true).value_or(8);
+    m.seek.full_stroke_ms = r.number(*s, "seek", "full_stroke_ms", true, 0, true).value_or(16);
+    if (const json* c = r.member(*s, "seek", "curve", false)) {
+      if (!c->is_array() || c->empty()) {
+        r.fail("seek.curve", "must be null or a non-empty array of [cylinders, ms] pairs");
+      } else {
+        double last_d = 0;
+        for (std::size_t i = 0; i < c->size() && !r.err; ++i) {
+          const json& pt = (*c)[i];
+          const std::string p = "seek.curve[" + std::to_string(i) + "]";
+          if (!pt.is_array() || pt.size() != 2 || !pt[0].is_number() || !pt[1].is_number()) {
+            r.fail(p, "must be a [cylinders, ms] pair of numbers");
+            break;
+          }
+          const double d = pt[0].get<double>(), ms = pt[1].get<double>();
+          if (!(d >= 1) || !(d > last_d)) r.fail(p, "cylinders must be ≥ 1 and increasing");
+          else if (!(ms >= 0) || !std::isfinite(ms)) r.fail(p, "ms must be a non-negative number");
+          last_d = d;
+          m.seek.curve.emplace_back(d, ms);
+        }
+      }
+    }
+    if (!r.err && m.seek.curve.empty() &&
+        !(m.seek.track_to_track_ms <= m.seek.average_ms && m.seek.average_ms <= m.seek.full_stroke_ms))
+      r.fail("seek", "need track_to_track_ms ≤ average_ms ≤ full_stroke_ms");
+  }
+  m.head_switch_ms = r.number(doc, top, "head_switch_ms", true, 0, false).value_or(0);
+  m.write_settle_ms = r.number(doc, top, "write_settle_ms", false, 0, false).value_or(0);
+  m.command_overhead_ms = r.number(doc, top, "command_overhead_ms", true, 0, false).value_or(0);
+  m.interface_mb_s = r.number(doc, top, "interface_mb_s", true, 0, true).value_or(150);
+
+  if (const json* c = r.object(doc, top, "cache", true)) {
+    m.cache.bytes = r.integer(*c, "cache", "bytes", true, false).value_or(0);
+    m.cache.segments = static_cast<std::uint32_t>(r.integer(*c, "cache", "segments", true, true, 4096).value_or(1));
+    m.cache.read_ahead_sectors =
+        static_cast<std::uint32_t>(r.integer(*c, "cache", "read_ahead_sectors", false, false, kMaxU32).value_or(0));
+    m.cache.write_back = r.boolean(*c, "cache", "write_back", false).value_or(false);
+  }
+  if (const json* q = r.object(doc, top, "queue", true)) {
+    if (auto p = r.string(*q, "queue", "protocol", true)) {
+      if (*p == "none") m.queue.protocol = QueueProtocol::none;
+      else if (*p == "ncq") m.queue.protocol = QueueProtocol::ncq;
+      else if (*p == "tcq") m.queue.protocol = QueueProtocol::tcq;
+      else r.fail("queue.protocol", "unknown value \"" + *p + "\" (expected \"none\", \"ncq\" or \"tcq\")");
+    }
+    m.queue.depth = static_cast<std::uint32_t>(r.integer(*q, "queue", "depth", false, true, 256).value_or(1));
+    if (auto p = r.string(*q, "queue", "policy", false)) {
+      if (*p == "fifo") m.queue.policy = QueuePolicy::fifo;
+      else if (*p == "sptf") m.queue.policy = QueuePolicy::sptf;
+      else r.fail("queue.policy", "unknown value \"" + *p + "\" (expected \"fifo\" or \"sptf\")");
+    }
+    if (m.queue.protocol == QueueProtocol::none) m.queue.depth = 1;
+    if (!r.err && m.queue.protocol == QueueProtocol::ncq && m.queue.depth > 32)
+      r.fail("queue.depth", "NCQ holds at most 32 commands");
+  }
+  if (const json* a = r.object(doc, top, "aam", false)) {
+    m.aam.supported = r.boolean(*a, "aam", "supported", true).value_or(false);
+    m.aam.default_level =
+        static_cast<std::uint8_t>(r.integer(*a, "aam", "default_level", false, true, 254).value_or(254));
+    if (!r.err && m.aam.default_level < 128) r.fail("aam.default_level", "must be between 128 and 254");
+    m.aam.quiet_seek_scale = r.number(*a, "aam", "quiet_seek_scale", false, 0, true).value_or(1.0);
+    m.aam.quiet_rate_scale = r.number(*a, "aam", "quiet_rate_scale", false, 0, true).value_or(1.0);
+    if (!r.err && m.aam.quiet_rate_scale > 4) r.fail("aam.quiet_rate_scale", "must be at most 4");
+  }
+  if (const json* ds = r.member(doc, top, "defects", false)) {
+    if (!ds->is_array()) {
+      r.fail("defects", "must be an array");
+    } else {
+      for (std::size_t i = 0; i < ds->size() && !r.err; ++i) {
+        const std::string p = "defects[" + std::to_string(i) + "]";
+        if (!(*ds)[i].is_object()) {
+          r.fail(p, "must be an object");
+          break;
+        }
+        DefectRegion d;
+        d.first_lba = r.integer((*ds)[i], p, "first_lba", true, false).value_or(0);
+        d.sectors = r.integer((*ds)[i], p, "sectors", true, true).value_or(1);
+        d.extra_ms = r.number((*ds)[i], p, "extra_ms", true, 0, false).value_or(0);
+        if (!r.err && d.first_lba + d.sectors > m.capacity()) r.fail(p, "lies beyond the capacity");
+        m.defects.push_back(d);
+      }
+    }
+  }
+  if (const json* n = r.object(doc, top, "noise", false)) {
+    m.noise.seed = r.integer(*n, "noise", "seed", false, false).value_or(1);
+    m.noise.seek_jitter_pct = r.number(*n, "noise", "seek_jitter_pct", false, 0, false).value_or(0);
+    if (!r.err && m.noise.seek_jitter_pct > 50) r.fail("noise.seek_jitter_pct", "must be at most 50");
+  }
+  if (r.err) return *r.err;
+  return m;
+}
+
+Expected<DiskModel> load_model_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error(path + ": cannot open the model file", errno);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  auto m = parse_model(ss.str());
+  if (!m) return make_error(path + ": " + m.error().message, m.error().code);
+  return m;
+}
+
+std::string model_to_json(const DiskModel& m) {
+  json j;
+  j["format"] = std::string(kModelFormat);
+  j["name"] = m.name;
+  j["transport"] = std::string(to_string(m.transport));
+  j["identity"] = {{"vendor", m.identity.vendor}, {"model", m.identity.model},
+                   {"serial", m.identity.serial}, {"firmware", m.identity.firmware}};
+  j["logical_sector_bytes"] = m.logical_sector_bytes;
+  if (m.physical_sector_bytes != m.logical_sector_bytes) j["physical_sector_bytes"] = m.physical_sector_bytes;
+  j["rpm"] = m.rpm;
+  j["surfaces"] = m.surfaces;
+  j["platters"] = m.platters;
+  json zs = json::array();
+  for (const auto& z : m.zones) {
+    json zj = {{"cylinders", z.cylinders}, {"sectors_per_track", z.sectors_per_track}};
+    if (z.track_skew_sectors) zj["track_skew_sectors"] = *z.track_skew_sectors;
+    if (z.cylinder_skew_sectors) zj["cylinder_skew_sectors"] = *z.cylinder_skew_sectors;
+    zs.push_back(zj);
+  }
+  j["zones"] = zs;
+  if (m.capacity_sectors) j["capacity_sectors"] = *m.capacity_sectors;
+  j["track_skew_sectors"] = m.track_skew_sectors ? json(*m.track_skew_sectors) : json(nullptr);
+  j["cylinder_skew_sectors"] = m.cylinder_skew_sectors ? json(*m.cylinder_skew_sectors) : json(nullptr);
+  json curve = nullptr;
+  if (!m.seek.curve.empty()) {
+    curve = json::array();
+    for (const auto& [d, ms] : m.seek.curve) curve.push_back({d, ms});
+  }
+  j["seek"] = {{"track_to_track_ms", m.seek.track_to_track_ms}, {"average_ms", m.seek.average_ms},
+               {"full_stroke_ms", m.seek.full_stroke_ms}, {"curve", curve}};
+  j["head_switch_ms"] = m.head_switch_ms;
+  j["write_settle_ms"] = m.write_settle_ms;
+  j["command_overhead_ms"] = m.command_overhead_ms;
+  j["interface_mb_s"] = m.interface_mb_s;
+  j["cache"] = {{"bytes", m.cache.bytes}, {"segments", m.cache.segments},
+                {"read_ahead_sectors", m.cache.read_ahead_sectors}, {"write_back", m.cache.write_back}};
+  j["queue"] = {{"protocol", std::string(to_string(m.queue.protocol))}, {"depth", m.queue.depth},
+                {"policy", std::string(to_string(m.queue.policy))}};
+  j["aam"] = {{"supported", m.aam.supported}, {"default_level", m.aam.default_level},
+              {"quiet_seek_scale", m.aam.quiet_seek_scale}, {"quiet_rate_scale", m.aam.quiet_rate_scale}};
+  json ds = json::array();
+  for (const auto& d : m.defects)
+    ds.push_back({{"first_lba", d.first_lba}, {"sectors", d.sectors}, {"extra_ms", d.extra_ms}});
+  j["defects"] = ds;
+  j["noise"] = {{"seed", m.noise.seed}, {"seek_jitter_pct", m.noise.seek_jitter_pct}};
+  return j.dump(1);
+}
+
+}  // namespace ds::sim
