@@ -1,0 +1,111 @@
+#include "app/identify.hpp"
+
+#include <fmt/core.h>
+
+#include <array>
+
+#include "drivescope/commands.hpp"
+#include "probe/dump_reader.hpp"
+#include "probe/identify.hpp"
+#include "probe/smart.hpp"
+#include "report/ata_identity_report.hpp"
+
+namespace ds::app {
+
+using nlohmann::json;
+
+std::string version() { return DRIVESCOPE_VERSION; }
+
+namespace {
+
+json header(std::string_view kind, std::string_view name) {
+  return json{{"drivescope", {{"version", version()}}},
+              {"target", {{"kind", kind}, {"name", name}}}};
+}
+
+// The ATA part of identify, shared by dumps and live devices: decode, then SMART when present.
+Expected<Report> ata_report(json doc, std::span<const std::uint8_t, 512> block,
+                            const probe::SmartReport* smart, const IdentifyOptions& o) {
+  probe::DecodeOptions d;
+  d.allow_bad_checksum = o.allow_bad_checksum;
+  auto id = probe::decode_identify(block, d);
+  if (!id) return id.error();
+  Report r;
+  doc["identify"] = report::identity_to_json(*id, smart);
+  if (o.raw) {
+    json words = json::array();
+    for (auto w : id->words) words.push_back(fmt::format("{:04x}", w));
+    doc["identify"]["raw_words"] = std::move(words);
+  }
+  r.text = report::identity_to_text(*id, smart);
+  if (o.raw) r.text += "\n" + report::identify_words_text(block);
+  r.json = std::move(doc);
+  return r;
+}
+
+}  // namespace
+
+Expected<Report> identify_dump(const std::string& path, const IdentifyOptions& o) {
+  auto dump = probe::read_identify_dump(path, o.allow_bad_checksum);
+  if (!dump) return dump.error();
+  json doc = header("dump", path);
+  doc["target"]["format"] = probe::dump_format_name(dump->format);
+  std::optional<probe::SmartReport> smart;
+  std::string smart_note;
+  if (dump->format == probe::DumpFormat::kAtasmartBlob) {
+    auto s = probe::smart_from_blob(dump->blob);
+    if (s) smart = std::move(*s);
+    else smart_note = s.error().message;
+  }
+  auto r = ata_report(std::move(doc), dump->identify, smart ? &*smart : nullptr, o);
+  if (r && !smart_note.empty()) {
+    r->json["smart_error"] = smart_note;
+    r->text += fmt::format("\nSMART: {}\n", smart_note);
+  }
+  return r;
+}
+
+namespace {
+
+Expected<Report> identify_ata(Target& t, const IdentifyOptions& o) {
+  std::array<std::uint8_t, 512> block{};
+  auto res = ata::identify_device(*t.device, block);
+  if (!res.ok())
+    return make_error(fmt::format("{}: IDENTIFY DEVICE failed: {}", t.spec, res.message));
+  // SMART pages through our own passthrough, decoded by libatasmart (smart_from_pages).
+  std::optional<probe::SmartReport> smart;
+  std::string smart_note;
+  auto quick = probe::decode_identify(block, probe::DecodeOptions{.allow_bad_checksum = true});
+  if (quick && quick->smart.supported && quick->smart.enabled.value_or(false)) {
+    std::array<std::uint8_t, 512> data{}, thresholds{};
+    bool healthy = false;
+    auto rd = ata::smart_read_data(*t.device, data);
+    auto rt = ata::smart_read_thresholds(*t.device, thresholds);
+    auto rs = ata::smart_return_status(*t.device, &healthy);
+    if (rd.ok() && rt.ok()) {
+      auto s = probe::smart_from_pages(block, data, thresholds,
+                                       rs.ok() ? std::optional<bool>(healthy) : std::nullopt);
+      if (s) smart = std::move(*s);
+      else smart_note = s.error().message;
+    } else {
+      smart_note = fmt::format("SMART pages not readable: {}", rd.ok() ? rt.message : rd.message);
+    }
+  }
+  auto r = ata_report(header(to_string(t.kind), t.spec), block, smart ? &*smart : nullptr, o);
+  if (r && !smart_note.empty()) {
+    r->json["smart_error"] = smart_note;
+    r->text += fmt::format("\nSMART: {}\n", smart_note);
+  }
+  return r;
+}
+
+}  // namespace
+
+Expected<Report> identify_target(Target& t, const IdentifyOptions& o) {
+  if (t.device && t.device->info().ata_capable) return identify_ata(t, o);
+  if (t.device && t.kind == TargetKind::ata) return identify_ata(t, o);
+  return make_error(fmt::format("{}: {}", t.spec,
+                                t.device ? "SCSI identify not wired yet" : t.no_device_reason));
+}
+
+}  // namespace ds::app

@@ -1,0 +1,37 @@
+// The `identify` flows: from a captured dump, and from a live target (ATA through SAT or the
+// simulator, SCSI, or a device with no passthrough at all). Results are values the CLI prints.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "app/target.hpp"
+#include "drivescope/expected.hpp"
+
+namespace ds::app {
+
+// Exit codes of drivescope (documented in docs/cli.md).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;   // nothing useful could be done (bad input, no device)
+inline constexpr int kExitUsage = 2;     // the command line is wrong
+inline constexpr int kExitPartial = 3;   // part of the answer is missing (e.g. no passthrough)
+inline constexpr int kExitInterrupted = 4;  // stopped by a signal; partial results kept
+inline constexpr int kExitDevice = 5;    // the device failed or vanished mid-run; partial kept
+
+struct Report {
+  nlohmann::json json;   // one document, product.md's keys
+  std::string text;      // human output
+  int exit_code = kExitOk;
+};
+
+std::string version();
+
+struct IdentifyOptions {
+  bool raw = false;                 // add the raw words / pages
+  bool allow_bad_checksum = false;  // decode a dump whose word 255 checksum is wrong
+  std::string root = "/";           // /proc and /sys (tests use fake trees)
+};
+
+Expected<Report> identify_dump(const std::string& path, const IdentifyOptions& o);
+Expected<Report> identify_target(Target& t, const IdentifyOptions& o);
+
+}  // namespace ds::app
