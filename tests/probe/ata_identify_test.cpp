@@ -3,6 +3,7 @@
 // hdparm-Istdin.txt, and hdparm run live when it is installed).
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <string>
 
 #include "ata_test_util.hpp"
@@ -144,6 +145,27 @@ void check_against_hdparm(const AtaIdentity& id, const HdparmText& h) {
   CHECK(h.has_feature("Deterministic read ZEROs after TRIM") == id.trim_zeroes);
 
   if (id.apm.supported && id.apm.is_enabled()) CHECK(h.apm_level == id.apm_level);
+
+  // Security block (w128, w89/w90) and the WWN (w108-111).
+  // hdparm leaves the section out when the feature set is not supported (w82 bit 1 clear).
+  CHECK((h.security.count("supported") == 1 && h.security.at("supported")) == id.security.supported);
+  if (id.security.supported) {
+    CHECK(h.security.at("enabled") == id.security.is_enabled());
+    CHECK(h.security.at("locked") == id.security_locked);
+    CHECK(h.security.at("frozen") == id.security_frozen);
+    CHECK(h.security.at("expired: security count") == id.security_count_expired);
+    CHECK(h.security.at("supported: enhanced erase") == id.security_enhanced_erase);
+    // No erase-time line when w89 is zero (ST320410A).
+    CHECK(h.erase_minutes.value_or(0) == id.security_erase_minutes);
+    if (id.security_enhanced_erase) CHECK(h.enhanced_erase_minutes == id.security_enhanced_erase_minutes);
+  }
+  if (id.wwn) {
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(*id.wwn));
+    CHECK(h.wwn == buf);
+  } else {
+    CHECK(h.wwn.empty());
+  }
 
   if (id.aam.supported) {
     REQUIRE(h.aam_recommended.has_value());

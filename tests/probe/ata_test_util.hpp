@@ -84,6 +84,10 @@ struct HdparmText {
   std::optional<int> apm_level;
   std::map<std::string, bool> features;  // "Commands/features" line → enabled mark '*'
   std::string checksum;                  // "correct", ...
+  std::map<std::string, bool> security;  // "Security:" lines: "supported", "enabled", "locked",
+                                         // "frozen", "supported: enhanced erase" → not/yes
+  std::optional<int> erase_minutes, enhanced_erase_minutes;
+  std::string wwn;                       // "Logical Unit WWN Device Identifier"
   bool has_feature(const std::string& n) const { return features.count(n) != 0; }
 };
 
@@ -96,9 +100,27 @@ inline HdparmText parse_hdparm(const std::string& text) {
   HdparmText h;
   std::istringstream in(text);
   std::string line;
-  bool in_features = false;
+  bool in_features = false, in_security = false;
   while (std::getline(in, line)) {
     const std::string t = trim(line);
+    if (t.rfind("Security:", 0) == 0) { in_security = true; continue; }
+    if (in_security) {
+      if (line.empty() || line[0] != '\t') {
+        in_security = false;
+      } else {
+        int a = -1, b = -1;
+        if (std::sscanf(t.c_str(), "%dmin for SECURITY ERASE UNIT. %dmin for ENHANCED", &a, &b) >= 1) {
+          h.erase_minutes = a;
+          if (b >= 0) h.enhanced_erase_minutes = b;
+        } else if (t.rfind("not", 0) == 0) {
+          h.security[trim(t.substr(3))] = false;
+        } else {
+          h.security[t] = true;
+        }
+        continue;
+      }
+    }
+    if (t.rfind("Logical Unit WWN Device Identifier:", 0) == 0) h.wwn = after_colon(t);
     if (t.rfind("Model Number:", 0) == 0) h.model = after_colon(t);
     else if (t.rfind("Serial Number:", 0) == 0) h.serial = after_colon(t);
     else if (t.rfind("Firmware Revision:", 0) == 0) h.firmware = after_colon(t);
