@@ -1,0 +1,174 @@
+// probe_scsi over a scripted SCSI device that answers from sg3_utils' scsi_debug captures.
+#include <doctest/doctest.h>
+
+#include <functional>
+
+#include "drivescope/commands.hpp"
+#include "probe/scsi_probe.hpp"
+#include "scsi_test_util.hpp"
+
+using namespace ds;
+using namespace ds::scsitest;
+
+namespace {
+
+class FakeScsi : public Device {
+ public:
+  FakeScsi() {
+    info_.name = "fake-scsi";
+    info_.kind = TargetKind::scsi;
+    info_.scsi_capable = true;
+    inquiry = load_hex("inq_standard.hex");
+    pages = split_vpd_pages(load_hex("vpd_sdeb.hex"));
+    // 3907029168 blocks of 512 bytes, 4 KiB physical (LBPPBE 3), LBPME.
+    rc16 = {0x00, 0x00, 0x00, 0x00, 0xE8, 0xE0, 0x88, 0xAF, 0x00, 0x00, 0x02, 0x00,
+            0x00, 0x03, 0x80, 0x00};
+    rc16.resize(32);
+    rc10 = {0xE8, 0xE0, 0x88, 0xAF, 0x00, 0x00, 0x02, 0x00};
+    // MODE SENSE(10): header, no block descriptors, Caching page WCE=1, DRA=0.
+    ms10 = {0x00, 0x1A, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x12, 0x04, 0x00,
+            0xFF, 0xFF, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x10, 0x00, 0x00,
+            0x00, 0x00, 0x00, 0x00};
+    ms6 = {0x17, 0x00, 0x00, 0x00, 0x08, 0x12, 0x00, 0x00, 0xFF, 0xFF, 0x00, 0x00,
+           0xFF, 0xFF, 0xFF, 0xFF, 0x20, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+  }
+  const DeviceInfo& info() const override { return info_; }
+
+  CommandResult scsi(const ScsiRequest& req) override {
+    cdbs.emplace_back(req.cdb.begin(), req.cdb.end());
+    const std::uint8_t op = req.cdb[0];
+    if (refuse && refuse(req.cdb)) return illegal_request();
+    const std::vector<std::uint8_t>* src = nullptr;
+    if (op == scsi::kInquiry && (req.cdb[1] & 1)) {
+      auto it = pages.find(req.cdb[2]);
+      if (it == pages.end()) return illegal_request();
+      src = &it->second;
+    } else if (op == scsi::kInquiry) {
+      src = &inquiry;
+    } else if (op == scsi::kServiceActionIn16 && req.cdb[1] == scsi::kSaReadCapacity16) {
+      src = &rc16;
+    } else if (op == scsi::kReadCapacity10) {
+      src = &rc10;
+    } else if (op == scsi::kModeSense10 && (req.cdb[2] & 0x3F) == 0x08) {
+      src = &ms10;
+    } else if (op == scsi::kModeSense6 && (req.cdb[2] & 0x3F) == 0x08) {
+      src = &ms6;
+    } else {
+      return illegal_request();
+    }
+    const std::size_t n = std::min(src->size(), req.data.size());
+    std::copy_n(src->begin(), n, req.data.begin());
+    CommandResult r;
+    r.residual = static_cast<std::int32_t>(req.data.size() - n);
+    return r;
+  }
+
+  static CommandResult illegal_request() {
+    CommandResult r;
+    r.outcome = Outcome::check_condition;
+    r.scsi_status = 0x02;
+    r.sense = {0x70, 0, 0x05, 0, 0, 0, 0, 0x0A, 0, 0, 0, 0, 0x20, 0x00};  // INVALID COMMAND OPCODE
+    r.message = "ILLEGAL REQUEST";
+    return r;
+  }
+
+  DeviceInfo info_;
+  std::vector<std::uint8_t> inquiry, rc16, rc10, ms10, ms6;
+  std::map<std::uint8_t, std::vector<std::uint8_t>> pages;
+  std::vector<std::vector<std::uint8_t>> cdbs;
+  std::function<bool(std::span<const std::uint8_t>)> refuse;
+};
+
+const probe::ScsiProbeStep* step(const probe::ScsiProbe& p, const std::string& name) {
+  for (const auto& s : p.steps)
+    if (s.command == name) return &s;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("probe_scsi: a device that answers everything") {
+  FakeScsi dev;
+  auto p = probe::probe_scsi(dev);
+  REQUIRE(p.ok());
+  CHECK_FALSE(p->any_failed());
+  REQUIRE(p->inquiry.has_value());
+  CHECK(p->inquiry->product == "scsi_debug");
+  CHECK(p->inquiry->cmd_que);
+  CHECK(p->supported_vpd_pages.size() == 12);
+  CHECK(p->serial == std::optional<std::string>("2000"));
+  REQUIRE(p->device_id.has_value());
+  CHECK(p->device_id->designators.size() == 7);
+  REQUIRE(p->ata_info.has_value());
+  CHECK(p->ata_info->has_identify);  // needed the second, longer VPD 0x89 read
+  CHECK(p->ata_info->ata_model == "ST380013AS");
+  REQUIRE(p->block_limits.has_value());
+  CHECK(p->block_limits->max_transfer_length == 16384u);
+  REQUIRE(p->block_characteristics.has_value());
+  CHECK(p->block_characteristics->medium_rotation_rate == 1);
+  REQUIRE(p->capacity.has_value());
+  CHECK(p->capacity->from_16);
+  CHECK(p->capacity->blocks() == 3907029168ull);
+  CHECK(p->capacity->physical_block_length() == 4096);
+  CHECK(p->capacity->lbpme);
+  REQUIRE(p->caching.has_value());
+  CHECK(p->caching->wce);
+  CHECK_FALSE(p->caching->dra);
+
+  // Pages the device does not list (0x84..0x88, 0xB2) are not asked for; 0x89 is asked twice,
+  // the second time for all 572 bytes; READ CAPACITY(10) and MODE SENSE(6) are not needed.
+  std::vector<std::uint8_t> vpd_asked;
+  std::vector<unsigned> alloc_89;
+  for (const auto& c : dev.cdbs) {
+    if (c[0] == scsi::kInquiry && (c[1] & 1)) {
+      vpd_asked.push_back(c[2]);
+      if (c[2] == 0x89) alloc_89.push_back((c[3] << 8) | c[4]);
+    }
+    CHECK(c[0] != scsi::kReadCapacity10);
+    CHECK(c[0] != scsi::kModeSense6);
+  }
+  CHECK(vpd_asked == std::vector<std::uint8_t>{0x00, 0x80, 0x83, 0x89, 0x89, 0xB0, 0xB1});
+  CHECK(alloc_89 == std::vector<unsigned>{252, 572});
+  CHECK(p->raw.at("INQUIRY VPD 0x89").size() == 572);
+  CHECK(p->raw.at("INQUIRY").size() == 96);
+}
+
+TEST_CASE("probe_scsi: fallbacks and failures are recorded, results kept") {
+  FakeScsi dev;
+  dev.refuse = [](std::span<const std::uint8_t> cdb) {
+    return cdb[0] == scsi::kServiceActionIn16 || cdb[0] == scsi::kModeSense10 ||
+           (cdb[0] == scsi::kInquiry && (cdb[1] & 1) && cdb[2] == 0xB0);
+  };
+  dev.pages[0x83] = {0x00, 0x83, 0x00, 0x08, 0x01, 0x03, 0x00, 0x20, 0x50, 0x00};  // runs past
+  auto p = probe::probe_scsi(dev);
+  REQUIRE(p.ok());
+  CHECK(p->any_failed());
+  REQUIRE(p->capacity.has_value());
+  CHECK_FALSE(p->capacity->from_16);
+  CHECK(p->capacity->blocks() == 0xE8E088B0ull);
+  REQUIRE(p->caching.has_value());
+  CHECK(p->caching->dra);  // from the MODE SENSE(6) answer
+  CHECK_FALSE(p->block_limits.has_value());
+  CHECK_FALSE(p->device_id.has_value());
+  CHECK(p->serial == std::optional<std::string>("2000"));
+
+  const auto* rc16 = step(*p, "READ CAPACITY(16)");
+  REQUIRE(rc16);
+  CHECK(rc16->outcome == Outcome::check_condition);
+  CHECK(rc16->sense.size() == 14);
+  const auto* bl = step(*p, "INQUIRY VPD 0xb0");
+  REQUIRE(bl);
+  CHECK_FALSE(bl->ok());
+  const auto* di = step(*p, "INQUIRY VPD 0x83");
+  REQUIRE(di);
+  CHECK(di->outcome == Outcome::good);
+  CHECK_FALSE(di->decode_error.empty());
+}
+
+TEST_CASE("probe_scsi: nothing answers") {
+  FakeScsi dev;
+  dev.refuse = [](std::span<const std::uint8_t>) { return true; };
+  auto p = probe::probe_scsi(dev);
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.error().message.find("fake-scsi") != std::string::npos);
+}
