@@ -1,0 +1,78 @@
+// access: random single-block reads (writes only when allowed), rotation from timing, command
+// overhead from cache hits, average / full-stroke / track-to-track seek, the seek curve, and an
+// access-time map with slow regions located by extra sampling. See docs/methods.md.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "drivescope/io.hpp"
+#include "tests/common.hpp"
+
+namespace ds::measure {
+
+struct AccessOptions {
+  std::uint64_t span_blocks = 0;  // 0: the whole target
+  double budget_s = 40;
+  unsigned samples = 0;           // random reads; 0: as many as ~half the budget allows (≤ 1500)
+  std::uint64_t seed = 1;
+  bool allow_write = false;       // also time random writes (the target must be writable)
+  // Track layout when the transfer test already found it (saves the access test's own probe).
+  std::uint32_t sectors_per_track = 0;
+  unsigned surfaces = 0;
+};
+
+struct LatencyStats {
+  std::size_t n = 0;
+  double mean_ms = 0, p50_ms = 0, p99_ms = 0, stderr_ms = 0;
+};
+
+struct SeekBin {
+  std::uint64_t max_distance = 0;  // LBA distance, upper edge of the bin
+  std::size_t n = 0;
+  double seek_ms = 0;              // mean access − rotation/2 − overhead − one block
+};
+
+struct RegionStat {
+  std::uint64_t first_lba = 0, last_lba = 0;
+  std::size_t n = 0;
+  double mean_ms = 0;
+  bool slow = false;
+};
+
+struct SlowRegion {
+  std::uint64_t first_lba = 0, last_lba = 0;
+  double mean_ms = 0;
+  double location_uncertainty_blocks = 0;  // each edge is known to within this
+};
+
+struct AccessResult {
+  LatencyStats read;
+  std::optional<LatencyStats> write;
+  Figure rotation_ms;
+  Figure rpm;
+  Figure overhead_ms;     // cache-hit latency of one block: command overhead + its transfer
+  Figure sector_ms;       // media time of one block, from the rotation fit
+  Figure avg_seek_ms;
+  Figure full_stroke_ms;
+  Figure track_to_track_ms;
+  std::vector<SeekBin> seek_curve;
+  std::vector<RegionStat> map;
+  std::vector<SlowRegion> slow_regions;
+  double drive_time_s = 0;
+  std::vector<std::string> notes;
+};
+
+// Pure analyses, exposed for unit tests.
+// Chains of backward steps: latency(k) = rotation − k·sector (mod rotation). Returns
+// {rotation_ns, sector_ns}; zeros when the fit fails.
+std::pair<double, double> fit_rotation(const std::vector<std::pair<unsigned, double>>& k_lat_ns);
+// Slow-read threshold: no normal access can exceed a full-stroke seek plus a full revolution
+// plus the overhead, with a margin.
+double slow_threshold_ms(double full_stroke_ms, double rotation_ms, double overhead_ms);
+
+Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt,
+                                  const ProgressFn* progress = nullptr);
+
+}  // namespace ds::measure

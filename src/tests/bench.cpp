@@ -1,0 +1,272 @@
+#include "tests/bench.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace ds::measure {
+
+namespace {
+
+const std::map<std::string, double>& weights() {
+  // Share of the drive-time budget; transfer and access need the most (sampling the surface,
+  // enough random reads for a 1 % standard error of the mean access time).
+  static const std::map<std::string, double> w{
+      {"transfer", 50}, {"access", 45}, {"cache", 5}, {"blocksize", 15}};
+  return w;
+}
+
+double r3(double v) { return std::round(v * 1000) / 1000; }
+double r4(double v) { return std::round(v * 10000) / 10000; }
+
+}  // namespace
+
+Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const ProgressFn& progress) {
+  double wsum = 0;
+  for (const auto& t : opt.tests) {
+    auto it = weights().find(t);
+    if (it == weights().end())
+      return make_error("unknown test '" + t + "' (known: access, transfer, cache, blocksize)");
+    wsum += it->second;
+  }
+  BenchResult r;
+  const IoTargetInfo& info = io.info();
+  r.target = info.name;
+  r.block_bytes = info.logical_block_bytes ? info.logical_block_bytes : 512;
+  r.capacity_bytes = info.capacity_bytes;
+  if (r.capacity_bytes < r.block_bytes) return make_error("the target reports no capacity");
+  r.span_blocks = r.capacity_bytes / r.block_bytes;
+  if (opt.span_bytes) r.span_blocks = std::min(r.span_blocks, *opt.span_bytes / r.block_bytes);
+  auto share = [&](const std::string& t) {
+    // Never more than the test's own weight scaled to 120 s: fewer tests do not mean longer ones.
+    return std::min(opt.budget_s * weights().at(t) / wsum, weights().at(t) * opt.budget_s / 115.0 * 1.3);
+  };
+  auto want = [&](const char* t) { return std::find(opt.tests.begin(), opt.tests.end(), t) != opt.tests.end(); };
+  const ProgressFn* pf = progress ? &progress : nullptr;
+
+  if (want("transfer")) {
+    TransferOptions o;
+    o.span_blocks = r.span_blocks;
+    o.budget_s = share("transfer");
+    auto t = run_transfer(io, o, pf);
+    if (t) r.transfer = std::move(*t);
+    else r.errors.emplace_back("transfer", t.error());
+  }
+  if (want("access")) {
+    AccessOptions o;
+    o.span_blocks = r.span_blocks;
+    o.budget_s = share("access");
+    o.seed = opt.seed;
+    o.allow_write = opt.allow_write;
+    if (r.transfer && r.transfer->zones.size()) {
+      // The layout the transfer test found near the middle of the span.
+      const auto mid = r.span_blocks / 2;
+      for (auto& z : r.transfer->zones)
+        if (z.first_lba <= mid && mid <= z.last_lba) o.sectors_per_track = z.sectors_per_track;
+      o.surfaces = r.transfer->surfaces_estimate;
+      if (!o.surfaces) o.sectors_per_track = 0;
+    }
+    auto a = run_access(io, o, pf);
+    if (a) r.access = std::move(*a);
+    else r.errors.emplace_back("access", a.error());
+  }
+  if (want("cache")) {
+    CacheOptions o;
+    o.budget_s = share("cache");
+    o.seed = opt.seed;
+    o.span_blocks = r.span_blocks;
+    auto c = run_cache(io, o, pf);
+    if (c) r.cache = std::move(*c);
+    else r.errors.emplace_back("cache", c.error());
+  }
+  if (want("blocksize")) {
+    BlocksizeOptions o;
+    o.budget_s = share("blocksize");
+    o.allow_write = opt.allow_write;
+    o.span_blocks = r.span_blocks;
+    auto b = run_blocksize(io, o, pf);
+    if (b) r.blocksize = std::move(*b);
+    else r.errors.emplace_back("blocksize", b.error());
+  }
+  if (r.transfer) r.drive_time_s += r.transfer->drive_time_s;
+  if (r.access) r.drive_time_s += r.access->drive_time_s;
+  if (r.cache) r.drive_time_s += r.cache->drive_time_s;
+  if (r.blocksize) r.drive_time_s += r.blocksize->drive_time_s;
+  return r;
+}
+
+nlohmann::json bench_to_json(const BenchResult& r) {
+  using nlohmann::json;
+  json t = json::object();
+  auto fig = [](const Figure& f) -> json { return f.value > 0 ? json(r4(f.value)) : json(nullptr); };
+  auto unc = [](const Figure& f) -> json { return f.value > 0 ? json(r4(f.uncertainty)) : json(nullptr); };
+  if (r.access) {
+    const auto& a = *r.access;
+    json j;
+    auto lat = [](const LatencyStats& s) {
+      return json{{"mean_ms", r4(s.mean_ms)}, {"p50_ms", r4(s.p50_ms)}, {"p99_ms", r4(s.p99_ms)},
+                  {"mean_uncertainty_ms", r4(s.stderr_ms)}, {"samples", s.n}};
+    };
+    j["read"] = lat(a.read);
+    if (a.write) j["write"] = lat(*a.write);
+    j["rpm_estimate"] = a.rpm.value > 0 ? json(std::round(a.rpm.value * 10) / 10) : json(nullptr);
+    j["rpm_uncertainty"] = unc(a.rpm);
+    j["rotation_ms"] = fig(a.rotation_ms);
+    j["rotation_uncertainty_ms"] = unc(a.rotation_ms);
+    j["command_overhead_ms"] = fig(a.overhead_ms);
+    j["avg_seek_ms"] = fig(a.avg_seek_ms);
+    j["avg_seek_uncertainty_ms"] = unc(a.avg_seek_ms);
+    j["track_to_track_ms"] = fig(a.track_to_track_ms);
+    j["track_to_track_uncertainty_ms"] = unc(a.track_to_track_ms);
+    j["full_stroke_ms"] = fig(a.full_stroke_ms);
+    j["full_stroke_uncertainty_ms"] = unc(a.full_stroke_ms);
+    j["slow_regions"] = json::array();
+    for (auto& s : a.slow_regions)
+      j["slow_regions"].push_back({{"first_lba", s.first_lba}, {"last_lba", s.last_lba},
+                                   {"mean_ms", r3(s.mean_ms)},
+                                   {"location_uncertainty_sectors", s.location_uncertainty_blocks}});
+    j["seek_curve"] = json::array();
+    for (auto& b : a.seek_curve)
+      j["seek_curve"].push_back({{"max_distance_sectors", b.max_distance}, {"samples", b.n}, {"seek_ms", r3(b.seek_ms)}});
+    j["map"] = json::array();
+    for (auto& m : a.map)
+      j["map"].push_back({{"first_lba", m.first_lba}, {"last_lba", m.last_lba}, {"samples", m.n},
+                          {"mean_ms", r3(m.mean_ms)}, {"slow", m.slow}});
+    j["drive_time_s"] = r3(a.drive_time_s);
+    j["notes"] = a.notes;
+    t["access"] = j;
+  }
+  if (r.transfer) {
+    const auto& x = *r.transfer;
+    json j;
+    j["points"] = json::array();
+    for (auto& p : x.points) {
+      json pj{{"lba", p.lba}, {"mb_s", r3(p.mb_s)}};
+      if (p.sectors_per_track) pj["sectors_per_track"] = p.sectors_per_track;
+      if (p.anomalous) pj["anomalous"] = true;
+      j["points"].push_back(pj);
+    }
+    j["zones"] = json::array();
+    for (auto& z : x.zones) {
+      json zj{{"first_lba", z.first_lba}, {"last_lba", z.last_lba}, {"mb_s", r3(z.mb_s)},
+              {"mb_s_uncertainty", r3(z.mb_s_uncertainty)}};
+      if (z.sectors_per_track) {
+        zj["sectors_per_track"] = z.sectors_per_track;
+        zj["bytes_per_track"] = z.bytes_per_track;
+      }
+      j["zones"].push_back(zj);
+    }
+    j["outer_mb_s"] = fig(x.outer_mb_s);
+    j["inner_mb_s"] = fig(x.inner_mb_s);
+    j["outer_inner_ratio"] = fig(x.outer_inner_ratio);
+    j["outer_inner_ratio_uncertainty"] = unc(x.outer_inner_ratio);
+    j["bytes_per_track"] = x.bytes_per_track_outer ? json(x.bytes_per_track_outer) : json(nullptr);
+    j["rotation_ms"] = fig(x.rotation_ms);
+    j["surfaces_estimate"] = x.surfaces_estimate ? json(x.surfaces_estimate) : json(nullptr);
+    j["surfaces_confidence"] = r3(x.surfaces_confidence);
+    j["platters_estimate"] = x.platters_estimate ? json(x.platters_estimate) : json(nullptr);
+    j["platters_range"] = x.platters_estimate ? json::array({x.platters_low, x.platters_high}) : json(nullptr);
+    j["bytes_per_platter_estimate"] =
+        x.platters_estimate ? json(std::llround(x.bytes_per_platter_estimate)) : json(nullptr);
+    j["read_size_bytes"] = x.read_blocks * r.block_bytes;
+    j["drive_time_s"] = r3(x.drive_time_s);
+    j["notes"] = x.notes;
+    t["transfer"] = j;
+  }
+  if (r.cache) {
+    const auto& c = *r.cache;
+    t["cache"] = {{"burst_mb_s", fig(c.burst_mb_s)}, {"burst_uncertainty_mb_s", unc(c.burst_mb_s)},
+                  {"hit_overhead_ms", r4(c.hit_overhead_ms.value)},
+                  {"size_bytes_estimate", c.size_bytes_estimate ? json(c.size_bytes_estimate) : json(nullptr)},
+                  {"largest_hit_bytes", c.largest_hit_bytes},
+                  {"read_ahead", c.read_ahead},
+                  {"read_ahead_bytes_estimate", c.read_ahead_bytes_estimate},
+                  {"drive_time_s", r3(c.drive_time_s)}, {"notes", c.notes}};
+  }
+  if (r.blocksize) {
+    json rows = json::array();
+    for (auto& b : r.blocksize->rows) {
+      json rj{{"block_bytes", b.block_bytes}, {"read_mb_s", r3(b.read_mb_s)}, {"read_iops", std::round(b.read_iops)}};
+      if (b.write_mb_s) rj["write_mb_s"] = r3(*b.write_mb_s);
+      rows.push_back(rj);
+    }
+    t["blocksize"] = {{"queue_depth", 4}, {"rows", rows}, {"drive_time_s", r3(r.blocksize->drive_time_s)},
+                      {"notes", r.blocksize->notes}};
+  }
+  if (!r.errors.empty()) {
+    t["errors"] = json::object();
+    for (auto& [name, e] : r.errors) t["errors"][name] = e.message;
+  }
+  t["drive_time_s"] = r3(r.drive_time_s);
+  return t;
+}
+
+std::string bench_to_text(const BenchResult& r) {
+  std::string o;
+  auto line = [&](std::string_view k, const std::string& v) { o += fmt::format("  {:<28} {}\n", k, v); };
+  auto pm = [](const Figure& f, const char* unit, int prec = 2) {
+    if (f.value <= 0) return std::string("-");
+    return fmt::format("{:.{}f} ± {:.{}f} {}", f.value, prec, f.uncertainty, prec, unit);
+  };
+  o += fmt::format("bench {}: {:.1f} GB, {} B blocks, span {:.1f} GB, drive time {:.1f} s\n", r.target,
+                   r.capacity_bytes / 1e9, r.block_bytes, r.span_blocks * 1.0 * r.block_bytes / 1e9,
+                   r.drive_time_s);
+  if (r.transfer) {
+    const auto& x = *r.transfer;
+    o += fmt::format("\ntransfer ({:.1f} s)\n", x.drive_time_s);
+    line("outer / inner", fmt::format("{:.2f} / {:.2f} MB/s, ratio {}", x.outer_mb_s.value,
+                                      x.inner_mb_s.value, pm(x.outer_inner_ratio, "", 3)));
+    line("rotation (from tracks)", pm(x.rotation_ms, "ms", 3));
+    line("bytes per track (outer)", x.bytes_per_track_outer ? std::to_string(x.bytes_per_track_outer) : "-");
+    line("surfaces", x.surfaces_estimate ? fmt::format("{} (confidence {:.0f} %)", x.surfaces_estimate,
+                                                       x.surfaces_confidence * 100) : "-");
+    line("platters", x.platters_estimate ? fmt::format("{} (range {}–{}), {:.1f} GB per platter",
+                                                       x.platters_estimate, x.platters_low, x.platters_high,
+                                                       x.bytes_per_platter_estimate / 1e9) : "-");
+    o += fmt::format("  {:>4} {:>14} {:>14} {:>10} {:>8}\n", "zone", "first LBA", "last LBA", "MB/s", "spt");
+    for (std::size_t i = 0; i < x.zones.size(); ++i) {
+      const auto& z = x.zones[i];
+      o += fmt::format("  {:>4} {:>14} {:>14} {:>10.2f} {:>8}\n", i, z.first_lba, z.last_lba, z.mb_s,
+                       z.sectors_per_track ? std::to_string(z.sectors_per_track) : "-");
+    }
+    for (auto& n : x.notes) o += "  note: " + n + "\n";
+  }
+  if (r.access) {
+    const auto& a = *r.access;
+    o += fmt::format("\naccess ({:.1f} s, {} reads)\n", a.drive_time_s, a.read.n);
+    line("read mean / p50 / p99", fmt::format("{:.2f} / {:.2f} / {:.2f} ms", a.read.mean_ms, a.read.p50_ms, a.read.p99_ms));
+    if (a.write)
+      line("write mean / p50 / p99", fmt::format("{:.2f} / {:.2f} / {:.2f} ms", a.write->mean_ms, a.write->p50_ms, a.write->p99_ms));
+    line("rotation", pm(a.rotation_ms, "ms", 3));
+    line("rpm", pm(a.rpm, "", 0));
+    line("command overhead", pm(a.overhead_ms, "ms", 3));
+    line("average seek", pm(a.avg_seek_ms, "ms"));
+    line("track to track", pm(a.track_to_track_ms, "ms"));
+    line("full stroke", pm(a.full_stroke_ms, "ms"));
+    if (a.slow_regions.empty()) line("slow regions", "none");
+    for (auto& s : a.slow_regions)
+      line("slow region", fmt::format("LBA {}–{}, {:.1f} ms", s.first_lba, s.last_lba, s.mean_ms));
+    for (auto& n : a.notes) o += "  note: " + n + "\n";
+  }
+  if (r.cache) {
+    const auto& c = *r.cache;
+    o += fmt::format("\ncache ({:.1f} s)\n", c.drive_time_s);
+    line("burst (interface)", pm(c.burst_mb_s, "MB/s", 1));
+    line("cache size estimate", c.size_bytes_estimate ? fmt::format("{} KiB", c.size_bytes_estimate / 1024) : "-");
+    line("read-ahead", c.read_ahead ? fmt::format("yes, ≥ {} KiB", c.read_ahead_bytes_estimate / 1024) : "not seen");
+    for (auto& n : c.notes) o += "  note: " + n + "\n";
+  }
+  if (r.blocksize) {
+    o += fmt::format("\nblocksize, queue depth 4 ({:.1f} s)\n", r.blocksize->drive_time_s);
+    o += fmt::format("  {:>10} {:>12} {:>12}\n", "block", "read MB/s", "write MB/s");
+    for (auto& b : r.blocksize->rows)
+      o += fmt::format("  {:>10} {:>12.2f} {:>12}\n", b.block_bytes, b.read_mb_s,
+                       b.write_mb_s ? fmt::format("{:.2f}", *b.write_mb_s) : "-");
+  }
+  for (auto& [n, e] : r.errors) o += fmt::format("\n{}: error: {}\n", n, e.message);
+  return o;
+}
+
+}  // namespace ds::measure

@@ -1,0 +1,48 @@
+// bench: runs the chosen measurement tests over one I/O engine within a drive-time budget and
+// turns their results into the JSON of product.md ("tests.*") and aligned text tables.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "drivescope/io.hpp"
+#include "tests/access.hpp"
+#include "tests/blocksize.hpp"
+#include "tests/cache.hpp"
+#include "tests/common.hpp"
+#include "tests/transfer.hpp"
+
+namespace ds::measure {
+
+struct BenchOptions {
+  std::vector<std::string> tests{"access", "transfer", "cache", "blocksize"};
+  std::optional<std::uint64_t> span_bytes;  // limit the LBA range (from LBA 0)
+  bool allow_write = false;
+  std::uint64_t seed = 1;
+  double budget_s = 120;  // total drive time; shared out between the chosen tests
+};
+
+struct BenchResult {
+  std::string target;
+  std::uint32_t block_bytes = 512;
+  std::uint64_t capacity_bytes = 0;
+  std::uint64_t span_blocks = 0;
+  std::optional<AccessResult> access;
+  std::optional<TransferResult> transfer;
+  std::optional<CacheResult> cache;
+  std::optional<BlocksizeResult> blocksize;
+  std::vector<std::pair<std::string, Error>> errors;  // test name → what stopped it
+  double drive_time_s = 0;
+};
+
+// Known test names: access, transfer, cache, blocksize. An unknown name is an error before any
+// I/O is done.
+Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const ProgressFn& progress = {});
+
+nlohmann::json bench_to_json(const BenchResult& r);  // the object that goes under "tests"
+std::string bench_to_text(const BenchResult& r);
+
+}  // namespace ds::measure

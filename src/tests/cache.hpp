@@ -1,0 +1,36 @@
+// cache: the h2benchw "core test" (re-read blocks the drive already holds, so the interface is
+// the limit), a cache-size estimate (grow the re-read set until hits stop) and read-ahead
+// evidence. See docs/methods.md.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "drivescope/io.hpp"
+#include "tests/common.hpp"
+
+namespace ds::measure {
+
+struct CacheOptions {
+  double budget_s = 5;
+  std::uint64_t seed = 1;
+  std::uint64_t span_blocks = 0;
+};
+
+struct CacheResult {
+  Figure burst_mb_s;              // slope of hit latency over size: interface rate
+  Figure hit_overhead_ms;         // intercept: per-command time of a hit
+  std::uint64_t largest_hit_bytes = 0;   // largest single re-read still served from cache
+  std::uint64_t size_bytes_estimate = 0; // most data re-read from cache (over several regions)
+  bool read_ahead = false;        // the next block after a read is served at hit speed
+  std::uint64_t read_ahead_bytes_estimate = 0;
+  double drive_time_s = 0;
+  std::vector<std::string> notes;
+};
+
+// Pure: is this latency a cache hit for `bytes`, given the hit line (overhead + bytes/rate)?
+bool is_hit(double latency_ms, std::uint64_t bytes, double overhead_ms, double rate_mb_s);
+
+Expected<CacheResult> run_cache(IoEngine& io, const CacheOptions& opt, const ProgressFn* progress = nullptr);
+
+}  // namespace ds::measure

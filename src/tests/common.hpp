@@ -1,0 +1,110 @@
+// Shared plumbing of the measurement modules: a drive-time budget, a runner that pushes a plan of
+// reads through a ds::IoEngine at a chosen queue depth and keeps every completion stamp, and the
+// small statistics every analysis needs. Measurement code sees a drive only through IoEngine
+// (include/drivescope/io.hpp): the same code runs on a real disk, a file and the simulated drive.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "drivescope/expected.hpp"
+#include "drivescope/io.hpp"
+
+namespace ds::measure {
+
+// Drive time: the union of the intervals during which at least one I/O was outstanding, i.e. the
+// time the drive was busy for us (idle gaps between our batches do not count).
+class Budget {
+ public:
+  explicit Budget(double seconds = 1e30) : limit_ns_(static_cast<std::int64_t>(seconds * 1e9)) {}
+  void charge(std::int64_t ns) { used_ns_ += ns; }
+  std::int64_t used_ns() const { return used_ns_; }
+  double used_s() const { return static_cast<double>(used_ns_) * 1e-9; }
+  double left_s() const { return static_cast<double>(limit_ns_ - used_ns_) * 1e-9; }
+  bool exhausted() const { return used_ns_ >= limit_ns_; }
+  double limit_s() const { return static_cast<double>(limit_ns_) * 1e-9; }
+
+ private:
+  std::int64_t limit_ns_;
+  std::int64_t used_ns_ = 0;
+};
+
+// One finished I/O of a plan: its plan index (the tag), the request and its stamps.
+struct Sample {
+  std::uint64_t lba = 0;
+  std::uint32_t blocks = 0;
+  std::int64_t submit_ns = 0;
+  std::int64_t complete_ns = 0;
+  double latency_ms() const { return static_cast<double>(complete_ns - submit_ns) * 1e-6; }
+};
+
+struct RunResult {
+  std::vector<Sample> samples;   // in plan order; only the completed prefix when error is set
+  std::vector<bool> done;        // done[i]: plan entry i completed
+  std::optional<Error> error;    // what ended the run early (failed I/O, timeout, budget)
+  std::int64_t drive_ns = 0;     // busy time used by this run
+  bool ok() const { return !error.has_value(); }
+};
+
+struct PlanEntry {
+  std::uint64_t lba = 0;
+  std::uint32_t blocks = 1;
+  bool write = false;
+};
+
+struct RunOptions {
+  unsigned queue_depth = 1;
+  std::int64_t timeout_ms = 30'000;   // one reap that sees nothing for this long ends the run
+  bool stop_on_budget = true;         // stop submitting once the budget is spent
+  // Submit the first request alone and wait for it: a drive that reorders (SPTF) would otherwise
+  // serve a later request of a sequential stream first and the earlier ones a revolution late.
+  bool first_alone = false;
+};
+
+// Submit the plan keeping up to queue_depth requests outstanding, reap completions, stamp them.
+// A failing I/O or a timeout ends the run with an error; what completed so far is kept. `keep_going`
+// (optional) is asked after every reaped batch with the results so far and may end the run early
+// (e.g. "enough track boundaries seen").
+using KeepGoing = std::function<bool(const RunResult&)>;
+RunResult run_plan(IoEngine& io, std::span<const PlanEntry> plan, const RunOptions& opt,
+                   Budget& budget, const KeepGoing& keep_going = {});
+
+// A plan of `count` consecutive reads of `blocks` blocks starting at `lba` (clipped to `end_lba`).
+std::vector<PlanEntry> sequential_plan(std::uint64_t lba, std::uint32_t blocks, std::size_t count,
+                                       std::uint64_t end_lba);
+
+// ---- statistics (pure) ----
+double mean(std::span<const double> v);
+double stddev(std::span<const double> v);
+double quantile(std::vector<double> v, double q);  // linear interpolation, q in [0,1]
+double median(std::vector<double> v);
+double mad(std::vector<double> v);  // median absolute deviation (unscaled)
+struct LineFit { double slope = 0, intercept = 0, r2 = 0; };
+LineFit fit_line(std::span<const double> x, std::span<const double> y);
+
+// A deterministic 64-bit generator (splitmix64): plans are reproducible from the seed.
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed) : s_(seed ? seed : 0x9E3779B97F4A7C15ull) {}
+  std::uint64_t next();
+  std::uint64_t below(std::uint64_t n) { return n ? next() % n : 0; }
+  double uniform() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }
+
+ private:
+  std::uint64_t s_;
+};
+
+// Progress callback: (test name, fraction done, drive time used so far in seconds).
+using ProgressFn = std::function<void(std::string_view test, double fraction, double drive_time_s)>;
+
+// A figure with its uncertainty (± one standard error, or a half-width stated by the method).
+struct Figure {
+  double value = 0;
+  double uncertainty = 0;
+};
+
+}  // namespace ds::measure

@@ -1,0 +1,56 @@
+// Track structure from a stream of small sequential reads (a Skippy / DIG-style analysis).
+//
+// With several reads queued, a drive streaming from the media completes each read as soon as its
+// last sector has passed under the head, so the completion stamps follow the platter: reads
+// inside a track complete every m·s (m sectors of s seconds each); the read that crosses a track
+// boundary is late by the switch time the layout leaves for it (the track skew, covering a head
+// switch), and every H-th boundary by the larger or smaller cylinder skew (a one-cylinder seek).
+// From the stamps alone this gives: the sector time s (media rate), the sectors per track (the
+// period of the late reads, pinned to an integer by intersecting the position constraints of
+// every boundary), the rotation period spt·s, the number of tracks per cylinder H (the period of
+// the odd gaps: surfaces), and the sustained rate over whole cylinders.
+// Talagala et al., "Microbenchmark-based extraction of local and global disk characteristics"
+// (Skippy, 1999); Schindler & Ganger, "Automated disk drive characterization" (DIXtrac, 1999).
+#pragma once
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace ds::measure {
+
+struct TrackStructure {
+  bool media_bound = false;        // boundaries were seen: the stamps follow the media
+  double sector_ns = 0;            // media time of one logical block
+  std::uint32_t sectors_per_track = 0;  // 0: unknown
+  double spt_uncertainty = 0;      // half-width of the feasible integer range
+  std::uint64_t first_track_lba = 0;    // an LBA where a track starts (valid when spt > 0)
+  double track_gap_ns = 0;         // median extra time at a head (track) switch
+  double cyl_gap_ns = 0;           // median extra time at a cylinder switch (0: not told apart)
+  unsigned surfaces = 0;           // tracks per cylinder; 0: could not be told
+  double surfaces_confidence = 0;  // share of cylinder periods that agree with `surfaces`
+  std::size_t boundaries = 0;      // track boundaries seen
+  double rotation_ns = 0;          // spt · sector_ns (0 when spt unknown)
+  double media_bytes_s = 0;        // block bytes / sector time
+  double sustained_bytes_s = 0;    // whole cylinders (or tracks) including switch gaps
+  double raw_bytes_s = 0;          // plain bytes / time over the stream (always set when n ≥ 3)
+};
+
+// `complete_ns[i]` is the completion stamp of read i, which covered blocks
+// [first_lba + i·blocks_per_read, first_lba + (i+1)·blocks_per_read). The first `warmup` reads are
+// ignored (positioning, queue filling).
+TrackStructure analyse_stream(std::span<const std::int64_t> complete_ns, std::uint64_t first_lba,
+                              std::uint32_t blocks_per_read, std::uint32_t block_bytes,
+                              std::size_t warmup = 2, unsigned surfaces_hint = 0);
+
+// Pure helpers, exposed for unit tests.
+// Split values into two clusters (1-D, maximal between-class separation); returns the threshold
+// between them, or a negative value when the values do not form two clearly separated groups.
+double two_cluster_threshold(std::vector<double> v, double min_rel_separation);
+// The smallest integer period p (within [lo, hi]) such that boundary j lies in
+// [pos_lo[j], pos_hi[j]] for pos = base + k[j]·p; returns 0 when none fits, and writes the
+// feasible range width to `range`.
+std::uint32_t fit_period(std::span<const std::int64_t> pos_lo, std::span<const std::int64_t> pos_hi,
+                         std::span<const std::int64_t> k, std::uint32_t lo, std::uint32_t hi,
+                         std::int64_t* base = nullptr, std::uint32_t* range = nullptr);
+
+}  // namespace ds::measure

@@ -1,0 +1,86 @@
+// transfer: sequential read rate across the span, sampled (ZCAV-style), with zones, outer/inner
+// ratio, bytes per track and the surface / platter inference (see docs/methods.md).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "drivescope/io.hpp"
+#include "tests/common.hpp"
+#include "tests/structure.hpp"
+
+namespace ds::measure {
+
+struct TransferOptions {
+  std::uint64_t span_blocks = 0;  // 0: the whole target
+  double budget_s = 60;           // drive time this test may use
+  unsigned points = 64;           // ZCAV sample positions (fewer when the budget is short)
+  unsigned queue_depth = 8;
+  double boundary_precision = 0.0025;  // refine zone boundaries to this share of the span
+};
+
+struct TransferPoint {
+  std::uint64_t lba = 0;
+  double mb_s = 0;          // sustained rate over whole cylinders (or the raw rate)
+  double media_mb_s = 0;    // rate while reading inside a track
+  std::uint32_t sectors_per_track = 0;
+  unsigned surfaces = 0;
+  bool anomalous = false;   // no track structure where the neighbours have one (defect, noise)
+};
+
+struct TransferZone {
+  std::uint64_t first_lba = 0, last_lba = 0;
+  double mb_s = 0;
+  double mb_s_uncertainty = 0;
+  std::uint32_t sectors_per_track = 0;
+  std::uint64_t bytes_per_track = 0;
+};
+
+struct TransferResult {
+  std::vector<TransferPoint> points;
+  std::vector<TransferZone> zones;
+  Figure outer_mb_s, inner_mb_s, outer_inner_ratio;
+  std::uint64_t bytes_per_track_outer = 0;
+  Figure rotation_ms;               // spt · sector time, median over the samples (0: unknown)
+  unsigned surfaces_estimate = 0;   // 0: could not be told from timing
+  double surfaces_confidence = 0;   // share of samples agreeing
+  unsigned platters_estimate = 0;
+  unsigned platters_low = 0, platters_high = 0;  // plausible range
+  double bytes_per_platter_estimate = 0;
+  std::uint32_t read_blocks = 0;    // read size used for the structure streams
+  double drive_time_s = 0;
+  std::vector<std::string> notes;
+};
+
+// Stream small sequential reads from `lba` until `min_revs` revolutions' worth (or `max_s`) of
+// drive time has passed, and analyse the stamps. Shared with the access test, which needs the
+// track size to aim its track-to-track seeks.
+struct StreamProbe {
+  TrackStructure t;
+  std::uint64_t end_lba = 0;  // first LBA after the last completed read
+  std::int64_t drive_ns = 0;
+  std::optional<Error> error;
+};
+StreamProbe probe_stream(IoEngine& io, std::uint64_t lba, std::uint32_t blocks, double max_s,
+                         unsigned queue_depth, Budget& budget, unsigned want_cyl_switches = 0,
+                         std::uint64_t end_lba = UINT64_MAX, unsigned surfaces_hint = 0);
+
+// Find a read size at which the stream follows the media (boundaries visible) near `lba`.
+struct ProbeChoice {
+  std::uint32_t blocks = 0;
+  TrackStructure t;
+  std::uint64_t end_lba = 0;  // the probes read up to here (re-reading it would hit the cache)
+};
+ProbeChoice choose_stream(IoEngine& io, std::uint64_t lba, Budget& budget, unsigned queue_depth,
+                          std::uint64_t end_lba);
+
+// The pure part: group points into zones (by sectors per track when known, else by rate).
+std::vector<TransferZone> zones_from_points(const std::vector<TransferPoint>& pts,
+                                            std::uint64_t span_blocks, std::uint32_t block_bytes,
+                                            double rel_rate_step = 0.015);
+
+Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
+                                      const ProgressFn* progress = nullptr);
+
+}  // namespace ds::measure
