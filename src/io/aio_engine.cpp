@@ -255,11 +255,12 @@ Expected<std::size_t> AioEngine::submit(std::span<const IoRequest> reqs) {
   const std::size_t n = std::min(reqs.size(), free_.size());
   if (n == 0) return std::size_t{0};
   const std::uint64_t lb = info_.logical_block_bytes;
+  const std::uint64_t lb_mask = lb - 1;  // a power of two (checked at open), so no division
   // Validate the whole batch first so that a bad request submits nothing.
   for (std::size_t i = 0; i < n; ++i) {
     const IoRequest& r = reqs[i];
     if (r.length_bytes == 0) return reject(r, "length is zero");
-    if (r.offset_bytes % lb || r.length_bytes % lb)
+    if ((r.offset_bytes | r.length_bytes) & lb_mask)
       return reject(r, fmt::format("not a multiple of the {}-byte logical block", lb));
     if (r.length_bytes > max_io_bytes_)
       return reject(r, fmt::format("larger than the {}-byte request limit", max_io_bytes_));
@@ -309,20 +310,24 @@ Expected<std::size_t> AioEngine::reap(std::span<IoCompletion> out, std::size_t m
   const std::size_t max_n = std::min({out.size(), in_flight_, events_.size()});
   if (max_n == 0) return std::size_t{0};
   const std::size_t want = std::min(min_events, max_n);
-  const std::int64_t budget_ns =
-      std::max<std::int64_t>(0, std::chrono::duration_cast<std::chrono::nanoseconds>(timeout).count());
-  const std::int64_t deadline = monotonic_ns() + budget_ns;
+  const std::int64_t budget_ns = std::max<std::int64_t>(
+      0, std::chrono::duration_cast<std::chrono::nanoseconds>(timeout).count());
+  // No clock read before the wait (this is the hot path at QD1): the first wait gets the whole
+  // budget; only after a signal interrupts it is a deadline set, from the stamp taken then, so
+  // an interrupted wait lasts at most about twice the timeout.
+  std::int64_t left = budget_ns;
+  std::int64_t deadline = -1;
   std::size_t got = 0;
   std::int64_t stamp = 0;
   for (;;) {
-    std::int64_t left = deadline - monotonic_ns();
-    if (left < 0) left = 0;
     timespec ts{static_cast<time_t>(left / 1'000'000'000), static_cast<long>(left % 1'000'000'000)};
     const int rc = io_getevents(ctx_, static_cast<long>(want), static_cast<long>(max_n),
                                 events_.data(), &ts);
     stamp = monotonic_ns();  // the completion stamp: right after the events were seen
     if (rc == -EINTR) {
-      if (stamp < deadline) continue;
+      if (deadline < 0) deadline = stamp + budget_ns;
+      left = deadline - stamp;
+      if (left > 0) continue;
       break;
     }
     if (rc < 0)
