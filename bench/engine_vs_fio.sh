@@ -153,7 +153,7 @@ ratios() { # key-engine key-other -> per-round ratios
   echo "- Why default fio falls so far behind at QD32 here: zram completes each bio synchronously inside"
   echo "  io_submit, and fio's default iodepth_batch_submit=1 issues one io_submit (and one io_getevents)"
   echo "  per I/O at any depth, whereas the engine's loop hands all replacements to one io_submit and"
-  echo "  takes every available completion in one io_getevents; with fio told to batch, the two agree."
+  echo "  takes every available completion in one io_getevents; told to batch, fio closes the gap."
   echo
   echo "- *engine*: \`taskset -c $CPU aio_randread $DEV QD $SECS 4096 engine\` (bench/aio_randread.cpp):"
   echo "  ds::io::AioEngine, after each reap of 1..QD completions one submit() of all replacements,"
