@@ -55,7 +55,7 @@ void SimDrive::update_aam() {
   const double f = aam_enabled_ ? (254.0 - aam_level_) / 126.0 : 0.0;
   seek_scale_ = 1.0 + (model_.aam.quiet_seek_scale - 1.0) * f;
   rate_scale_ = 1.0 + (model_.aam.quiet_rate_scale - 1.0) * f;
-  mech_.set_aam_scales(seek_scale_, rate_scale_);
+  mech_.set_aam_scales(seek_scale_, rate_scale_, now_);
 }
 
 void SimDrive::push_ready(std::uint16_t slot, std::int64_t done, std::int32_t result) {
@@ -99,6 +99,7 @@ std::size_t SimDrive::submit(std::span<const IoRequest> reqs, bool writable) {
 
 void SimDrive::refill() {
   while (host_count_ > 0 && drive_q_.size() + (current_ >= 0 ? 1 : 0) < depth_) {
+    slots_[host_[host_head_]].access.arrival_ns = now_;
     drive_q_.push_back(host_[host_head_]);
     host_head_ = (host_head_ + 1) % kHostDepth;
     --host_count_;
@@ -161,7 +162,9 @@ void SimDrive::advance_to(std::int64_t t) {
 std::int64_t SimDrive::run_command(std::uint64_t lba, std::uint32_t sectors, bool write) {
   run(std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::size_t>::max());
   const std::int64_t start = now_;
-  const std::int64_t done = mech_.serve(mech_.make_access(lba, sectors, write), now_);
+  Access a = mech_.make_access(lba, sectors, write);
+  a.arrival_ns = now_;
+  const std::int64_t done = mech_.serve(a, now_);
   now_ = std::max(now_, done);
   return now_ - start;
 }

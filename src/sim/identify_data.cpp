@@ -37,6 +37,8 @@ std::array<std::uint8_t, 512> identify_data(const SimDrive& drive) {
   w[3] = 16;
   w[6] = 63;
   d.string(10, 10, m.identity.serial);
+  // w21: buffer size in 512-byte units (retired in ATA/ATAPI-6, still filled by drives of the era).
+  w[21] = static_cast<std::uint16_t>(std::min<std::uint64_t>(m.cache.bytes / 512, 0xFFFF));
   d.string(23, 4, m.identity.firmware);
   d.string(27, 20, m.identity.model);
   w[47] = 0x8010;           // READ/WRITE MULTIPLE: up to 16 sectors
@@ -98,6 +100,7 @@ std::array<std::uint8_t, 512> identify_data(const SimDrive& drive) {
   }
   w[106] = w106;
   w[217] = static_cast<std::uint16_t>(std::lround(m.rpm));  // nominal media rotation rate
+  w[168] = 0x0002;          // nominal form factor: 3.5 inch
   w[222] = 0x1020;          // transport: serial, SATA 2.6-era minor
   (void)l;
   std::array<std::uint8_t, 512> out{};

@@ -23,18 +23,17 @@ Mechanics::Mechanics(const DiskModel& m, Layout layout, SeekCurve seek, std::uin
   cache_.configure(m.cache.bytes, m.cache.segments, m.logical_sector_bytes);
   write_cache_ = m.cache.write_back && cache_.enabled();
   look_ahead_ = cache_.enabled();
-  set_aam_scales(1.0, 1.0);
+  set_aam_scales(1.0, 1.0, 0);
 }
 
-void Mechanics::set_aam_scales(double seek_scale, double rate_scale) {
+void Mechanics::set_aam_scales(double seek_scale, double rate_scale, std::int64_t now) {
+  // The read-ahead timeline was computed at the old rate: end it here (the firmware aborts
+  // read-ahead for a SET FEATURES anyway).
+  stop_stream(now);
   seek_fp_ = std::llround(seek_scale * (1 << kFpShift));
   rate_fp_ = std::max<std::int64_t>(1, std::llround(rate_scale * (1 << kFpShift)));
   // Streaming pays a whole revolution wherever a switch outlasts its skew.
   layout_.set_switch_times(head_switch_ns_, std::max(seek_ns(1), head_switch_ns_));
-  if (stream_.active) {  // keep the stream's timeline consistent with the new stream times
-    stream_.s0 = layout_.stream_ns(stream_.lba0);
-    stream_.t_limit = reach_ns(stream_.limit);
-  }
 }
 
 std::int64_t Mechanics::stretch(std::int64_t media_ns) const {
@@ -141,7 +140,7 @@ std::int64_t Mechanics::media_access(const Access& a, std::uint64_t from, std::i
 
 std::int64_t Mechanics::write_back(const Access& a, std::int64_t t) {
   const std::uint64_t bytes = std::uint64_t{a.sectors} * model_.logical_sector_bytes;
-  std::int64_t ack = t + overhead_ns_ + interface_ns(bytes);
+  std::int64_t ack = t + interface_ns(bytes);
   // The buffer holds at most cache.bytes of data not yet on the media.
   while (!dirty_.empty() && (dirty_.front().done_ns <= ack || dirty_bytes_ + bytes > model_.cache.bytes)) {
     ack = std::max(ack, dirty_.front().done_ns);
@@ -160,13 +159,15 @@ std::int64_t Mechanics::write_back(const Access& a, std::int64_t t) {
   return ack;
 }
 
-std::int64_t Mechanics::serve(const Access& a, std::int64_t t) {
+std::int64_t Mechanics::serve(const Access& a, std::int64_t t_dispatch) {
   const std::uint64_t bytes = std::uint64_t{a.sectors} * model_.logical_sector_bytes;
-  const std::int64_t t_if = t + overhead_ns_ + interface_ns(bytes);
+  // The command is decoded (overhead) from its arrival on; t is when that is done.
+  const std::int64_t t = std::max(t_dispatch, a.arrival_ns + overhead_ns_);
+  const std::int64_t t_if = t + interface_ns(bytes);
   const std::uint64_t end = a.lba + a.sectors;
   if (a.write) {
     if (write_cache_) return write_back(a, t);
-    const std::int64_t t_mech = std::max(t + overhead_ns_, mech_free_);
+    const std::int64_t t_mech = std::max(t, mech_free_);
     stop_stream(t_mech);
     cache_.invalidate(a.lba, a.sectors, -1);
     std::int64_t data_start = 0;
@@ -203,7 +204,7 @@ std::int64_t Mechanics::serve(const Access& a, std::int64_t t) {
       seg = stream_.seg;
     }
   }
-  const std::int64_t t_mech = std::max(t + overhead_ns_, mech_free_);
+  const std::int64_t t_mech = std::max(t, mech_free_);
   if (seg < 0) {
     stop_stream(t_mech);
     seg = cache_.enabled() ? cache_.victim(-1) : -1;
@@ -216,7 +217,7 @@ std::int64_t Mechanics::serve(const Access& a, std::int64_t t) {
 }
 
 HeadPos Mechanics::head_for_decision(std::int64_t t) const {
-  return head_at(std::max(t + overhead_ns_, mech_free_));
+  return head_at(std::max(t, mech_free_));
 }
 
 std::int64_t Mechanics::positioning_estimate(const Access& a, std::int64_t t, HeadPos from) const {
@@ -231,8 +232,12 @@ std::int64_t Mechanics::positioning_estimate(const Access& a, std::int64_t t, He
   } else {
     return 0;  // a write-back write only needs the interface
   }
-  const std::int64_t t_mech = std::max(t + overhead_ns_, mech_free_);
-  std::int64_t arrive = t_mech + switch_ns(from, a.chs);
+  const std::int64_t t_mech = std::max({t, a.arrival_ns + overhead_ns_, mech_free_});
+  std::int64_t move = switch_ns(from, a.chs);
+  // Plan with the slowest the seek may turn out (jitter): a plan that cuts it too fine would
+  // lose a whole revolution whenever the seek runs long, as real firmware knows.
+  if (jitter_ > 0 && from.cyl != a.chs.cyl) move += static_cast<std::int64_t>(std::ceil(static_cast<double>(move) * jitter_));
+  std::int64_t arrive = t_mech + move;
   if (a.write) arrive += settle_ns_;
   return arrive + pos_mod(a.s_ns - arrive, rot_ns_) - t;
 }

@@ -28,6 +28,9 @@ struct Access {
   bool write = false;
   Chs chs;
   std::int64_t s_ns = 0;  // Layout::stream_ns(lba)
+  // When the command reached the drive: a queued command's controller overhead runs while the
+  // mechanism serves earlier ones, so it is counted from here, not from dispatch.
+  std::int64_t arrival_ns = 0;
 };
 
 struct HeadPos {
@@ -53,7 +56,7 @@ class Mechanics {
   // Settings (SET FEATURES / AAM).
   void set_write_cache(bool on) { write_cache_ = on; }
   void set_look_ahead(bool on) { look_ahead_ = on; }
-  void set_aam_scales(double seek_scale, double rate_scale);
+  void set_aam_scales(double seek_scale, double rate_scale, std::int64_t now);
   bool write_cache() const { return write_cache_; }
   bool look_ahead() const { return look_ahead_; }
 
