@@ -304,7 +304,8 @@ void find_ata_link(DriveFacts& f, const fs::path& root) {
 }
 
 void find_identity(DriveFacts& f, const fs::path& blk) {
-  if (auto v = read_attr(blk / "device/vendor")) f.vendor = *v;
+  // virtio's device/vendor is the numeric virtio vendor id ("0x1af4"), not a name.
+  if (auto v = read_attr(blk / "device/vendor"); v && v->rfind("0x", 0) != 0) f.vendor = *v;
   if (auto v = read_attr(blk / "device/model")) f.model = *v;
   if (auto v = read_attr(blk / "device/rev")) f.revision = *v;
   else if (auto v2 = read_attr(blk / "device/firmware_rev")) f.revision = *v2;  // NVMe

@@ -172,3 +172,74 @@ TEST_CASE("probe_scsi: nothing answers") {
   REQUIRE_FALSE(p.ok());
   CHECK(p.error().message.find("fake-scsi") != std::string::npos);
 }
+
+#include "report/scsi_report.hpp"
+
+TEST_CASE("scsi report: JSON keys of product.md and text") {
+  FakeScsi dev;
+  auto p = probe::probe_scsi(dev);
+  REQUIRE(p.ok());
+  sysfs::DriveFacts facts;
+  facts.name = "sdc";
+  facts.dev_path = "/dev/sdc";
+  facts.transport = sysfs::Transport::scsi;
+  facts.queue_depth = 31;
+  facts.queue_depth_writable = true;
+  facts.scheduler = "mq-deadline";
+
+  const auto j = report::scsi_identity_to_json(*p, &facts);
+  CHECK(j["model"] == "scsi_debug");
+  CHECK(j["vendor"] == "Linux");
+  CHECK(j["firmware"] == "0191");
+  CHECK(j["serial"] == "2000");
+  CHECK(j["capacity_sectors"] == 3907029168ull);
+  CHECK(j["logical_sector_bytes"] == 512);
+  CHECK(j["physical_sector_bytes"] == 4096);
+  CHECK(j["rotation_rate_rpm"] == 1);
+  CHECK(j["form_factor"] == "less than 1.8 inch");
+  CHECK(j["tcq"]["supported"] == true);
+  CHECK(j["tcq"]["depth"] == 31);
+  CHECK(j["write_cache"]["enabled"] == true);
+  CHECK(j["read_ahead"]["enabled"] == true);
+  CHECK(j["host"]["scheduler"] == "mq-deadline");
+  CHECK(j["scsi"]["device_id"].size() == 7);
+  CHECK(j["scsi"]["device_id"][1]["value"] == "0x33333330000007d0");
+  CHECK(j["scsi"]["device_id"][2]["protocol"] == "SAS");
+  CHECK(j["scsi"]["device_id"][0]["protocol"].is_null());
+  CHECK(j["scsi"]["block_limits"]["max_transfer_length_blocks"] == 16384);
+  CHECK(j["scsi"]["ata_information"]["ata_model"] == "ST380013AS");
+  CHECK(j["scsi"]["vpd_pages"].size() == 12);
+  CHECK(j["scsi"]["inquiry"]["cmd_que"] == true);
+  CHECK(j["probe_errors"].empty());
+
+  const auto text = report::scsi_identity_to_text(*p, &facts);
+  CHECK(text.find("scsi_debug") != std::string::npos);
+  CHECK(text.find("Command queuing (CmdQue):") != std::string::npos);
+  CHECK(text.find("non-rotating") != std::string::npos);
+  CHECK(text.find("Host queue depth:") != std::string::npos);
+  CHECK(text.find("Problems") == std::string::npos);
+
+  // Without host facts the depth is unknown, not invented.
+  CHECK(report::scsi_identity_to_json(*p)["tcq"]["depth"].is_null());
+}
+
+TEST_CASE("scsi report: missing pages give nulls and listed problems") {
+  FakeScsi dev;
+  dev.pages.erase(0xB1);  // still listed in page 0x00, so asked for and refused
+  dev.refuse = [](std::span<const std::uint8_t> cdb) {
+    return cdb[0] == scsi::kModeSense10 || cdb[0] == scsi::kModeSense6;
+  };
+  auto p = probe::probe_scsi(dev);
+  REQUIRE(p.ok());
+  const auto j = report::scsi_identity_to_json(*p);
+  CHECK(j["rotation_rate_rpm"].is_null());
+  CHECK(j["write_cache"]["enabled"].is_null());
+  CHECK(j["read_ahead"]["supported"].is_null());
+  CHECK(j["model"] == "scsi_debug");
+  REQUIRE(j["probe_errors"].size() == 3);
+  CHECK(j["probe_errors"][0]["command"] == "INQUIRY VPD 0xb1");
+  CHECK(j["probe_errors"][0]["outcome"] == "check condition");
+  const auto text = report::scsi_identity_to_text(*p);
+  CHECK(text.find("Problems") != std::string::npos);
+  CHECK(text.find("MODE SENSE(6) 0x08") != std::string::npos);
+}

@@ -9,6 +9,8 @@
 #include <random>
 
 #include "probe/sysfs.hpp"
+#include "report/list_report.hpp"
+#include <sstream>
 
 namespace fs = std::filesystem;
 using namespace ds::sysfs;
@@ -153,6 +155,7 @@ void build_machine(FakeRoot& r) {
   r.mkdir(vblk);
   r.disk(vblk, "vda", "254:0", 41943040, true, "[mq-deadline] none");
   r.write(vblk + "/block/vda/serial", "vdserial01\n");
+  r.write(vblk + "/vendor", "0x1af4\n");  // the virtio vendor id, as the kernel shows it
 
   r.disk("/sys/devices/virtual", "dm-0", "253:0", 4192256, false, "[none]",
          "/sys/devices/virtual");
@@ -274,6 +277,7 @@ TEST_CASE("sysfs: PIIX PATA disk, virtio-scsi, NVMe and virtio-blk") {
   CHECK(vda->serial == "vdserial01");
   CHECK(vda->size_sectors == 41943040u);
   CHECK(vda->model.empty());
+  CHECK(vda->vendor.empty());
 }
 
 TEST_CASE("sysfs: a disk whose partition is held by device-mapper") {
@@ -337,4 +341,62 @@ TEST_CASE("sysfs: this machine's /sys does not crash the reader") {
     CHECK_FALSE(f.name.empty());
     CHECK(f.dev_path == "/dev/" + f.name);
   }
+}
+
+TEST_CASE("list report: table and JSON of the fake machine") {
+  FakeRoot r;
+  build_machine(r);
+  const auto drives = list_drives(r.root());
+  const std::string table = ds::report::drives_to_table(drives);
+  std::vector<std::string> lines;
+  std::stringstream ss(table);
+  for (std::string l; std::getline(ss, l);) lines.push_back(l);
+  REQUIRE(lines.size() == drives.size() + 1);
+  CHECK(lines[0].rfind("DEVICE", 0) == 0);
+  // Columns line up: every row has its transport where the header has TRANSPORT.
+  const auto col = lines[0].find("TRANSPORT");
+  const auto model_col = lines[0].find("MODEL");
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    CAPTURE(lines[i]);
+    CHECK(lines[i][col - 1] == ' ');
+    CHECK(lines[i][col] != ' ');
+    CHECK(lines[i][model_col] != ' ');
+  }
+  const auto row = [&](const std::string& dev) {
+    for (const auto& l : lines)
+      if (l.rfind(dev + " ", 0) == 0) return l;
+    return std::string();
+  };
+  const auto sda = row("/dev/sda");
+  CHECK(sda.find(" ata ") != std::string::npos);
+  CHECK(sda.find("ST380013AS") != std::string::npos);
+  CHECK(sda.find("ATA ST380013AS") == std::string::npos);
+  CHECK(sda.find("80.0 GB") != std::string::npos);
+  CHECK(sda.find("mq-deadline") != std::string::npos);
+  CHECK(sda.find(" 31 ") != std::string::npos);
+  CHECK(sda.substr(sda.size() - std::string("mounted /; swap sda2").size()) == "mounted /; swap sda2");
+  CHECK(row("/dev/sdc").find("QEMU QEMU HARDDISK") != std::string::npos);
+  CHECK(row("/dev/sdd").find("held by dm-0") != std::string::npos);
+  CHECK(row("/dev/sdb").substr(row("/dev/sdb").size() - 2) == "no");
+  CHECK(row("/dev/nvme0n1").find("500.1 GB") != std::string::npos);
+
+  const auto j = ds::report::drives_to_json(drives);
+  REQUIRE(j.size() == drives.size());
+  CHECK(j[1]["device"] == "/dev/sda");
+  CHECK(j[1]["transport"] == "ata");
+  CHECK(j[1]["size_bytes"] == 156301488ull * 512);
+  CHECK(j[1]["mounted"] == true);
+  CHECK(j[1]["swap"] == true);
+  CHECK(j[1]["queue_depth"] == 31);
+  CHECK(j[1]["sata_link_speed"] == "3.0 Gbps");
+  CHECK(j[1]["sg"] == "/dev/sg0");
+  CHECK(j[1]["partitions"][0]["mountpoints"][0] == "/");
+  CHECK(j[0]["queue_depth"].is_null());  // nvme0n1
+  CHECK(j[0]["rotational"] == false);
+  CHECK(j[4]["held"] == true);            // sdd
+  CHECK(j[4]["in_use"] == true);
+
+  CHECK(ds::report::drives_to_table({}) == "No drives found.\n");
+  CHECK(ds::report::human_size(999) == "999 B");
+  CHECK(ds::report::human_size(2000398934016ull) == "2.0 TB");
 }
