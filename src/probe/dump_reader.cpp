@@ -54,12 +54,12 @@ Expected<std::array<std::uint8_t, 512>> parse_hex_words(std::span<const std::uin
     std::size_t j = i;
     while (j < b.size() && b[j] > 0x20 && b[j] < 0x7F) ++j;
     const std::string_view tok(reinterpret_cast<const char*>(b.data() + i), j - i);
-    int v = 0;
+    unsigned v = 0;
     bool good = tok.size() == 4;
-    for (char t : tok) {
-      const int h = hex_value(t);
+    for (std::size_t k = 0; good && k < tok.size(); ++k) {
+      const int h = hex_value(tok[k]);
       if (h < 0) good = false;
-      v = v * 16 + (h < 0 ? 0 : h);
+      else v = v * 16u + static_cast<unsigned>(h);
     }
     if (!good) {
       return make_error(fmt::format(

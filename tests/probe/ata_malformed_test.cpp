@@ -8,6 +8,7 @@
 #include "probe/dump_reader.hpp"
 #include "probe/identify.hpp"
 #include "probe/smart.hpp"
+#include "report/ata_identity_report.hpp"
 
 using namespace ds::probe;
 using namespace ds::atatest;
@@ -204,4 +205,53 @@ TEST_CASE("malformed input straight to the decoders") {
   CHECK_FALSE(smart_from_blob(junk).ok());
   CHECK_FALSE(atasmart_check_blob(junk).ok());
   CHECK_FALSE(parse_identify_dump(junk, "junk").ok());
+}
+
+TEST_CASE("mutated dumps never crash the readers, decoders or reports") {
+  // Deterministic pseudo-random mutations of the three formats of one real dump: byte flips,
+  // truncations and insertions. Every outcome must be a value or an error; the reports must
+  // render whatever decodes (nlohmann::json::dump throws on invalid UTF-8, so that is checked).
+  const auto raw = read_bytes(drive_path(kDrive, "identify.bin"));
+  const auto hex = read_bytes(drive_path(kDrive, "identify.hex"));
+  const auto blob = read_bytes(drive_path(kDrive, "blob.bin"));
+  std::uint64_t seed = 0x9E3779B97F4A7C15ull;
+  auto next = [&seed] {
+    seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+    return seed;
+  };
+  int decoded = 0, refused = 0;
+  for (int round = 0; round < 3000; ++round) {
+    const auto& base = round % 3 == 0 ? raw : round % 3 == 1 ? hex : blob;
+    auto b = base;
+    const int edits = 1 + static_cast<int>(next() % 4);
+    for (int e = 0; e < edits && !b.empty(); ++e) {
+      const std::size_t at = next() % b.size();
+      switch (next() % 4) {
+        case 0: b[at] = static_cast<std::uint8_t>(next()); break;
+        case 1: b.resize(at); break;
+        case 2: b.insert(b.begin() + static_cast<std::ptrdiff_t>(at), static_cast<std::uint8_t>(next())); break;
+        default: b[at] ^= static_cast<std::uint8_t>(1u << (next() % 8)); break;
+      }
+    }
+    auto d = parse_identify_dump(b, "mutant", /*allow_bad_checksum=*/round % 2 == 0);
+    if (!d) {
+      CHECK_FALSE(d.error().message.empty());
+      ++refused;
+      continue;
+    }
+    auto id = decode_identify(d->identify, DecodeOptions{true});
+    REQUIRE(id.ok());
+    std::optional<SmartReport> sm;
+    if (!d->blob.empty()) {
+      auto s = smart_from_blob(d->blob);
+      if (s) sm = *s;
+    }
+    const auto j = ds::report::identity_to_json(*id, sm ? &*sm : nullptr);
+    CHECK_NOTHROW((void)j.dump());
+    CHECK_FALSE(ds::report::identity_to_text(*id, sm ? &*sm : nullptr).empty());
+    ++decoded;
+  }
+  MESSAGE("mutants decoded: " << decoded << ", refused with an error: " << refused);
+  CHECK(decoded > 0);
+  CHECK(refused > 0);
 }
