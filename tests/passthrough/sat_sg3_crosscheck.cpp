@@ -12,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "drivescope/commands.hpp"
 #include "passthrough/sat.hpp"
+#include "passthrough/sat_device.hpp"
 
 namespace {
 
@@ -132,6 +134,22 @@ void same12(const std::string& fixture, const ds::AtaRequest& req) {
   CHECK(d->protocol == ds::sat::protocol_code(req.protocol));
 }
 
+// A SCSI device that only records the CDBs it is asked to send and answers GOOD, so that the
+// whole path drivescope uses (ds::ata::identify_device / set_features -> SatDevice -> CDB) can be
+// compared with what sg3_utils sent for the same command.
+class CdbRecorder final : public ds::Device {
+ public:
+  const ds::DeviceInfo& info() const override { return info_; }
+  ds::CommandResult scsi(const ds::ScsiRequest& req) override {
+    cdbs.emplace_back(req.cdb.begin(), req.cdb.end());
+    return {};
+  }
+  std::vector<std::vector<std::uint8_t>> cdbs;
+
+ private:
+  ds::DeviceInfo info_{.name = "recorder", .kind = ds::TargetKind::scsi, .scsi_capable = true};
+};
+
 }  // namespace
 
 TEST_CASE("sg3 fixture parser: one well-formed CDB line or nothing") {
@@ -167,4 +185,39 @@ TEST_CASE("SET FEATURES: AAM on at 128, AAM off, write cache, look-ahead as sg_s
 TEST_CASE("the 12-byte form has no EXTEND bit: a 48-bit request is refused, not truncated") {
   IdentifyReq ext(/*lba48=*/true);
   CHECK_FALSE(ds::sat::encode_pt12(ext.req).ok());
+}
+
+TEST_CASE("drivescope's own command path sends sg3_utils' CDBs (IDENTIFY through SatDevice)") {
+  for (auto [size, fixture] : {std::pair{ds::SatCdbSize::pt16, "identify-16.txt"},
+                               std::pair{ds::SatCdbSize::pt12, "identify-12.txt"}}) {
+    CdbRecorder rec;
+    ds::SatDevice sat(rec, size);
+    std::array<std::uint8_t, 512> buf{};
+    ds::ata::identify_device(sat, buf);
+    REQUIRE(rec.cdbs.size() == 1);
+    const auto want = fixture_cdb(fixture);
+    INFO(fixture << ": sg3_utils " << hex(want) << " / drivescope " << hex(rec.cdbs[0]));
+    CHECK(rec.cdbs[0] == want);
+  }
+}
+
+TEST_CASE("drivescope's own command path sends sg3_utils' CDBs (SET FEATURES through SatDevice)") {
+  struct Case { ds::SatCdbSize size; std::uint8_t sub, count; const char* fixture; };
+  for (const Case& c : {Case{ds::SatCdbSize::pt16, 0x42, 0x80, "aam-on-128-16.txt"},
+                        Case{ds::SatCdbSize::pt12, 0x42, 0x80, "aam-on-128-12.txt"},
+                        Case{ds::SatCdbSize::pt16, 0xC2, 0, "aam-off-16.txt"},
+                        Case{ds::SatCdbSize::pt16, 0x02, 0, "wcache-on-16.txt"},
+                        Case{ds::SatCdbSize::pt12, 0xAA, 0, "lookahead-on-12.txt"}}) {
+    CdbRecorder rec;
+    ds::SatDevice sat(rec, c.size);
+    ds::ata::set_features(sat, c.sub, c.count);
+    REQUIRE(rec.cdbs.size() == 1);
+    // One deliberate difference: SatDevice sets CK_COND (byte 2 bit 5, SAT-3 12.2.2) on non-data
+    // commands so that the SATL returns the ATA output registers (e.g. CHECK POWER MODE's count);
+    // sg_sat_set_features does not. Every other byte must be identical.
+    auto want = fixture_cdb(c.fixture);
+    want[2] |= 0x20;
+    INFO(c.fixture << ": sg3_utils+CK_COND " << hex(want) << " / drivescope " << hex(rec.cdbs[0]));
+    CHECK(rec.cdbs[0] == want);
+  }
 }
