@@ -265,7 +265,8 @@ std::string identity_to_text(const AtaIdentity& id, const SmartReport* smart) {
   }
   t.line("Acoustic management (AAM)", aam);
   std::string apm = feature_state_text(id.apm);
-  if (id.apm_level) apm += fmt::format(", level {}", *id.apm_level);
+  // w91 holds a level the drive applies only while APM is enabled.
+  if (id.apm_level && id.apm.is_enabled()) apm += fmt::format(", level {}", *id.apm_level);
   t.line("Power management (APM)", apm);
   t.line("Write cache", feature_state_text(id.write_cache));
   t.line("Read look-ahead", feature_state_text(id.read_look_ahead));
