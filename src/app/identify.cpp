@@ -7,8 +7,12 @@
 #include "drivescope/commands.hpp"
 #include "probe/dump_reader.hpp"
 #include "probe/identify.hpp"
+#include "probe/scsi_probe.hpp"
 #include "probe/smart.hpp"
+#include "probe/sysfs.hpp"
 #include "report/ata_identity_report.hpp"
+#include "report/list_report.hpp"
+#include "report/scsi_report.hpp"
 
 namespace ds::app {
 
@@ -99,13 +103,62 @@ Expected<Report> identify_ata(Target& t, const IdentifyOptions& o) {
   return r;
 }
 
+// What Linux knows of a real device, for every identify of one (null for sim and files).
+std::optional<sysfs::DriveFacts> host_facts(const Target& t, const IdentifyOptions& o) {
+  if (t.block_name.empty()) return std::nullopt;
+  auto f = sysfs::facts_for_device(t.block_name, o.root);
+  if (!f) return std::nullopt;
+  return std::move(*f);
+}
+
+void add_host(Report& r, const std::optional<sysfs::DriveFacts>& facts) {
+  if (!facts) return;
+  r.json["host"] = report::drives_to_json({*facts})[0];
+  r.text += "\nHost (Linux)\n" + report::drives_to_table({*facts});
+}
+
+Expected<Report> identify_scsi(Target& t, const std::optional<sysfs::DriveFacts>& facts) {
+  auto p = probe::probe_scsi(*t.device);
+  if (!p) return make_error(fmt::format("{}: {}", t.spec, p.error().message));
+  Report r;
+  r.json = header(to_string(t.kind), t.spec);
+  r.json["identify"] = report::scsi_identity_to_json(*p, facts ? &*facts : nullptr);
+  r.text = report::scsi_identity_to_text(*p, facts ? &*facts : nullptr);
+  if (p->any_failed()) r.warnings.push_back("some SCSI commands failed; see probe_errors");
+  return r;
+}
+
+// No passthrough (virtio-blk, NVMe, a file): say so, and show what sysfs knows.
+Expected<Report> identify_without_device(Target& t, const std::optional<sysfs::DriveFacts>& facts) {
+  if (!facts)
+    return make_error(fmt::format("{}: {}, and sysfs knows nothing of it", t.spec,
+                                  t.no_device_reason));
+  Report r;
+  r.json = header("file", t.spec);
+  r.json["passthrough"] = {{"available", false}, {"reason", t.no_device_reason}};
+  r.json["identify"] = {{"model", facts->model},
+                        {"serial", facts->serial.empty() ? nlohmann::json() : nlohmann::json(facts->serial)},
+                        {"firmware", facts->revision.empty() ? nlohmann::json() : nlohmann::json(facts->revision)},
+                        {"capacity_sectors", facts->size_bytes() / facts->logical_block_bytes},
+                        {"logical_sector_bytes", facts->logical_block_bytes},
+                        {"source", "sysfs"}};
+  r.text = fmt::format("Passthrough unavailable: {}\nShowing what Linux (sysfs) knows.\n",
+                       t.no_device_reason);
+  r.warnings.push_back("passthrough unavailable: " + t.no_device_reason);
+  r.exit_code = kExitPartial;
+  return r;
+}
+
 }  // namespace
 
 Expected<Report> identify_target(Target& t, const IdentifyOptions& o) {
-  if (t.device && t.device->info().ata_capable) return identify_ata(t, o);
-  if (t.device && t.kind == TargetKind::ata) return identify_ata(t, o);
-  return make_error(fmt::format("{}: {}", t.spec,
-                                t.device ? "SCSI identify not wired yet" : t.no_device_reason));
+  auto facts = host_facts(t, o);
+  Expected<Report> r = make_error("");
+  if (!t.device) r = identify_without_device(t, facts);
+  else if (t.device->info().ata_capable || t.kind == TargetKind::ata) r = identify_ata(t, o);
+  else r = identify_scsi(t, facts);
+  if (r) add_host(*r, facts);
+  return r;
 }
 
 }  // namespace ds::app

@@ -3,6 +3,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "app/target.hpp"
 #include "drivescope/expected.hpp"
@@ -20,6 +21,7 @@ inline constexpr int kExitDevice = 5;    // the device failed or vanished mid-ru
 struct Report {
   nlohmann::json json;   // one document, product.md's keys
   std::string text;      // human output
+  std::vector<std::string> warnings;  // said on stderr in text mode (they are in the JSON too)
   int exit_code = kExitOk;
 };
 

@@ -1,0 +1,278 @@
+#include "app/ab.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "app/restore.hpp"
+
+namespace ds::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::set<std::string> kKnownTests{"access", "transfer", "cache", "blocksize"};
+
+std::vector<std::string> split(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    auto p = s.find(sep, start);
+    if (p == std::string_view::npos) p = s.size();
+    out.emplace_back(s.substr(start, p - start));
+    start = p + 1;
+  }
+  return out;
+}
+
+void put(std::map<std::string, double>& m, const std::string& key, double v) {
+  if (std::isfinite(v) && v != 0) m[key] = v;
+}
+
+}  // namespace
+
+Expected<AbOptions> parse_ab_feature(std::string_view spec, AbOptions base) {
+  auto eq = spec.find('=');
+  if (eq == std::string_view::npos)
+    return make_error(fmt::format("--feature '{}': expected NAME=A,B (e.g. aam=quiet,fast)", spec));
+  auto f = parse_feature_id(spec.substr(0, eq));
+  if (!f)
+    return make_error(fmt::format("--feature: unknown feature '{}' (known: aam, apm, write-cache, read-ahead, scheduler)",
+                                  spec.substr(0, eq)));
+  auto vals = split(spec.substr(eq + 1), ',');
+  if (vals.size() != 2 || vals[0].empty() || vals[1].empty())
+    return make_error(fmt::format("--feature '{}': give exactly two settings, A,B", spec));
+  for (const auto& v : vals)
+    if (auto p = parse_feature_value(*f, v); !p) return p.error();
+  if (vals[0] == vals[1]) return make_error(fmt::format("--feature '{}': A and B are the same setting", spec));
+  base.feature = *f;
+  base.a_text = vals[0];
+  base.b_text = vals[1];
+  return base;
+}
+
+Expected<std::optional<fs::path>> ab_state_file(const Target& t, const AbOptions& o) {
+  fs::path dir;
+  if (o.state_dir) {
+    dir = *o.state_dir;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) return make_error(fmt::format("cannot create state directory {}: {}", dir.string(), ec.message()));
+  } else if (t.kind == TargetKind::sim && !std::getenv("DRIVESCOPE_STATE_DIR")) {
+    return std::optional<fs::path>{};  // in-process only
+  } else {
+    auto d = state_dir();
+    if (!d) return d.error();
+    dir = *d;
+  }
+  return std::optional<fs::path>{dir / state_file_name(t.spec, t.block_name)};
+}
+
+std::map<std::string, double> bench_figures(const measure::BenchResult& r) {
+  std::map<std::string, double> m;
+  if (r.access) {
+    const auto& a = *r.access;
+    put(m, "access/read.mean_ms", a.read.mean_ms);
+    put(m, "access/read.p50_ms", a.read.p50_ms);
+    put(m, "access/read.p99_ms", a.read.p99_ms);
+    put(m, "access/avg_seek_ms", a.avg_seek_ms.value);
+    put(m, "access/full_stroke_ms", a.full_stroke_ms.value);
+    put(m, "access/track_to_track_ms", a.track_to_track_ms.value);
+    put(m, "access/rotation_ms", a.rotation_ms.value);
+    if (a.write) put(m, "access/write.mean_ms", a.write->mean_ms);
+  }
+  if (r.transfer) {
+    put(m, "transfer/outer_mb_s", r.transfer->outer_mb_s.value);
+    put(m, "transfer/inner_mb_s", r.transfer->inner_mb_s.value);
+  }
+  if (r.cache) put(m, "cache/burst_mb_s", r.cache->burst_mb_s.value);
+  if (r.blocksize)
+    for (const auto& row : r.blocksize->rows)
+      put(m, fmt::format("blocksize/read_mb_s@{}", row.block_bytes), row.read_mb_s);
+  return m;
+}
+
+Expected<AbResult> run_ab(Target& t, const AbOptions& o, const StopFn& stop, const AbProgressFn& progress) {
+  if (!t.io) return make_error("ab needs block I/O on the target (open it with I/O)");
+  if (o.rounds < 2) return make_error("--rounds must be at least 2 (a confidence interval needs two runs per arm)");
+  if (o.tests.empty()) return make_error("--tests: no test given");
+  for (const auto& name : o.tests)
+    if (!kKnownTests.count(name))
+      return make_error(fmt::format("unknown test '{}' (known: access, transfer, cache, blocksize)", name));
+  auto va = parse_feature_value(o.feature, o.a_text);
+  if (!va) return va.error();
+  auto vb = parse_feature_value(o.feature, o.b_text);
+  if (!vb) return vb.error();
+  auto file = ab_state_file(t, o);
+  if (!file) return file.error();
+
+  AbResult res;
+  res.target = t.spec;
+  res.feature = o.feature;
+  res.a = *va;
+  res.b = *vb;
+  res.tests = o.tests;
+  res.rounds_requested = o.rounds;
+  res.budget_s = o.budget_s;
+  if (*file) res.state_file = (*file)->string();
+
+  FeatureControl fc = FeatureControl::for_target(t, o.root);
+  RestoreState header;
+  header.target = t.spec;
+  header.kind = std::string(to_string(t.kind));
+  header.device_path = t.device_path;
+  header.block_name = t.block_name;
+  RestoreStack stack(fc, header, *file, o.keep_state_file);
+  if (auto ok = stack.check_no_leftover(); !ok) return ok.error();
+
+  auto stopped = [&] { return stop && stop(); };
+  bool warned_unverified = false;
+  for (unsigned round = 0; round < o.rounds && !res.device_error; ++round) {
+    for (int arm = 0; arm < 2 && !res.device_error; ++arm) {
+      if (stopped()) break;
+      AbArmRun run;
+      run.round = round;
+      run.arm = arm == 0 ? 'A' : 'B';
+      run.value = arm == 0 ? res.a : res.b;
+      auto s = stack.change(o.feature, run.value);
+      if (!s) {
+        res.device_error = fmt::format("setting {} to {} failed: {}", to_string(o.feature),
+                                       describe_value(o.feature, run.value), s.error().message);
+        break;
+      }
+      if (stack.state().settings.size() == 1) res.original = stack.state().settings.front().original;
+      run.verification = std::string(to_string(s->verification));
+      run.set_message = s->message;
+      if (s->verification == Verification::mismatch) {
+        res.warnings.push_back(fmt::format("round {} arm {}: {}", round + 1, run.arm, s->message));
+      } else if (s->verification == Verification::not_reported && !warned_unverified) {
+        res.warnings.push_back(s->message);
+        warned_unverified = true;
+      }
+      for (const auto& test : o.tests) {
+        if (stopped()) break;
+        if (progress) progress(round, run.arm, test);
+        measure::BenchOptions bo;
+        bo.tests = {test};
+        bo.span_bytes = o.span_bytes;
+        bo.budget_s = o.budget_s;
+        // A fresh plan for every arm and round: the same random LBAs in both arms would hide
+        // the run-to-run spread the interval has to account for.
+        bo.seed = o.seed * 1000003ull + round * 2ull + static_cast<unsigned>(arm) + 1;
+        auto b = measure::run_bench(*t.io, bo);
+        if (!b) {
+          res.device_error = fmt::format("round {} arm {} {}: {}", round + 1, run.arm, test, b.error().message);
+          break;
+        }
+        for (const auto& [name, err] : b->errors) run.errors.push_back(name + ": " + err.message);
+        for (auto& [k, v] : bench_figures(*b)) run.figures[k] = v;
+      }
+      res.runs.push_back(std::move(run));
+    }
+    if (stopped()) break;
+    bool complete = res.runs.size() >= 2 * (round + 1);
+    if (complete && !res.device_error) res.rounds_done = round + 1;
+  }
+  res.interrupted = stopped();
+
+  res.restore_messages = stack.restore_all();
+  res.restored = stack.all_restored();
+  if (!res.restored) res.warnings.push_back("the feature could not be put back: run `drivescope restore`");
+
+  // Analysis: every figure seen in both arms with at least two values each.
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> vals;
+  for (const auto& run : res.runs)
+    for (const auto& [k, v] : run.figures) (run.arm == 'A' ? vals[k].first : vals[k].second).push_back(v);
+  measure::AbStatsOptions so;
+  so.confidence = o.confidence;
+  so.seed = o.seed;
+  for (const auto& [key, ab] : vals) {
+    const auto slash = key.find('/');
+    auto c = measure::compare_arms(key.substr(0, slash), key.substr(slash + 1), ab.first, ab.second, so);
+    if (c) res.results.push_back(std::move(*c));
+  }
+  for (const auto& c : res.results)
+    if (c.spread_warning)
+      res.warnings.push_back(fmt::format(
+          "{} {}: the spread inside an arm ({:.1f} %) is larger than the difference being tested ({:+.1f} %)",
+          c.test, c.figure, std::max(c.spread_a_pct, c.spread_b_pct), c.diff_pct));
+  return res;
+}
+
+Report ab_report(const AbResult& r) {
+  Report rep;
+  using nlohmann::json;
+  const auto f = r.feature;
+  rep.json["drivescope"] = {{"version", version()}};
+  rep.json["target"] = {{"name", r.target}};
+  json ab{{"feature", std::string(to_string(f))},
+          {"a", value_to_json(f, r.a)},
+          {"b", value_to_json(f, r.b)},
+          {"original", value_to_json(f, r.original)},
+          {"tests", r.tests},
+          {"rounds_requested", r.rounds_requested},
+          {"rounds_done", r.rounds_done},
+          {"budget_s_per_test", r.budget_s},
+          {"interrupted", r.interrupted},
+          {"confidence", 0.95}};
+  ab["results"] = json::array();
+  for (const auto& c : r.results)
+    ab["results"].push_back({{"test", c.test},
+                             {"figure", c.figure},
+                             {"a", c.mean_a},
+                             {"b", c.mean_b},
+                             {"diff_pct", c.diff_pct},
+                             {"ci_low_pct", c.ci_low_pct},
+                             {"ci_high_pct", c.ci_high_pct},
+                             {"significant", c.significant},
+                             {"a_values", c.a},
+                             {"b_values", c.b},
+                             {"sd_a", c.sd_a},
+                             {"sd_b", c.sd_b},
+                             {"df", c.df},
+                             {"bootstrap_low_pct", c.boot_low_pct},
+                             {"bootstrap_high_pct", c.boot_high_pct},
+                             {"spread_a_pct", c.spread_a_pct},
+                             {"spread_b_pct", c.spread_b_pct},
+                             {"spread_warning", c.spread_warning}});
+  ab["arms"] = json::array();
+  for (const auto& run : r.runs)
+    ab["arms"].push_back({{"round", run.round + 1},
+                          {"arm", std::string(1, run.arm)},
+                          {"value", value_to_json(f, run.value)},
+                          {"verification", run.verification},
+                          {"message", run.set_message},
+                          {"figures", run.figures},
+                          {"errors", run.errors}});
+  ab["restore"] = {{"restored", r.restored}, {"messages", r.restore_messages},
+                   {"state_file", r.state_file.empty() ? json(nullptr) : json(r.state_file)}};
+  if (r.device_error) ab["error"] = *r.device_error;
+  ab["warnings"] = r.warnings;
+  rep.json["ab"] = ab;
+  rep.warnings = r.warnings;
+
+  std::string& t = rep.text;
+  t += fmt::format("A/B of {} on {}: A = {}, B = {}; {} of {} rounds, tests: {}\n", to_string(f), r.target,
+                   describe_value(f, r.a), describe_value(f, r.b), r.rounds_done, r.rounds_requested,
+                   fmt::join(r.tests, ","));
+  t += fmt::format("{:<12} {:<26} {:>11} {:>11} {:>9}  {:<21} {}\n", "test", "figure", "A", "B", "B vs A",
+                   "95 % interval", "verdict");
+  for (const auto& c : r.results)
+    t += fmt::format("{:<12} {:<26} {:>11.4g} {:>11.4g} {:>+8.2f}%  [{:>+7.2f}, {:>+7.2f}]   {}{}\n", c.test,
+                     c.figure, c.mean_a, c.mean_b, c.diff_pct, c.ci_low_pct, c.ci_high_pct,
+                     c.significant ? "significant" : "not significant", c.spread_warning ? " (!spread)" : "");
+  if (r.results.empty()) t += "(no figure has two rounds in both arms: nothing to compare)\n";
+  for (const auto& m : r.restore_messages) t += m + "\n";
+  if (r.interrupted) t += "interrupted: the rounds completed so far are analysed above\n";
+  if (r.device_error) t += "stopped: " + *r.device_error + "\n";
+
+  if (!r.restored) rep.exit_code = kExitFailure;
+  else if (r.interrupted) rep.exit_code = kExitInterrupted;
+  else if (r.device_error) rep.exit_code = kExitDevice;
+  return rep;
+}
+
+}  // namespace ds::app

@@ -1,0 +1,421 @@
+#include "app/restore.hpp"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "probe/sysfs.hpp"
+
+namespace ds::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool process_alive(long pid) {
+  if (pid <= 0) return false;
+  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+}
+
+Expected<bool> ensure_dir(const fs::path& d) {
+  std::error_code ec;
+  fs::create_directories(d, ec);
+  if (ec) return make_error(fmt::format("cannot create state directory {}: {}", d.string(), ec.message()), ec.value());
+  if (::access(d.c_str(), W_OK) != 0)
+    return make_error(fmt::format("state directory {} is not writable", d.string()), errno);
+  return true;
+}
+
+}  // namespace
+
+nlohmann::json state_to_json(const RestoreState& s) {
+  nlohmann::json j{{"format", kStateFormat},     {"target", s.target}, {"kind", s.kind},
+                   {"device_path", s.device_path}, {"block_name", s.block_name},
+                   {"pid", s.pid},                {"status", s.status}};
+  j["settings"] = nlohmann::json::array();
+  for (const auto& st : s.settings)
+    j["settings"].push_back({{"feature", std::string(to_string(st.feature))},
+                             {"original", value_to_json(st.feature, st.original)},
+                             {"status", st.status},
+                             {"message", st.message}});
+  return j;
+}
+
+Expected<RestoreState> state_from_json(const nlohmann::json& j) {
+  if (!j.is_object() || j.value("format", "") != kStateFormat)
+    return make_error(std::string("not a drivescope state file (format ") + kStateFormat + " expected)");
+  RestoreState s;
+  auto str = [&](const char* k) { return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string(); };
+  s.target = str("target");
+  s.kind = str("kind");
+  s.device_path = str("device_path");
+  s.block_name = str("block_name");
+  s.status = str("status");
+  s.pid = j.contains("pid") && j["pid"].is_number_integer() ? j["pid"].get<long>() : 0;
+  if (s.target.empty()) return make_error("state file: no target");
+  if (!j.contains("settings") || !j["settings"].is_array()) return make_error("state file: no settings list");
+  for (const auto& e : j["settings"]) {
+    if (!e.is_object() || !e.contains("feature") || !e["feature"].is_string())
+      return make_error("state file: a setting without a feature name");
+    auto f = parse_feature_id(e["feature"].get<std::string>());
+    if (!f) return make_error("state file: unknown feature '" + e["feature"].get<std::string>() + "'");
+    if (!e.contains("original")) return make_error("state file: a setting without its original value");
+    auto v = value_from_json(*f, e["original"]);
+    if (!v) return make_error("state file: " + v.error().message);
+    SavedSetting ss{*f, *v, e.value("status", "pending"), e.value("message", "")};
+    s.settings.push_back(std::move(ss));
+  }
+  return s;
+}
+
+Expected<RestoreState> read_state_file(const fs::path& p) {
+  std::ifstream in(p);
+  if (!in) return make_error("cannot read " + p.string(), errno);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto j = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return make_error(p.string() + ": not valid JSON");
+  auto s = state_from_json(j);
+  if (!s) return make_error(p.string() + ": " + s.error().message);
+  return s;
+}
+
+Expected<bool> write_state_file(const fs::path& p, const RestoreState& s) {
+  const std::string text = state_to_json(s).dump(2) + "\n";
+  const fs::path tmp = p.string() + fmt::format(".tmp.{}", ::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return make_error(fmt::format("cannot write {}: {}", tmp.string(), std::strerror(errno)), errno);
+  std::size_t off = 0;
+  while (off < text.size()) {
+    ssize_t n = ::write(fd, text.data() + off, text.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int e = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return make_error(fmt::format("cannot write {}: {}", tmp.string(), std::strerror(e)), e);
+    }
+    off += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    return make_error(fmt::format("cannot sync {}: {}", tmp.string(), std::strerror(e)), e);
+  }
+  if (::rename(tmp.c_str(), p.c_str()) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    return make_error(fmt::format("cannot rename to {}: {}", p.string(), std::strerror(e)), e);
+  }
+  // The rename itself must survive a crash too.
+  int dfd = ::open(p.parent_path().empty() ? "." : p.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+  return true;
+}
+
+Expected<fs::path> state_dir() {
+  if (const char* e = std::getenv("DRIVESCOPE_STATE_DIR"); e && *e) {
+    auto ok = ensure_dir(e);
+    if (!ok) return ok.error();
+    return fs::path(e);
+  }
+  std::vector<fs::path> candidates{"/run/drivescope"};
+  if (const char* x = std::getenv("XDG_RUNTIME_DIR"); x && *x) candidates.emplace_back(fs::path(x) / "drivescope");
+  candidates.emplace_back(fmt::format("/tmp/drivescope-{}", ::getuid()));
+  std::string why;
+  for (const auto& c : candidates) {
+    auto ok = ensure_dir(c);
+    if (ok) {
+      ::chmod(c.c_str(), 0700);
+      return c;
+    }
+    why += (why.empty() ? "" : "; ") + ok.error().message;
+  }
+  return make_error("no usable state directory: " + why);
+}
+
+std::string state_file_name(const std::string& target_spec, const std::string& block_name) {
+  std::string key = block_name.empty() ? target_spec : block_name;
+  for (auto& c : key)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.'))
+      c = '_';
+  return "state-" + key + ".json";
+}
+
+// ---- RestoreStack ----------------------------------------------------------------------------
+
+RestoreStack::RestoreStack(FeatureControl& fc, RestoreState header, std::optional<fs::path> file,
+                           bool keep_file)
+    : fc_(fc), state_(std::move(header)), file_(std::move(file)), keep_file_(keep_file) {
+  state_.pid = static_cast<long>(::getpid());
+  state_.status = "active";
+}
+
+RestoreStack::~RestoreStack() {
+  try {
+    restore_all();
+  } catch (...) {
+    // A destructor must not throw; the state file stays for `drivescope restore`.
+  }
+}
+
+Expected<bool> RestoreStack::check_no_leftover() const {
+  if (!file_ || !fs::exists(*file_)) return true;
+  auto s = read_state_file(*file_);
+  if (!s) return make_error(fmt::format("{} exists but cannot be read ({}); remove it or run `drivescope restore`",
+                                        file_->string(), s.error().message));
+  if (s->status != "active") return true;  // a finished run kept for inspection
+  if (s->pid != static_cast<long>(::getpid()) && process_alive(s->pid))
+    return make_error(fmt::format("drivescope process {} is changing this drive's settings (state file {})",
+                                  s->pid, file_->string()));
+  return make_error(fmt::format(
+      "an earlier run (pid {}) changed this drive's settings and did not put them back (state file {}); "
+      "run `drivescope restore {}` first",
+      s->pid, file_->string(), s->target));
+}
+
+Expected<SetResult> RestoreStack::change(FeatureId f, const FeatureValue& v) {
+  bool known = false;
+  for (const auto& s : state_.settings) known = known || s.feature == f;
+  if (!known) {
+    auto cur = fc_.read(f);
+    if (!cur) return make_error(fmt::format("cannot record the original {} before changing it: {}",
+                                            to_string(f), cur.error().message));
+    if (!cur->reported || !cur->value)
+      return make_error(fmt::format(
+          "cannot record the original {} before changing it: the device does not report it{} — "
+          "refusing to change what could not be put back",
+          to_string(f), cur->note.empty() ? "" : " (" + cur->note + ")"));
+    state_.settings.push_back({f, *cur->value, "pending", ""});
+    state_.status = "active";
+    done_ = false;
+    if (file_) {
+      auto w = write_state_file(*file_, state_);
+      if (!w) {
+        state_.settings.pop_back();
+        return make_error("not changing anything: " + w.error().message);
+      }
+    }
+  }
+  done_ = false;
+  for (auto& s : state_.settings)
+    if (s.feature == f) s.status = "pending";
+  return fc_.set(f, v);
+}
+
+std::vector<std::string> RestoreStack::restore_all() {
+  std::vector<std::string> msgs;
+  if (done_ || state_.settings.empty()) return msgs;
+  bool ok = true;
+  for (auto it = state_.settings.rbegin(); it != state_.settings.rend(); ++it) {
+    auto r = fc_.set(it->feature, it->original);
+    if (!r) {
+      it->status = "failed";
+      it->message = r.error().message;
+      ok = false;
+    } else {
+      it->status = r->verification == Verification::verified       ? "restored"
+                   : r->verification == Verification::not_reported ? "unverified"
+                                                                   : "failed";
+      it->message = r->message;
+      ok = ok && r->verification != Verification::mismatch;
+    }
+    msgs.push_back(fmt::format("restore {} to {}: {}", to_string(it->feature),
+                               describe_value(it->feature, it->original), it->message));
+  }
+  state_.status = ok ? "restored" : "failed";
+  done_ = true;
+  if (file_) {
+    if (ok && !keep_file_) {
+      std::error_code ec;
+      fs::remove(*file_, ec);
+    } else {
+      auto w = write_state_file(*file_, state_);
+      if (!w) msgs.push_back(w.error().message);
+    }
+  }
+  return msgs;
+}
+
+bool RestoreStack::all_restored() const {
+  for (const auto& s : state_.settings)
+    if (s.status != "restored" && s.status != "unverified") return false;
+  return true;
+}
+
+// ---- SignalGuard -----------------------------------------------------------------------------
+
+SignalGuard::SignalGuard(std::function<void(int)> forced) : forced_(std::move(forced)) {
+  static_assert(sizeof(sigset_t) <= sizeof(old_mask_));
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  if (pthread_sigmask(SIG_BLOCK, &set, reinterpret_cast<sigset_t*>(old_mask_)) != 0) return;
+  active_ = true;
+  watcher_ = std::thread([this, set] {
+    const timespec tick{0, 100'000'000};
+    while (!stop_.load()) {
+      siginfo_t info;
+      int s = sigtimedwait(&set, &info, &tick);
+      if (s <= 0) continue;
+      int expected = 0;
+      if (sig_.compare_exchange_strong(expected, s)) continue;  // first: the loops unwind
+      // Second signal: the user insists. This is an ordinary thread, so restoring here is safe.
+      if (forced_) forced_(s);
+      ::_exit(kExitInterrupted);
+    }
+  });
+}
+
+SignalGuard::~SignalGuard() {
+  if (!active_) return;
+  stop_ = true;
+  if (watcher_.joinable()) watcher_.join();
+  // Swallow a signal that came after the watcher stopped, so unblocking does not kill us midway
+  // through printing the results.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  const timespec zero{0, 0};
+  siginfo_t info;
+  while (int s = sigtimedwait(&set, &info, &zero)) {
+    if (s < 0) break;
+    int expected = 0;
+    sig_.compare_exchange_strong(expected, s);
+  }
+  pthread_sigmask(SIG_SETMASK, reinterpret_cast<sigset_t*>(old_mask_), nullptr);
+}
+
+// ---- restore from a state file ---------------------------------------------------------------
+
+RestoreFileResult restore_state_file(const fs::path& file, bool keep_file, const fs::path& root) {
+  RestoreFileResult res;
+  res.file = file;
+  auto s = read_state_file(file);
+  if (!s) {
+    res.messages.push_back(s.error().message);
+    return res;
+  }
+  res.state = *s;
+  std::error_code ec;
+  if (s->status == "restored") {
+    res.ok = true;
+    res.messages.push_back(fmt::format("{}: already restored by process {}", s->target, s->pid));
+    if (!keep_file) fs::remove(file, ec);
+    return res;
+  }
+  if (s->kind == "sim") {
+    res.ok = true;
+    res.messages.push_back(fmt::format(
+        "{}: a simulated drive; its settings lived in process {} and ended with it — nothing to put back",
+        s->target, s->pid));
+    if (!keep_file) fs::remove(file, ec);
+    return res;
+  }
+  const std::string path = !s->device_path.empty() ? s->device_path
+                           : !s->block_name.empty() ? "/dev/" + s->block_name
+                                                    : s->target;
+  auto t = open_target(path, {.root = root.string()});
+  if (!t) {
+    res.messages.push_back(fmt::format("{}: cannot open {}: {}", s->target, path, t.error().message));
+    return res;
+  }
+  const std::string block = !s->block_name.empty() ? s->block_name : t->block_name;
+  FeatureControl fc(t->device.get(), t->kind, block, root);
+  // The device now holds the changed values and the file the originals: set each one back
+  // (not through a RestoreStack, which would record the changed values as originals).
+  for (const auto& st : s->settings) {
+    auto r = fc.set(st.feature, st.original);
+    SavedSetting out = st;
+    if (!r) {
+      out.status = "failed";
+      out.message = r.error().message;
+    } else {
+      out.status = r->verification == Verification::verified       ? "restored"
+                   : r->verification == Verification::not_reported ? "unverified"
+                                                                   : "failed";
+      out.message = r->message;
+    }
+    res.messages.push_back(fmt::format("{}: restore {} to {}: {}", s->target, to_string(st.feature),
+                                       describe_value(st.feature, st.original), out.message));
+    res.state.settings[static_cast<std::size_t>(&st - s->settings.data())] = out;
+  }
+  res.ok = true;
+  for (const auto& st : res.state.settings) res.ok = res.ok && st.status != "failed";
+  res.state.status = res.ok ? "restored" : "failed";
+  if (res.ok && !keep_file) fs::remove(file, ec);
+  else if (auto w = write_state_file(file, res.state); !w) res.messages.push_back(w.error().message);
+  return res;
+}
+
+Expected<Report> restore_command(const std::string& target, const fs::path& dir, const fs::path& root) {
+  Report rep;
+  rep.json["drivescope"] = {{"version", version()}};
+  rep.json["restore"] = {{"state_dir", dir.string()}, {"files", nlohmann::json::array()}};
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string n = e.path().filename().string();
+    if (n.rfind("state-", 0) == 0 && n.size() > 11 && n.substr(n.size() - 5) == ".json") files.push_back(e.path());
+  }
+  if (ec) return make_error(fmt::format("cannot list {}: {}", dir.string(), ec.message()));
+  std::sort(files.begin(), files.end());
+  std::string want_block;
+  if (!target.empty() && target.rfind("sim:", 0) != 0) {
+    auto b = sysfs::resolve_disk_name(target, root);
+    if (b) want_block = *b;
+  }
+  int handled = 0;
+  bool all_ok = true;
+  for (const auto& f : files) {
+    auto s = read_state_file(f);
+    if (!s) {
+      rep.warnings.push_back(s.error().message);
+      all_ok = false;
+      continue;
+    }
+    if (!target.empty() && s->target != target && s->device_path != target &&
+        (want_block.empty() || s->block_name != want_block))
+      continue;
+    ++handled;
+    nlohmann::json fj{{"file", f.string()}, {"target", s->target}, {"pid", s->pid}};
+    if (s->status == "active" && s->pid != static_cast<long>(::getpid()) && process_alive(s->pid)) {
+      fj["result"] = "skipped";
+      fj["message"] = fmt::format("process {} is still running and will restore its own changes", s->pid);
+      rep.text += fmt::format("{}: skipped: {}\n", s->target, fj["message"].get<std::string>());
+      rep.json["restore"]["files"].push_back(fj);
+      continue;
+    }
+    auto r = restore_state_file(f, false, root);
+    fj["result"] = r.ok ? "restored" : "failed";
+    fj["messages"] = r.messages;
+    fj["settings"] = state_to_json(r.state)["settings"];
+    for (const auto& m : r.messages) rep.text += m + "\n";
+    all_ok = all_ok && r.ok;
+    rep.json["restore"]["files"].push_back(fj);
+  }
+  if (handled == 0)
+    rep.text += target.empty() ? fmt::format("nothing to restore (no state files in {})\n", dir.string())
+                               : fmt::format("nothing to restore for {} (no state file in {})\n", target, dir.string());
+  rep.json["restore"]["ok"] = all_ok;
+  if (!all_ok) rep.exit_code = kExitFailure;
+  return rep;
+}
+
+}  // namespace ds::app

@@ -1,0 +1,25 @@
+// Shared pieces of the command line. Each subcommand lives in its own cmd_*.cpp and registers
+// itself with add_*(); main.cpp runs the one that was parsed. Parsing and printing only.
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+
+#include "app/identify.hpp"
+
+namespace ds::cli {
+
+// A parsed subcommand's action; returns the process exit code.
+using Action = std::function<int()>;
+
+// Prints a Report (JSON or text) or an error; returns the exit code.
+int emit(const Expected<app::Report>& r, bool json);
+
+Action add_identify(CLI::App& app);
+Action add_list(CLI::App& app);
+Action add_features(CLI::App& app);  // aam, apm, write-cache, read-ahead
+Action add_ab(CLI::App& app);
+Action add_restore(CLI::App& app);
+
+}  // namespace ds::cli

@@ -1,0 +1,82 @@
+// `drivescope ab TARGET --feature NAME=A,B --tests LIST [--rounds N] [--json]`.
+// Ctrl-C / SIGTERM: the first one stops the run after the current test, restores the feature and
+// prints what was measured (exit 4); a second one restores from the state file at once and exits.
+#include <cstdio>
+#include <memory>
+
+#include "app/ab.hpp"
+#include "app/restore.hpp"
+#include "cli/cli.hpp"
+
+namespace ds::cli {
+
+Action add_ab(CLI::App& app) {
+  struct Opts {
+    std::string target, feature, tests = "access", state_dir;
+    unsigned rounds = 5;
+    double budget = 3;
+    std::uint64_t seed = 1;
+    std::uint64_t span = 0;
+    bool keep_state = false, json = false, quiet = false;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* c = app.add_subcommand("ab", "interleaved A/B test of a feature, with confidence intervals");
+  c->add_option("target", o->target, "/dev/sdX, sim:NAME, sim:MODEL.json")->required();
+  c->add_option("--feature", o->feature, "NAME=A,B: aam=quiet,fast | apm=128,254 | write-cache=on,off | "
+                                         "read-ahead=on,off | scheduler=none,mq-deadline")->required();
+  c->add_option("--tests", o->tests, "comma-separated: access,transfer,cache,blocksize (default access)");
+  c->add_option("--rounds", o->rounds, "rounds, each A then B (default 5, at least 2)");
+  c->add_option("--budget", o->budget, "drive seconds per test, per arm, per round (default 3)");
+  c->add_option("--seed", o->seed, "seed of the test plans (and of a simulated drive's noise)");
+  c->add_option("--span", o->span, "limit the tests to the first N bytes");
+  c->add_option("--state-dir", o->state_dir, "where to keep the restore state file (default: $DRIVESCOPE_STATE_DIR, "
+                                             "/run/drivescope, ...; simulated drives: none unless given)");
+  c->add_flag("--keep-state", o->keep_state, "keep the state file, marked restored, after a clean restore");
+  c->add_flag("--quiet", o->quiet, "no progress lines on stderr");
+  c->add_flag("--json", o->json, "one JSON document on stdout");
+  return [o, c]() -> int {
+    if (!c->parsed()) return -1;
+    app::AbOptions base;
+    base.rounds = o->rounds;
+    base.budget_s = o->budget;
+    base.seed = o->seed;
+    if (o->span) base.span_bytes = o->span;
+    if (!o->state_dir.empty()) base.state_dir = o->state_dir;
+    base.keep_state_file = o->keep_state;
+    base.tests.clear();
+    for (std::size_t s = 0; s <= o->tests.size();) {
+      auto p = o->tests.find(',', s);
+      if (p == std::string::npos) p = o->tests.size();
+      if (p > s) base.tests.push_back(o->tests.substr(s, p - s));
+      s = p + 1;
+    }
+    auto opts = app::parse_ab_feature(o->feature, base);
+    if (!opts) {
+      std::fprintf(stderr, "drivescope ab: %s\n", opts.error().message.c_str());
+      return app::kExitUsage;
+    }
+    // Before any other thread exists: SIGINT/SIGTERM become a flag (see app/restore.hpp).
+    std::string forced_file;
+    app::SignalGuard guard([&forced_file](int) {
+      if (!forced_file.empty()) {
+        auto r = app::restore_state_file(forced_file);
+        for (const auto& m : r.messages) std::fprintf(stderr, "drivescope: %s\n", m.c_str());
+      }
+      std::fprintf(stderr, "drivescope: second signal: stopped at once\n");
+    });
+    auto t = app::open_target(o->target, {.want_io = true, .seed = o->seed});
+    if (!t) return emit(t.error(), o->json);
+    if (auto f = app::ab_state_file(*t, *opts); f && *f) forced_file = (*f)->string();
+    const bool show = !o->json && !o->quiet;
+    auto r = app::run_ab(
+        *t, *opts, [&guard] { return guard.interrupted(); },
+        [show](unsigned round, char arm, std::string_view test) {
+          if (show) std::fprintf(stderr, "drivescope: round %u arm %c %.*s\n", round + 1, arm,
+                                 static_cast<int>(test.size()), test.data());
+        });
+    if (!r) return emit(r.error(), o->json);
+    return emit(app::ab_report(*r), o->json);
+  };
+}
+
+}  // namespace ds::cli

@@ -1,0 +1,36 @@
+#include <cstdio>
+
+#include "app/target.hpp"
+#include "cli/cli.hpp"
+
+namespace ds::cli {
+
+Action add_identify(CLI::App& app) {
+  struct Opts {
+    std::string target, file;
+    bool raw = false, bad_checksum = false, json = false;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* c = app.add_subcommand("identify", "decoded identity and features of a drive");
+  c->add_option("target", o->target, "/dev/sdX, /dev/sgN, sim:NAME, sim:MODEL.json");
+  c->add_option("--from-file", o->file,
+                "a captured IDENTIFY: hdparm hex words, raw 512 bytes or a libatasmart blob");
+  c->add_flag("--raw", o->raw, "also show the raw IDENTIFY words / pages");
+  c->add_flag("--json", o->json, "one JSON document on stdout");
+  c->add_flag("--allow-bad-checksum", o->bad_checksum,
+              "decode a block whose word 255 checksum is wrong");
+  return [o, c]() -> int {
+    if (!c->parsed()) return -1;
+    app::IdentifyOptions io{.raw = o->raw, .allow_bad_checksum = o->bad_checksum};
+    if (o->file.empty() == o->target.empty()) {
+      std::fprintf(stderr, "drivescope identify: give either a TARGET or --from-file FILE\n");
+      return app::kExitUsage;
+    }
+    if (!o->file.empty()) return emit(app::identify_dump(o->file, io), o->json);
+    auto t = app::open_target(o->target, {});
+    if (!t) return emit(t.error(), o->json);
+    return emit(app::identify_target(*t, io), o->json);
+  };
+}
+
+}  // namespace ds::cli
