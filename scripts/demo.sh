@@ -3,4 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh build >&2
-exec build/drivescope identify sim:raptor "$@"
+build/drivescope identify sim:raptor
+echo
+exec build/drivescope bench sim:raptor "$@"

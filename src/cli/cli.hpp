@@ -18,6 +18,7 @@ int emit(const Expected<app::Report>& r, bool json);
 
 Action add_identify(CLI::App& app);
 Action add_list(CLI::App& app);
+Action add_bench(CLI::App& app);
 Action add_features(CLI::App& app);  // aam, apm, write-cache, read-ahead
 Action add_ab(CLI::App& app);
 Action add_restore(CLI::App& app);

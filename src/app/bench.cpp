@@ -1,0 +1,99 @@
+#include "app/bench.hpp"
+
+#include <fmt/core.h>
+
+#include <cerrno>
+#include <cmath>
+#include <charconv>
+#include <cstring>
+
+#include "app/target.hpp"
+#include "tests/bench.hpp"
+
+namespace ds::app {
+
+Expected<std::uint64_t> parse_span(std::string_view text, std::uint64_t capacity_bytes) {
+  auto bad = [&] {
+    return make_error(fmt::format("--span {}: expected a size (50GB, 1TiB, 4096) or a percentage (10%)",
+                                  text));
+  };
+  if (text.empty()) return bad();
+  double v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || !(v > 0) || !std::isfinite(v)) return bad();
+  std::string unit(p, text.data() + text.size());
+  for (auto& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  double bytes = 0;
+  if (unit == "%") {
+    if (v > 100) return make_error(fmt::format("--span {}: more than 100 %", text));
+    bytes = capacity_bytes * v / 100.0;
+  } else {
+    static const std::pair<const char*, double> units[] = {
+        {"", 1},      {"B", 1},       {"K", 1e3},     {"KB", 1e3},    {"M", 1e6},
+        {"MB", 1e6},  {"G", 1e9},     {"GB", 1e9},    {"T", 1e12},    {"TB", 1e12},
+        {"KIB", 1024.0}, {"MIB", 1048576.0}, {"GIB", 1073741824.0}, {"TIB", 1099511627776.0}};
+    bool found = false;
+    for (auto& [name, mult] : units)
+      if (unit == name) { bytes = v * mult; found = true; }
+    if (!found) return bad();
+  }
+  if (bytes < 1) return bad();
+  if (bytes > static_cast<double>(capacity_bytes))
+    return make_error(fmt::format("--span {}: larger than the target ({} bytes)", text, capacity_bytes));
+  return static_cast<std::uint64_t>(bytes);
+}
+
+namespace {
+
+// A run that stopped because the device failed is told apart from one that merely ran short.
+bool device_failure(const Error& e) {
+  return e.code == EIO || e.code == ENODEV || e.code == ETIMEDOUT || e.code == ENXIO;
+}
+
+}  // namespace
+
+Expected<Report> run_bench(const BenchRequest& req, const measure::ProgressFn& progress) {
+  OpenOptions oo;
+  oo.want_io = true;
+  oo.write = req.write;
+  oo.destructive = req.destructive;
+  oo.seed = req.seed;
+  auto t = open_target(req.target, oo);
+  if (!t) return t.error();
+
+  measure::BenchOptions bo;
+  if (!req.tests.empty()) bo.tests = req.tests;
+  bo.allow_write = req.write;
+  bo.seed = req.seed;
+  if (req.budget_s) bo.budget_s = *req.budget_s;
+  if (!req.span.empty()) {
+    auto s = parse_span(req.span, t->io->info().capacity_bytes);
+    if (!s) return s.error();
+    bo.span_bytes = *s;
+  }
+
+  Report r;
+  r.json = {{"drivescope", {{"version", version()}}},
+            {"target", {{"kind", to_string(t->kind)}, {"name", req.target}}}};
+  // The identity goes beside the results so a report says what was measured. It is best effort:
+  // a file target has none, and a failure here must not cost the measurements.
+  if (t->device) {
+    if (auto id = identify_target(*t, {}); id && id->json.contains("identify"))
+      r.json["identify"] = id->json["identify"];
+  }
+  auto res = measure::run_bench(*t->io, bo, progress);
+  if (!res) return res.error();
+  r.json["tests"] = measure::bench_to_json(*res);
+  r.json["settings"] = {{"tests", bo.tests}, {"seed", bo.seed}, {"budget_s", bo.budget_s},
+                        {"write", bo.allow_write},
+                        {"span_bytes", bo.span_bytes ? nlohmann::json(*bo.span_bytes) : nlohmann::json()}};
+  r.text = fmt::format("drivescope bench {} ({})\n\n", req.target, to_string(t->kind)) +
+           measure::bench_to_text(*res);
+  for (const auto& [test, err] : res->errors) {
+    r.warnings.push_back(fmt::format("{}: {}", test, err.message));
+    r.exit_code = device_failure(err) ? kExitDevice : std::max(r.exit_code, kExitPartial);
+  }
+  return r;
+}
+
+}  // namespace ds::app

@@ -1,0 +1,29 @@
+// The `bench` flow: open the target's block-I/O engine, run the chosen measurement modules within
+// the drive-time budget, and put the drive's identity beside the results.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/identify.hpp"
+#include "tests/common.hpp"
+
+namespace ds::app {
+
+struct BenchRequest {
+  std::string target;
+  std::vector<std::string> tests;   // empty: the default set
+  std::string span;                 // "50GB", "10%", "1TiB", "4096" (bytes); empty: whole drive
+  bool write = false;
+  bool destructive = false;
+  std::uint64_t seed = 1;
+  std::optional<double> budget_s;   // total drive time
+};
+
+// "50GB" → 50e9, "1TiB" → 2^40, "10%" of capacity, a plain number is bytes.
+Expected<std::uint64_t> parse_span(std::string_view text, std::uint64_t capacity_bytes);
+
+Expected<Report> run_bench(const BenchRequest& req, const measure::ProgressFn& progress);
+
+}  // namespace ds::app

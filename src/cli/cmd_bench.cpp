@@ -1,0 +1,54 @@
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "app/bench.hpp"
+#include "cli/cli.hpp"
+
+namespace ds::cli {
+
+Action add_bench(CLI::App& app) {
+  struct Opts {
+    app::BenchRequest req;
+    std::string tests;
+    bool json = false, quiet = false;
+    double budget = 0;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* c = app.add_subcommand("bench", "measure access time, transfer by zone, cache, block sizes");
+  c->add_option("target", o->req.target, "/dev/sdX, sim:NAME, sim:MODEL.json, file:PATH")->required();
+  c->add_option("--tests", o->tests, "comma-separated: access,transfer,cache,blocksize");
+  c->add_option("--span", o->req.span, "limit to the first SIZE (50GB, 1TiB) or PERCENT (10%)");
+  c->add_flag("--write", o->req.write, "allow write tests (needs --destructive on a real device)");
+  c->add_flag("--destructive", o->req.destructive,
+              "allow writes to a real block device (its data is overwritten)");
+  c->add_option("--seed", o->req.seed, "seed for random placement (and simulator noise)");
+  c->add_option("--budget", o->budget, "total drive time in seconds (default 120)");
+  c->add_flag("--json", o->json, "one JSON document on stdout");
+  c->add_flag("--quiet", o->quiet, "no progress line on stderr");
+  return [o, c]() -> int {
+    if (!c->parsed()) return -1;
+    for (size_t start = 0; start < o->tests.size();) {
+      size_t comma = o->tests.find(',', start);
+      std::string name = o->tests.substr(start, comma == std::string::npos ? comma : comma - start);
+      if (!name.empty()) o->req.tests.push_back(name);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    if (o->budget > 0) o->req.budget_s = o->budget;
+    measure::ProgressFn progress;
+    // A progress line only for a person watching: never into a pipe or a log.
+    if (!o->quiet && ::isatty(STDERR_FILENO)) {
+      progress = [](std::string_view test, double fraction, double drive_s) {
+        std::fprintf(stderr, "\r%-10.*s %5.1f %%  drive time %6.1f s ", static_cast<int>(test.size()),
+                     test.data(), 100.0 * fraction, drive_s);
+        std::fflush(stderr);
+      };
+    }
+    auto r = app::run_bench(o->req, progress);
+    if (progress) std::fprintf(stderr, "\r\033[K");
+    return emit(r, o->json);
+  };
+}
+
+}  // namespace ds::cli
