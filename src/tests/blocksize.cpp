@@ -29,12 +29,13 @@ Expected<BlocksizeResult> run_blocksize(IoEngine& io, const BlocksizeOptions& op
       at += static_cast<std::uint64_t>(plan.size()) * blocks + 8192;
       RunOptions ro;
       ro.queue_depth = opt.queue_depth;
+      ro.first_alone = true;  // a reordering drive would otherwise start mid-stream
       Budget local(per);
       const auto limit_ns = static_cast<std::int64_t>(per * 1e9);
       RunResult r = run_plan(io, plan, ro, local, [&](const RunResult& rr) {
         std::size_t n = 0;
         while (n < rr.done.size() && rr.done[n]) ++n;
-        return n < 2 || rr.samples[n - 1].complete_ns - rr.samples[0].submit_ns < limit_ns;
+        return n < 2 || rr.samples[n - 1].complete_ns - rr.samples[0].complete_ns < limit_ns;
       });
       budget.charge(r.drive_ns);
       std::size_t n = 0;

@@ -63,25 +63,36 @@ StreamProbe probe_stream(IoEngine& io, std::uint64_t lba, std::uint32_t blocks, 
 
 ProbeChoice choose_stream(IoEngine& io, std::uint64_t lba, Budget& budget, unsigned qd,
                           std::uint64_t end_lba) {
+  // The stream follows the media only when per-command costs are hidden: then the time per
+  // sector does not depend on the read size. Double the size until two sizes agree (within
+  // 0.5 %) and keep the smaller one, which resolves the track boundaries best.
   ProbeChoice best;
   const std::uint32_t lb = block_bytes(io);
   const std::uint32_t first = std::max<std::uint32_t>(1, 4096 / lb);
-  for (std::uint32_t m = first; static_cast<std::uint64_t>(m) * lb <= 256 * 1024; m *= 4) {
+  struct Prev { std::uint32_t m = 0; double s = 0; bool ok = false; TrackStructure t; } prev;
+  for (std::uint32_t m = first; static_cast<std::uint64_t>(m) * lb <= 512 * 1024; m *= 2) {
     if (budget.exhausted()) break;
     StreamProbe p = probe_stream(io, lba, m, 0.25, qd, budget, 0, end_lba);
     if (p.error) break;
-    best.t = p.t;
-    // Each candidate reads fresh LBAs: data just read sits in the drive's cache.
-    lba = p.end_lba + 4096;
+    lba = p.end_lba + 4096;  // fresh LBAs each time: what was just read sits in the cache
     best.end_lba = lba;
-    if (p.t.media_bound && p.t.sectors_per_track && p.t.sectors_per_track >= 4 * m) {
-      best.blocks = m;
-      // Fewer, larger reads still resolve the boundaries when a track holds ~32 of them.
-      best.blocks = std::max<std::uint32_t>(m, p.t.sectors_per_track / 32);
+    best.t = p.t;
+    const bool ok = p.t.media_bound && p.t.sectors_per_track >= 4 * m;
+    if (p.t.media_bound && prev.ok && std::fabs(p.t.sector_ns - prev.s) <= 0.005 * p.t.sector_ns) {
+      best.t = prev.t;
+      // Larger reads resolve the boundaries as well while a track still holds ~32 of them.
+      best.blocks = std::max<std::uint32_t>(prev.m, prev.t.sectors_per_track / 32);
       return best;
     }
+    prev = {m, p.t.sector_ns, ok, p.t};
   }
+  if (prev.ok) best.blocks = prev.m;
   return best;
+}
+
+bool same_zone(const TransferPoint& a, const TransferPoint& b) {
+  if (!a.sectors_per_track || !b.sectors_per_track) return false;
+  return std::fabs(a.media_mb_s - b.media_mb_s) <= 0.0025 * std::max(a.media_mb_s, b.media_mb_s);
 }
 
 std::vector<TransferZone> zones_from_points(const std::vector<TransferPoint>& pts,
@@ -99,7 +110,7 @@ std::vector<TransferZone> zones_from_points(const std::vector<TransferPoint>& pt
     auto& g = groups.back();
     bool same;
     if (by_spt) {
-      same = use[i]->sectors_per_track == g.back()->sectors_per_track;
+      same = same_zone(*use[i], *g.back());
     } else {
       std::vector<double> r;
       for (auto* p : g) r.push_back(p->mb_s);
@@ -118,7 +129,17 @@ std::vector<TransferZone> zones_from_points(const std::vector<TransferPoint>& pt
     for (auto* p : groups[z]) r.push_back(p->mb_s);
     tz.mb_s = mean(r);
     tz.mb_s_uncertainty = r.size() > 1 ? stddev(r) / std::sqrt(static_cast<double>(r.size())) : 0;
-    tz.sectors_per_track = groups[z].front()->sectors_per_track;
+    // The most common sectors-per-track of the group (single fits can be off by a few).
+    std::map<std::uint32_t, int> votes;
+    std::vector<double> media;
+    for (auto* p : groups[z]) {
+      ++votes[p->sectors_per_track];
+      media.push_back(p->media_mb_s);
+    }
+    tz.sectors_per_track = std::max_element(votes.begin(), votes.end(), [](auto& a, auto& b) {
+                             return a.second < b.second;
+                           })->first;
+    tz.media_mb_s = mean(media);
     tz.bytes_per_track = static_cast<std::uint64_t>(tz.sectors_per_track) * lb;
     zones.push_back(tz);
   }
@@ -145,6 +166,7 @@ Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
   std::uint64_t fresh = pc.end_lba;  // the structure probes read [0, fresh)
   double rev_ns = 0;
   unsigned H = 0;
+  std::vector<unsigned> long_votes;  // surfaces told by the long structure streams
   if (m) {
     StreamProbe first =
         probe_stream(io, pc.end_lba, m, std::min(1.5, opt.budget_s * 0.05), qd, budget, 4, span);
@@ -152,6 +174,14 @@ Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
     fresh = first.end_lba + 4096;
     rev_ns = first.t.rotation_ns ? first.t.rotation_ns : pc.t.rotation_ns;
     H = first.t.surfaces;
+    if (H) long_votes.push_back(H);
+    // Two more long streams, mid-span and near the inner edge, so that the surface count rests on
+    // several places (a ZCAV sample is too short to hold two cylinder switches).
+    for (double at : {0.5, 0.9}) {
+      StreamProbe q = probe_stream(io, static_cast<std::uint64_t>(span * at), m,
+                                   std::min(1.0, opt.budget_s * 0.03), qd, budget, 3, span);
+      if (!q.error && q.t.surfaces) long_votes.push_back(q.t.surfaces);
+    }
   } else {
     m = std::max<std::uint32_t>(1, 262144 / lb);
     res.notes.push_back("no track boundaries visible in the completion times (interface-bound, "
@@ -159,7 +189,9 @@ Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
   }
   res.read_blocks = m;
   const double rev_guess = rev_ns > 0 ? rev_ns : 8.33e6;
-  const double sample_s = ((H ? H : 4) + 3.5) * rev_guess * 1e-9;
+  const double rate0 = pc.t.raw_bytes_s > 0 ? pc.t.raw_bytes_s : 100e6;
+  // Long enough for one cylinder switch plus warm-up, and for at least 12 reads.
+  const double sample_s = std::max(((H ? H : 4) + 3.5) * rev_guess * 1e-9, 12.0 * m * lb / rate0);
   unsigned P = opt.points;
   const double per_sample = sample_s + 0.025;  // + a seek
   P = static_cast<unsigned>(std::clamp(budget.left_s() * 0.6 / per_sample, 8.0, static_cast<double>(P)));
@@ -174,6 +206,7 @@ Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
     pt.mb_s = p.t.sustained_bytes_s * 1e-6;
     pt.media_mb_s = p.t.media_bytes_s * 1e-6;
     pt.sectors_per_track = p.t.sectors_per_track;
+    pt.spt_uncertainty = p.t.spt_uncertainty;
     pt.surfaces = p.t.surfaces;
     return pt;
   };
@@ -192,6 +225,7 @@ Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
     pt.mb_s = p.t.sustained_bytes_s * 1e-6;
     pt.media_mb_s = p.t.media_bytes_s * 1e-6;
     pt.sectors_per_track = p.t.sectors_per_track;
+    pt.spt_uncertainty = p.t.spt_uncertainty;
     pt.surfaces = p.t.surfaces;
     if (p.t.rotation_ns > 0) rots.push_back(p.t.rotation_ns * 1e-6);
     res.points.push_back(pt);
@@ -215,7 +249,7 @@ Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
     for (auto& p : res.points)
       if (!p.anomalous && p.sectors_per_track) good.push_back(p);
     for (std::size_t i = 1; i < good.size(); ++i)
-      if (good[i].sectors_per_track != good[i - 1].sectors_per_track) work.emplace_back(good[i - 1], good[i]);
+      if (!same_zone(good[i], good[i - 1])) work.emplace_back(good[i - 1], good[i]);
     while (!work.empty() && !budget.exhausted()) {
       auto [a, b] = work.back();
       work.pop_back();
@@ -224,8 +258,8 @@ Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
       TransferPoint pm = sample(mid, refine_s);
       if (!pm.sectors_per_track) continue;  // no structure there: leave this boundary coarse
       extra.push_back(pm);
-      if (pm.sectors_per_track == a.sectors_per_track) work.emplace_back(pm, b);
-      else if (pm.sectors_per_track == b.sectors_per_track) work.emplace_back(a, pm);
+      if (same_zone(pm, a)) work.emplace_back(pm, b);
+      else if (same_zone(pm, b)) work.emplace_back(a, pm);
       else {
         work.emplace_back(a, pm);
         work.emplace_back(pm, b);
@@ -243,7 +277,10 @@ Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
       if (!has_full && !budget.exhausted()) {
         std::uint64_t mid = z.first_lba + (z.last_lba - z.first_lba) / 2;
         TransferPoint pm = sample(mid, sample_s);
-        if (pm.sectors_per_track == z.sectors_per_track) {
+        TransferPoint zp;
+        zp.sectors_per_track = z.sectors_per_track;
+        zp.media_mb_s = z.media_mb_s;
+        if (same_zone(pm, zp)) {
           // Replace the short probes' rates in this zone by the full sample's.
           for (auto& p : res.points)
             if (p.lba >= z.first_lba && p.lba <= z.last_lba) p.mb_s = pm.mb_s;
@@ -278,6 +315,10 @@ Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
   // Surfaces: the most common tracks-per-cylinder among the samples that told it.
   std::map<unsigned, int> votes;
   int told = 0;
+  for (unsigned v : long_votes) {
+    votes[v] += 4;  // a long stream saw several cylinder switches: worth several short samples
+    told += 4;
+  }
   for (auto& p : res.points)
     if (!p.anomalous && p.surfaces) {
       ++votes[p.surfaces];

@@ -25,6 +25,7 @@ struct TransferPoint {
   double mb_s = 0;          // sustained rate over whole cylinders (or the raw rate)
   double media_mb_s = 0;    // rate while reading inside a track
   std::uint32_t sectors_per_track = 0;
+  double spt_uncertainty = 0;
   unsigned surfaces = 0;
   bool anomalous = false;   // no track structure where the neighbours have one (defect, noise)
 };
@@ -33,6 +34,7 @@ struct TransferZone {
   std::uint64_t first_lba = 0, last_lba = 0;
   double mb_s = 0;
   double mb_s_uncertainty = 0;
+  double media_mb_s = 0;
   std::uint32_t sectors_per_track = 0;
   std::uint64_t bytes_per_track = 0;
 };
@@ -74,6 +76,10 @@ struct ProbeChoice {
 };
 ProbeChoice choose_stream(IoEngine& io, std::uint64_t lba, Budget& budget, unsigned queue_depth,
                           std::uint64_t end_lba);
+
+// Two samples belong to the same zone: both show a track structure and their media rates (the
+// sector time inside a track, the most precise figure of a sample) agree within 0.25 %.
+bool same_zone(const TransferPoint& a, const TransferPoint& b);
 
 // The pure part: group points into zones (by sectors per track when known, else by rate).
 std::vector<TransferZone> zones_from_points(const std::vector<TransferPoint>& pts,

@@ -78,8 +78,6 @@ TEST_CASE("transfer on the fake drive finds two zones, spt and surfaces") {
   o.budget_s = 20;
   auto r = run_transfer(d, o);
   REQUIRE(r.ok());
-  for (auto& n : r->notes) MESSAGE(n);
-  for (auto& pt : r->points) MESSAGE(pt.lba, " ", pt.mb_s, " spt ", pt.sectors_per_track, " H ", pt.surfaces, " media ", pt.media_mb_s);
   REQUIRE(r->zones.size() == 2);
   CHECK(r->zones[0].sectors_per_track == 200);
   CHECK(r->zones[1].sectors_per_track == 160);
