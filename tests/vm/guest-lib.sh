@@ -8,7 +8,8 @@ VM_PASS=0
 VM_FAIL=0
 VM_SKIP=0
 
-vm_section() { echo; echo "== $*"; }
+# vm_section TITLE — a heading with the guest's uptime, to see where a slow run spends its time.
+vm_section() { echo; echo "== $* [t=$(cut -d' ' -f1 /proc/uptime)s]"; }
 vm_note() { echo "   $*"; }
 
 # check NAME EXPECTED ACTUAL — pass when the two strings are equal.
@@ -26,6 +27,14 @@ check_true() {
   if "$@"; then VM_PASS=$((VM_PASS + 1)); echo "ok   $name"
   else VM_FAIL=$((VM_FAIL + 1)); echo "FAIL $name (command: $*)"; fi
 }
+
+# contains TEXT PATTERN — TEXT has a line matching PATTERN (grep BRE, case-insensitive);
+# for check_true: check_true "says X" contains "$out" 'pattern'
+contains() { printf '%s\n' "$1" | grep -qi -- "$2"; }
+# not CMD... — the negation, for check_true: check_true "no X" not contains "$out" X
+not() { ! "$@"; }
+# quiet CMD... — CMD with its output thrown away
+quiet() { "$@" > /dev/null 2>&1; }
 
 # check_nonempty NAME VALUE — a reference value must be present before comparing with it,
 # otherwise two empty strings would "agree".
@@ -70,8 +79,21 @@ vm_disk_by_serial() {
 # vm_sg_of BLK — the sg node (sg0, ...) of a SCSI block device.
 vm_sg_of() { ls "/sys/block/$1/device/scsi_generic" 2>/dev/null | head -n1; }
 
-# jget FILE FILTER — one value from a JSON document ("null" when absent; "" on bad JSON).
-jget() { jq -r "$2" "$1" 2>/dev/null; }
+# jget FILE FILTER — one value from a JSON document, as `jq -r FILTER FILE` prints it ("null"
+# when absent, "" on bad JSON). Starting jq costs up to a second under TCG on a busy host, so a
+# plain path (.a.b.c) is looked up in a flattened copy made by one jq run per document.
+jget() {
+  case $2 in
+    *[!a-z0-9_.]*|"") jq -r "$2" "$1" 2>/dev/null; return ;;
+  esac
+  if [ ! -e "$1.flat" ] || [ "$1" -nt "$1.flat" ]; then
+    jq -r 'paths(type != "object" and type != "array") as $p | "." + ($p | map(tostring) | join(".")) + "=" + (getpath($p) | tostring)' \
+      "$1" > "$1.flat" 2>/dev/null || : > "$1.flat"
+  fi
+  if ! [ -s "$1.flat" ]; then jq -r "$2" "$1" 2>/dev/null; return; fi
+  local line; line=$(grep -m1 "^$(printf '%s' "$2" | sed 's/\./\\./g')=" "$1.flat")
+  if [ -n "$line" ]; then printf '%s\n' "${line#*=}"; else echo null; fi
+}
 
 # vm_export NAME FILE — send FILE to the host; vm-run.sh writes it to its -o directory as NAME.
 # Text only (it goes line by line through the serial port, about 100 KB/s).

@@ -230,7 +230,12 @@ i=0
 for s in "$@"; do
   i=$((i + 1)); cp "$s" "$R/vmtest/scripts/$(printf '%02d' $i)-$(basename "$s")"
 done
-[ -z "$BIN" ] || put_elf "$R" "$BIN" /usr/local/bin/drivescope
+if [ -n "$BIN" ]; then
+  put_elf "$R" "$BIN" /usr/local/bin/drivescope
+  # A RelWithDebInfo build is ~50 MB, mostly DWARF: packing and unpacking that dominates the
+  # boot under TCG, and the guest never needs it.
+  ! command -v strip >/dev/null || strip --strip-debug "$R/usr/local/bin/drivescope"
+fi
 for a in "${EXTRA[@]+"${EXTRA[@]}"}"; do
   src=${a%%:*}; dst=${a#*:}; [ "$dst" != "$a" ] || dst=/usr/local/bin/$(basename "$src")
   [ -f "$src" ] || fail "-a: no such file: $src"
