@@ -144,7 +144,6 @@ Expected<Report> identify_without_device(Target& t, const std::optional<sysfs::D
                         {"source", "sysfs"}};
   r.text = fmt::format("Passthrough unavailable: {}\nShowing what Linux (sysfs) knows.\n",
                        t.no_device_reason);
-  r.warnings.push_back("passthrough unavailable: " + t.no_device_reason);
   r.exit_code = kExitPartial;
   return r;
 }
