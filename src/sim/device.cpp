@@ -91,6 +91,15 @@ void put_ascii(std::uint8_t* p, std::size_t n, std::string_view s) {
   for (std::size_t i = 0; i < n; ++i) p[i] = i < s.size() ? static_cast<std::uint8_t>(s[i]) : ' ';
 }
 
+// A drive that vanished or stopped answering (injected, sim/faults.hpp) fails every command; a
+// stopped one only after the command's timeout has passed on the virtual clock.
+std::optional<CommandResult> injected_fault(SimDrive& d, Millis timeout) {
+  std::int64_t wait_ns = 0;
+  auto f = d.faults().command_fault(d.now_ns(), timeout, wait_ns);
+  if (f && wait_ns > 0) d.advance_to(d.now_ns() + wait_ns);
+  return f;
+}
+
 }  // namespace
 
 SimDevice::SimDevice(std::shared_ptr<SimDrive> drive, std::string name) : drive_(std::move(drive)) {
@@ -104,6 +113,7 @@ SimDevice::SimDevice(std::shared_ptr<SimDrive> drive, std::string name) : drive_
 
 CommandResult SimDevice::ata(const AtaRequest& req) {
   if (drive_->model().transport != Transport::ata) return Device::ata(req);
+  if (auto f = injected_fault(*drive_, req.timeout)) return *f;
   const std::uint8_t cmd = req.in.command;
   switch (cmd) {
     case ata::kIdentifyDevice: {
@@ -137,7 +147,9 @@ CommandResult SimDevice::ata(const AtaRequest& req) {
       const std::uint64_t lba = req.in.lba & (ext ? 0xFFFFFFFFFFFFull : 0x0FFFFFFFull);
       if (lba + n > drive_->capacity())
         return ata_error(drive_->run_control(), kErrIdnf | kErrAbort, "READ VERIFY beyond the capacity");
-      return ata_ok(drive_->run_command(lba, n, false));
+      const std::int64_t dur = drive_->run_command(lba, n, false);
+      if (auto f = drive_->faults().media_fault(lba, n, true, dur)) return *f;  // injected
+      return ata_ok(dur);
     }
     default: {
       char buf[64];
@@ -187,6 +199,7 @@ CommandResult SimDevice::ata_set_features(const AtaRequest& req) {
 // ---- SCSI ------------------------------------------------------------------------------------
 
 CommandResult SimDevice::scsi(const ScsiRequest& req) {
+  if (auto f = injected_fault(*drive_, req.timeout)) return *f;
   if (req.cdb.empty()) return invalid_field();
   const std::uint8_t op = req.cdb[0];
   const bool is_scsi = drive_->model().transport == Transport::scsi;
@@ -350,6 +363,7 @@ CommandResult SimDevice::scsi_read(const ScsiRequest& req, std::uint64_t lba, st
   std::fill_n(req.data.begin(), bytes, std::uint8_t{0});  // the simulator keeps no data
   CommandResult r;
   r.duration = Nanos(drive_->run_command(lba, blocks, false));
+  if (auto f = drive_->faults().media_fault(lba, blocks, false, r.duration.count())) return *f;  // injected
   r.residual = static_cast<std::int32_t>(req.data.size() - bytes);
   return r;
 }

@@ -26,6 +26,7 @@ SimDrive::SimDrive(DiskModel model, Mechanics mech) : model_(std::move(model)), 
   free_.reserve(kHostDepth);
   for (std::size_t i = kHostDepth; i-- > 0;) free_.push_back(static_cast<std::uint16_t>(i));
   drive_q_.reserve(kHostDepth);
+  faults_ = FaultState(model_.faults);
   aam_enabled_ = model_.aam.supported;
   aam_level_ = model_.aam.supported ? model_.aam.default_level : 254;
   update_aam();
@@ -125,7 +126,10 @@ void SimDrive::dispatch() {
 }
 
 void SimDrive::run(std::int64_t limit, std::size_t want) {
+  // Injected faults: a drive that stopped answering completes nothing more.
+  limit = std::min(limit, faults_.answer_limit_ns() - 1);
   while (ready_count_ < want) {
+    if (faults_.stopped(now_)) return;
     if (current_ < 0) {
       if (drive_q_.empty()) return;
       dispatch();
@@ -133,7 +137,10 @@ void SimDrive::run(std::int64_t limit, std::size_t want) {
     if (current_done_ > limit) return;
     now_ = std::max(now_, current_done_);
     const Slot& s = slots_[current_];
-    push_ready(static_cast<std::uint16_t>(current_), current_done_, static_cast<std::int32_t>(s.req.length_bytes));
+    const std::uint32_t bs = model_.logical_sector_bytes;
+    push_ready(static_cast<std::uint16_t>(current_), current_done_,
+               faults_.complete(s.req.offset_bytes / bs, s.req.length_bytes / bs, current_done_,
+                                static_cast<std::int32_t>(s.req.length_bytes)));
     current_ = -1;
     refill();
   }

@@ -55,6 +55,8 @@ class SimDrive {
   // Let virtual time pass to t, serving what is queued meanwhile.
   void advance_to(std::int64_t t);
   std::size_t in_flight() const { return unreaped_; }
+  // Injected failures (sim/faults.hpp), from the model's "faults".
+  const FaultState& faults() const { return faults_; }
 
   // A media command from the command interface (READ VERIFY, SCSI READ): served after all
   // queued I/O, synchronously; returns its duration in virtual ns.
@@ -94,6 +96,7 @@ class SimDrive {
   std::size_t ready_head_ = 0, ready_count_ = 0;
   std::size_t unreaped_ = 0;
   std::uint32_t depth_ = 1;
+  FaultState faults_;
 };
 
 }  // namespace ds::sim

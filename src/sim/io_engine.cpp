@@ -1,5 +1,7 @@
 #include "sim/io_engine.hpp"
 
+#include <cerrno>
+
 namespace ds::sim {
 
 SimIoEngine::SimIoEngine(std::shared_ptr<SimDrive> drive, std::string name, bool writable)
@@ -15,6 +17,8 @@ SimIoEngine::SimIoEngine(std::shared_ptr<SimDrive> drive, std::string name, bool
 }
 
 Expected<std::size_t> SimIoEngine::submit(std::span<const IoRequest> reqs) {
+  if (drive_->faults().vanished(drive_->now_ns()))  // injected fault (sim/faults.hpp)
+    return make_error(info_.name + ": the device is gone (injected fault: it vanished)", ENODEV);
   return drive_->submit(reqs, info_.writable);
 }
 
@@ -22,7 +26,15 @@ Expected<std::size_t> SimIoEngine::reap(std::span<IoCompletion> out, std::size_t
                                         std::chrono::milliseconds timeout) {
   const std::int64_t deadline =
       timeout.count() > 0 ? drive_->now_ns() + static_cast<std::int64_t>(timeout.count()) * 1'000'000 : -1;
-  return drive_->reap(out, min_events, deadline);
+  const std::size_t n = drive_->reap(out, min_events, deadline);
+  // Like the libaio engine: nothing completed from a drive that stopped answering is an error
+  // (injected fault, sim/faults.hpp). The wait was virtual, so this returns at once.
+  if (n == 0 && min_events > 0 && drive_->in_flight() > 0 && drive_->faults().stopped(drive_->now_ns()))
+    return make_error(info_.name + ": none of " + std::to_string(drive_->in_flight()) +
+                          " outstanding I/O(s) completed within " + std::to_string(timeout.count()) +
+                          " ms: the device stopped answering (injected fault)",
+                      ETIMEDOUT);
+  return n;
 }
 
 void SimIoEngine::idle(std::chrono::nanoseconds d) {

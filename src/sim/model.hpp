@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "drivescope/expected.hpp"
+#include "sim/faults.hpp"
 
 namespace ds::sim {
 
@@ -98,6 +99,7 @@ struct DiskModel {
   AamSpec aam;
   std::vector<DefectRegion> defects;
   NoiseSpec noise;
+  FaultSpec faults;  // optional "faults" object: injected failures (sim/faults.hpp)
 
   // Σ cylinders × surfaces × sectors_per_track over the zones.
   std::uint64_t zone_sectors() const;

@@ -309,6 +309,11 @@ Expected<DiskModel> parse_model(std::string_view text) {
     if (!r.err && m.noise.seek_jitter_pct > 50) r.fail("noise.seek_jitter_pct", "must be at most 50");
   }
   if (r.err) return *r.err;
+  if (auto f = doc.find("faults"); f != doc.end()) {
+    auto fs = parse_faults(*f, m.capacity());
+    if (!fs) return fs.error();
+    m.faults = std::move(*fs);
+  }
   return m;
 }
 
@@ -367,6 +372,7 @@ std::string model_to_json(const DiskModel& m) {
     ds.push_back({{"first_lba", d.first_lba}, {"sectors", d.sectors}, {"extra_ms", d.extra_ms}});
   j["defects"] = ds;
   j["noise"] = {{"seed", m.noise.seed}, {"seek_jitter_pct", m.noise.seek_jitter_pct}};
+  if (!m.faults.empty()) j["faults"] = faults_to_json(m.faults);
   return j.dump(1);
 }
 

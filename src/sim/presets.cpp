@@ -55,7 +55,7 @@ DiskModel raptor() {
   m.rpm = 10000;
   m.surfaces = 4;
   m.platters = 2;
-  make_zones(m, 145'226'112, {76.0, 47.0, 16});
+  make_zones(m, 145'226'112, {79.0, 49.0, 16});
   seek(m, 0.6, 4.5, 10.2);
   m.head_switch_ms = 0.5;
   m.write_settle_ms = 0.3;
@@ -110,9 +110,9 @@ DiskModel wd1200jd() {
   m.rpm = 7200;
   m.surfaces = 4;  // seed 000: 60 GB platters
   m.platters = 2;
-  make_zones(m, 234'441'648, {58.0, 32.0, 16});
+  make_zones(m, 234'441'648, {61.0, 34.0, 16});
   seek(m, 2.0, 8.9, 21.0);
-  m.head_switch_ms = 1.2;
+  m.head_switch_ms = 0.9;
   m.write_settle_ms = 0.5;
   m.command_overhead_ms = 0.25;
   m.interface_mb_s = 100;  // seed 000: its cache reads barely reach the P-ATA 100 limit (bridged)
@@ -128,7 +128,7 @@ DiskModel barracuda_7200_7() {
   m.rpm = 7200;
   m.surfaces = 4;  // 100 GB platters
   m.platters = 2;
-  make_zones(m, 390'721'968, {68.0, 38.0, 20});
+  make_zones(m, 390'721'968, {72.0, 40.0, 20});
   seek(m, 1.0, 8.5, 17.0);
   m.head_switch_ms = 1.0;
   m.write_settle_ms = 0.4;

@@ -16,6 +16,7 @@ bool is_file(const std::string& p) {
 }
 
 Expected<SimTarget> open_named(DiskModel model, std::string name, const SimOptions& opts) {
+  if (opts.faults) model.faults = *opts.faults;
   auto drive = SimDrive::create(model, opts.seed.value_or(model.noise.seed));
   if (!drive) return make_error(name + ": " + drive.error().message, drive.error().code);
   SimTarget t;

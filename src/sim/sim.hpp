@@ -28,6 +28,7 @@ std::string preset_summary(std::string_view name);
 struct SimOptions {
   std::optional<std::uint64_t> seed;  // overrides the model's noise.seed
   bool writable = false;              // let the I/O engine write (the simulator keeps no data)
+  std::optional<FaultSpec> faults;    // replaces the model's "faults" (sim/faults.hpp)
 };
 
 struct SimTarget {
