@@ -1,0 +1,155 @@
+// `ab` on simulated drives: the A/B finds the effect the model was given, of the right size, and
+// finds none where the model has none. Models are the presets of src/sim/presets.cpp (a test may
+// read models; the measurement code may not): maxline3 (AAM quiet seek scale 1.5), raptor (AAM
+// without effect), wd1200jd (AAM quiet media-rate scale 0.9).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include "app/ab.hpp"
+#include "app/features.hpp"
+#include "app/target.hpp"
+#include "sim/sim.hpp"
+
+using namespace ds;
+using namespace ds::app;
+
+namespace {
+
+AbResult run(const std::string& spec, const std::string& feature, const std::string& tests, unsigned rounds,
+             std::uint64_t seed, const StopFn& stop = {}) {
+  auto t = open_target(spec, {.want_io = true, .seed = seed});
+  REQUIRE(t);
+  AbOptions base;
+  base.tests = {tests};
+  base.rounds = rounds;
+  base.budget_s = 8;
+  base.seed = seed;
+  auto o = parse_ab_feature(feature, base);
+  REQUIRE(o);
+  auto r = run_ab(*t, *o, stop);
+  REQUIRE(r);
+  // Whatever happened, the drive is back at its original AAM level.
+  FeatureControl fc = FeatureControl::for_target(*t);
+  auto now = fc.read(o->feature);
+  REQUIRE(now);
+  REQUIRE(now->value);
+  CHECK(*now->value == r->original);
+  CHECK(r->restored);
+  return std::move(*r);
+}
+
+const measure::AbComparison* find(const AbResult& r, const std::string& test, const std::string& fig) {
+  for (const auto& c : r.results)
+    if (c.test == test && c.figure == fig) return &c;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("AAM quiet on a model with quiet seek scale 1.5: access difference of the configured size") {
+  auto model = sim::preset("maxline3");
+  REQUIRE(model);
+  REQUIRE(model->aam.quiet_seek_scale == doctest::Approx(1.5));
+  auto r = run("sim:maxline3", "aam=fast,quiet", "access", 5, 11);
+  CHECK(r.rounds_done == 5);
+  CHECK(r.original.level == 254u);
+  // Seek time: configured +50 % (B = quiet vs A = fast).
+  const auto* seek = find(r, "access", "avg_seek_ms");
+  REQUIRE(seek);
+  const double configured_pct = (model->aam.quiet_seek_scale - 1) * 100;
+  MESSAGE("avg_seek: measured " << seek->diff_pct << " % [" << seek->ci_low_pct << ", " << seek->ci_high_pct
+                                << "], configured " << configured_pct << " %");
+  CHECK(seek->significant);
+  CHECK(std::fabs(seek->diff_pct - configured_pct) <= 0.2 * configured_pct);
+  // Access time: the added seek is (scale-1) × the model's average seek (random reads over the
+  // whole disk are a uniform sample of cylinder pairs, which is how average_ms is defined).
+  const auto* acc = find(r, "access", "read.mean_ms");
+  REQUIRE(acc);
+  const double configured_ms = (model->aam.quiet_seek_scale - 1) * model->seek.average_ms;
+  MESSAGE("access mean: measured +" << acc->diff << " ms (" << acc->diff_pct << " %), configured +"
+                                    << configured_ms << " ms");
+  CHECK(acc->significant);
+  CHECK(std::fabs(acc->diff - configured_ms) <= 0.2 * configured_ms);
+  CHECK_FALSE(acc->spread_warning);
+}
+
+TEST_CASE("AAM on a model where it has no effect: no significant access difference in >= 19 of 20 seeds") {
+  auto model = sim::preset("raptor");
+  REQUIRE(model);
+  REQUIRE(model->aam.supported);
+  REQUIRE(model->aam.quiet_seek_scale == doctest::Approx(1.0));
+  int sig_mean = 0, sig_seek = 0, sig_any = 0, warned = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    auto r = run("sim:raptor", "aam=fast,quiet", "access", 5, seed);
+    const auto* acc = find(r, "access", "read.mean_ms");
+    const auto* seek = find(r, "access", "avg_seek_ms");
+    REQUIRE(acc);
+    REQUIRE(seek);
+    sig_mean += acc->significant;
+    sig_seek += seek->significant;
+    warned += acc->spread_warning;
+    bool any = false;
+    for (const auto& c : r.results) any = any || c.significant;
+    sig_any += any;
+  }
+  MESSAGE("false positives over 20 seeds: read.mean_ms " << sig_mean << ", avg_seek_ms " << sig_seek
+                                                         << ", any of the access figures " << sig_any
+                                                         << "; spread warnings on read.mean_ms " << warned);
+  CHECK(sig_mean <= 1);
+  CHECK(sig_seek <= 1);
+}
+
+TEST_CASE("AAM quiet on a model with quiet media-rate scale 0.9: the transfer difference is found") {
+  auto model = sim::preset("wd1200jd");
+  REQUIRE(model);
+  REQUIRE(model->aam.quiet_rate_scale < 1.0);
+  auto r = run("sim:wd1200jd", "aam=fast,quiet", "transfer", 4, 5);
+  const auto* outer = find(r, "transfer", "outer_mb_s");
+  REQUIRE(outer);
+  const double configured_pct = (model->aam.quiet_rate_scale - 1) * 100;
+  MESSAGE("transfer outer: measured " << outer->diff_pct << " % [" << outer->ci_low_pct << ", "
+                                      << outer->ci_high_pct << "], configured " << configured_pct << " %");
+  CHECK(outer->significant);
+  CHECK(outer->ci_high_pct < 0);
+  CHECK(std::fabs(outer->diff_pct - configured_pct) <= 0.2 * std::fabs(configured_pct));
+}
+
+TEST_CASE("ab stopped from outside after two rounds: restored, the rounds so far analysed") {
+  int polls = 0;
+  // Each arm polls once before setting the feature and once per test, and once more per round (5 a round): stop in round 3.
+  auto r = run("sim:maxline3", "aam=fast,quiet", "access", 50, 2, [&] { return ++polls > 12; });
+  CHECK(r.interrupted);
+  CHECK(r.rounds_done >= 2);
+  CHECK(r.rounds_done < 50);
+  CHECK_FALSE(r.results.empty());
+  auto rep = ab_report(r);
+  CHECK(rep.exit_code == kExitInterrupted);
+  CHECK(rep.json["ab"]["interrupted"] == true);
+  CHECK(rep.json["ab"]["results"][0].contains("ci_low_pct"));
+}
+
+TEST_CASE("ab input errors") {
+  CHECK_FALSE(parse_ab_feature("aam"));
+  CHECK_FALSE(parse_ab_feature("aam=quiet"));
+  CHECK_FALSE(parse_ab_feature("aam=quiet,quiet"));
+  CHECK_FALSE(parse_ab_feature("warp=1,2"));
+  CHECK_FALSE(parse_ab_feature("aam=quiet,99"));
+  auto t = open_target("sim:maxline3", {.want_io = true});
+  REQUIRE(t);
+  auto o = parse_ab_feature("aam=fast,quiet");
+  REQUIRE(o);
+  o->tests = {"warp"};
+  CHECK_FALSE(run_ab(*t, *o));
+  o->tests = {"access"};
+  o->rounds = 1;
+  CHECK_FALSE(run_ab(*t, *o));
+  // scheduler on a simulated drive: a clear error, and AAM untouched.
+  auto s = parse_ab_feature("scheduler=none,mq-deadline");
+  REQUIRE(s);
+  auto r = run_ab(*t, *s);
+  REQUIRE(r);
+  CHECK(r->device_error);
+  CHECK(r->device_error->find("block") != std::string::npos);
+}
