@@ -33,21 +33,36 @@ double mean_seek_seen(ds::sim::SimTarget& t, int n) {
 
 }  // namespace
 
+namespace {
+
+// The HP C2247A/C2249A have a 2.9 ms track-to-track seek (a quarter of a revolution), paid by
+// every reordered access; greedy SPTF reaches about 1.86x there. The requirement stays 2x for
+// them too: that case is marked may_fail so the shortfall is shown in every run, not hidden.
+bool hp_slow_short_seeks(const std::string& spec) { return spec.find("hp_c224") != std::string::npos; }
+
+void check_sptf_doubles(const std::string& spec) {
+  CAPTURE(spec);
+  auto fifo = with_policy(spec, ds::sim::QueuePolicy::fifo);
+  auto sptf = with_policy(spec, ds::sim::QueuePolicy::sptf);
+  const double f = simtest::random_read_iops(*fifo.io, 4000, 32);
+  const double s = simtest::random_read_iops(*sptf.io, 4000, 32);
+  MESSAGE(spec << ": fifo " << f << " IOPS, sptf " << s << " IOPS, ratio " << s / f);
+  CHECK(s >= 2.0 * f);
+}
+
+}  // namespace
+
 TEST_CASE("sptf with 32 random reads queued at least doubles fifo throughput") {
-  std::vector<std::string> specs = simtest::model_files();
+  std::vector<std::string> specs;
+  for (auto& m : simtest::model_files())
+    if (!hp_slow_short_seeks(m)) specs.push_back(m);
   for (const char* p : {"sim:raptor", "sim:maxline3", "sim:cheetah15k3", "sim:modern8tb"}) specs.emplace_back(p);
-  for (const auto& spec : specs) {
-    CAPTURE(spec);
-    auto fifo = with_policy(spec, ds::sim::QueuePolicy::fifo);
-    auto sptf = with_policy(spec, ds::sim::QueuePolicy::sptf);
-    const double f = simtest::random_read_iops(*fifo.io, 4000, 32);
-    const double s = simtest::random_read_iops(*sptf.io, 4000, 32);
-    MESSAGE(spec << ": fifo " << f << " IOPS, sptf " << s << " IOPS, ratio " << s / f);
-    // The HP C2247A/C2249A cannot double: their 2.9 ms track-to-track seek (a quarter of a
-    // revolution) is paid by every reordered access; greedy SPTF reaches 1.86x there.
-    const bool hp_slow_short_seeks = spec.find("hp_c224") != std::string::npos;
-    CHECK(s >= (hp_slow_short_seeks ? 1.8 : 2.0) * f);
-  }
+  for (const auto& spec : specs) check_sptf_doubles(spec);
+}
+
+TEST_CASE("sptf doubles fifo on the HP C2247A/C2249A (known shortfall: ~1.86x)" * doctest::may_fail()) {
+  for (auto& m : simtest::model_files())
+    if (hp_slow_short_seeks(m)) check_sptf_doubles(m);
 }
 
 TEST_CASE("with protocol none the host queue depth makes no difference") {
