@@ -22,5 +22,6 @@ Action add_bench(CLI::App& app);
 Action add_features(CLI::App& app);  // aam, apm, write-cache, read-ahead
 Action add_ab(CLI::App& app);
 Action add_restore(CLI::App& app);
+Action add_ncq(CLI::App& app);  // the NCQ/TCQ claimed / enabled / effective verdict
 
 }  // namespace ds::cli

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
       ds::cli::add_features(app),
       ds::cli::add_ab(app),
       ds::cli::add_restore(app),
+      ds::cli::add_ncq(app),
   };
   try {
     app.parse(argc, argv);

@@ -1,0 +1,310 @@
+#include "app/ncq.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "app/features.hpp"
+#include "app/restore.hpp"
+#include "drivescope/commands.hpp"
+#include "probe/scsi_decode.hpp"
+#include "probe/sysfs.hpp"
+
+namespace ds::app {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+NcqClaim claim_from_identify(const probe::AtaIdentity& id) {
+  NcqClaim c;
+  c.known = true;
+  if (id.ncq.supported) {
+    // ACS-3 7.12.7.41 (w76 bit 8) and 7.12.7.40 (w75 bits 4:0 = depth − 1).
+    c.claimed = true;
+    c.protocol = "NCQ";
+    if (id.ncq_depth) c.depth = id.ncq_depth;
+    c.source = "IDENTIFY word 76 bit 8, depth from word 75";
+  } else if (id.tcq.supported) {
+    // ATA/ATAPI-7 w83 bit 1 (TCQ, READ/WRITE QUEUED), depth also in w75.
+    c.claimed = true;
+    c.protocol = "TCQ";
+    if (id.tcq_depth) c.depth = id.tcq_depth;
+    c.source = "IDENTIFY word 83 bit 1 (legacy TCQ), depth from word 75";
+  } else {
+    c.protocol = "NCQ";
+    c.source = "IDENTIFY words 76 and 83: neither NCQ nor TCQ";
+  }
+  return c;
+}
+
+NcqClaim claim_from_inquiry(bool cmd_que) {
+  NcqClaim c;
+  c.known = true;
+  c.claimed = cmd_que;
+  c.protocol = "command queuing";
+  c.source = "INQUIRY byte 7 bit 1 (CmdQue); SCSI reports no queue depth there";
+  return c;
+}
+
+namespace {
+
+std::string claim_phrase(const NcqClaim& c) {
+  if (!c.known) return "Queuing support unknown" + (c.note.empty() ? std::string() : " (" + c.note + ")");
+  if (!c.claimed) return "No command queuing claimed by the drive";
+  std::string p = c.protocol == "command queuing" ? "Command queuing (CmdQue)" : c.protocol;
+  return p + " claimed" + (c.depth ? fmt::format(" (depth {})", *c.depth) : std::string());
+}
+
+}  // namespace
+
+std::string ncq_summary(const NcqClaim& c, const NcqHost& h, const std::optional<measure::QueueResult>& q) {
+  std::string s = !c.known ? "claim unknown" : c.claimed ? "claimed" : "not claimed";
+  s += !h.enabled ? ", host depth unknown" : *h.enabled ? ", enabled" : ", not enabled";
+  if (!q) s += ", effectiveness not measured";
+  else if (!q->verdict.reorders) s += ", effectiveness inconclusive";
+  else s += *q->verdict.reorders ? ", effective" : ", not effective";
+  return s;
+}
+
+std::string ncq_sentence(const NcqClaim& c, const NcqHost& h, const std::optional<measure::QueueResult>& q) {
+  std::string s = claim_phrase(c);
+  const bool enabled = h.enabled.value_or(false);
+  if (!h.enabled) s += "; host queue depth unknown";
+  else if (enabled) s += fmt::format(" and enabled by the host (depth {})", h.depth.value_or(0));
+  else if (c.claimed) s += fmt::format(", but not enabled by the host (queue depth {})", h.depth.value_or(1));
+  else s += fmt::format("; the host sends one command at a time (queue depth {})", h.depth.value_or(1));
+  if (!q) return s + "; effectiveness not measured";
+  const auto& v = q->verdict;
+  if (!v.reorders) {
+    if (v.no_positioning_cost) return s + "; effectiveness inconclusive: no positioning cost to save on this device";
+    return s + "; effectiveness inconclusive: " + v.evidence;
+  }
+  if (*v.reorders)
+    return s + fmt::format(", and the drive reorders queued reads (IOPS x{:.1f} from depth 1 to {})",
+                           v.iops_gain, v.deepest);
+  if (h.enabled && !enabled)
+    return s + ", so the drive sees one read at a time and serves them in arrival order";
+  return s + (c.claimed && enabled ? ", but" : ";") + " the drive serves reads in arrival order";
+}
+
+namespace {
+
+// The Linux side of a real device: host queue depth and scheduler from sysfs.
+std::optional<sysfs::DriveFacts> facts_of(const Target& t, const fs::path& root) {
+  if (t.block_name.empty()) return std::nullopt;
+  auto f = sysfs::facts_for_device(t.block_name, root);
+  if (!f) return std::nullopt;
+  return std::move(*f);
+}
+
+NcqClaim ask_drive(Target& t) {
+  NcqClaim c;
+  if (!t.device) {
+    c.note = "no command passthrough: " + t.no_device_reason;
+    return c;
+  }
+  if (t.device->info().ata_capable || t.kind == TargetKind::ata) {
+    std::array<std::uint8_t, 512> block{};
+    auto res = ata::identify_device(*t.device, block);
+    if (!res.ok()) {
+      c.note = "IDENTIFY DEVICE failed: " + res.message;
+      return c;
+    }
+    auto id = probe::decode_identify(block, probe::DecodeOptions{.allow_bad_checksum = true});
+    if (!id) {
+      c.note = "IDENTIFY DEVICE not decodable: " + id.error().message;
+      return c;
+    }
+    return claim_from_identify(*id);
+  }
+  std::array<std::uint8_t, 96> inq{};
+  auto res = scsi::inquiry(*t.device, inq);
+  if (!res.ok()) {
+    c.note = "INQUIRY failed: " + res.message;
+    return c;
+  }
+  auto d = scsi::decode_standard_inquiry(inq);
+  if (!d) {
+    c.note = "INQUIRY not decodable: " + d.error().message;
+    return c;
+  }
+  return claim_from_inquiry(d->cmd_que);
+}
+
+}  // namespace
+
+Expected<NcqResult> run_ncq(Target& t, const NcqOptions& o) {
+  if (o.measure && !t.io) return make_error("ncq: the target has no block I/O (open it with I/O)");
+  NcqResult r;
+  r.claim = ask_drive(t);
+  auto facts = facts_of(t, o.root);
+  if (facts) {
+    if (facts->queue_depth) {
+      r.host.depth = *facts->queue_depth;
+      r.host.enabled = *facts->queue_depth > 1;
+      r.host.source = "sysfs " + facts->name + "/device/queue_depth (SCSI mid-layer; libata sets it to the NCQ depth in use)";
+    } else {
+      r.host.source = "sysfs has no device/queue_depth for " + facts->name;
+    }
+    r.host.scheduler = r.host.original_scheduler = facts->scheduler;
+  } else if (t.kind == TargetKind::sim && t.io) {
+    r.host.depth = t.io->info().max_queue_depth;
+    r.host.enabled = *r.host.depth > 1;
+    r.host.source = fmt::format("simulated drive: no Linux host; the host depth is the I/O engine's "
+                                "queue ({} requests)", *r.host.depth);
+    r.host.scheduler_note = "no Linux I/O scheduler in front of a simulated drive";
+  } else {
+    r.host.source = "not a Linux block device: host queue depth unknown";
+  }
+  if (!o.measure) {
+    r.summary = ncq_summary(r.claim, r.host, std::nullopt);
+    r.sentence = ncq_sentence(r.claim, r.host, std::nullopt);
+    return r;
+  }
+
+  // The scheduler sorts requests too: measure with `none` when the kernel offers it, through a
+  // RestoreStack so the original comes back on every exit path (docs/features.md).
+  std::optional<FeatureControl> fc;
+  std::optional<RestoreStack> stack;
+  if (facts && o.switch_scheduler && !facts->scheduler.empty() && facts->scheduler != "none") {
+    const bool offered = std::find(facts->schedulers.begin(), facts->schedulers.end(), "none") !=
+                         facts->schedulers.end();
+    if (!offered) {
+      r.host.scheduler_note = "the kernel does not offer the none scheduler here";
+    } else {
+      std::optional<fs::path> file;
+      if (o.state_dir) {
+        std::error_code ec;
+        fs::create_directories(*o.state_dir, ec);
+        file = *o.state_dir / state_file_name(t.spec, t.block_name);
+      } else if (auto d = state_dir(); d) {
+        file = *d / state_file_name(t.spec, t.block_name);
+      } else {
+        r.warnings.push_back("no restore state directory (" + d.error().message +
+                             "): the scheduler is restored in-process only");
+      }
+      fc.emplace(t.device.get(), t.kind, t.block_name, o.root);
+      RestoreState header;
+      header.target = t.spec;
+      header.kind = std::string(to_string(t.kind));
+      header.device_path = t.device_path;
+      header.block_name = t.block_name;
+      stack.emplace(*fc, header, file);
+      if (auto ok = stack->check_no_leftover(); !ok) return ok.error();
+      auto s = stack->change(FeatureId::scheduler, FeatureValue{true, {}, "none"});
+      if (s) {
+        r.host.scheduler = "none";
+        r.host.scheduler_switched = true;
+      } else {
+        r.host.scheduler_note = "could not switch to none: " + s.error().message;
+        r.warnings.push_back("measured with the " + facts->scheduler + " scheduler, which sorts requests: " +
+                             s.error().message);
+      }
+    }
+  }
+
+  // A few reads first: the first queued command after probing may be slow (QEMU's aborted-command
+  // quirk, a drive spinning up); they are not counted.
+  measure::LoopOptions warm;
+  warm.depth = 1;
+  warm.max_ios = 4;
+  warm.target_s = 0;
+  warm.min_ios = 0;
+  const std::uint32_t lb = t.io->info().logical_block_bytes ? t.io->info().logical_block_bytes : 512;
+  measure::run_closed_loop(*t.io, warm, [lb](std::uint64_t seq) {
+    IoRequest q;
+    q.offset_bytes = seq * 4096 / lb * lb;
+    q.length_bytes = lb;
+    return q;
+  });
+
+  measure::QueueOptions qo = o.queue;
+  qo.scheduler = r.host.scheduler;
+  if (o.stop) qo.stop = o.stop;
+  auto q = measure::run_queue(*t.io, qo);
+  if (stack) {
+    for (const auto& m : stack->restore_all()) r.host.scheduler_note += (r.host.scheduler_note.empty() ? "" : "; ") + m;
+    if (!stack->all_restored()) r.warnings.push_back("the scheduler could not be restored: " + r.host.scheduler_note);
+  }
+  if (q) {
+    r.queue = std::move(*q);
+    r.effective = r.queue->verdict.reorders;
+  } else {
+    r.queue_error = q.error().message;
+    r.warnings.push_back("queue test failed: " + r.queue_error);
+  }
+  r.summary = ncq_summary(r.claim, r.host, r.queue);
+  r.sentence = ncq_sentence(r.claim, r.host, r.queue);
+  return r;
+}
+
+Report ncq_report(const Target& t, const NcqResult& r) {
+  Report rep;
+  auto opt_u = [](const std::optional<unsigned>& v) { return v ? json(*v) : json(nullptr); };
+  auto opt_b = [](const std::optional<bool>& v) { return v ? json(*v) : json(nullptr); };
+  json claimed{{"known", r.claim.known},
+               {"supported", r.claim.known ? json(r.claim.claimed) : json(nullptr)},
+               {"protocol", r.claim.protocol},
+               {"depth", opt_u(r.claim.depth)},
+               {"source", r.claim.source}};
+  if (!r.claim.note.empty()) claimed["note"] = r.claim.note;
+  json host{{"enabled", opt_b(r.host.enabled)},
+            {"queue_depth", opt_u(r.host.depth)},
+            {"source", r.host.source},
+            {"scheduler", r.host.scheduler.empty() ? json(nullptr) : json(r.host.scheduler)},
+            {"original_scheduler", r.host.original_scheduler.empty() ? json(nullptr) : json(r.host.original_scheduler)},
+            {"scheduler_switched", r.host.scheduler_switched}};
+  if (!r.host.scheduler_note.empty()) host["scheduler_note"] = r.host.scheduler_note;
+  json eff{{"reorders", opt_b(r.effective)},
+           {"measured", r.queue.has_value()}};
+  if (r.queue) {
+    eff["confidence"] = std::round(r.queue->verdict.confidence * 1000) / 1000;
+    eff["evidence"] = r.queue->verdict.evidence;
+    eff["no_positioning_cost"] = r.queue->verdict.no_positioning_cost;
+  }
+  if (!r.queue_error.empty()) eff["error"] = r.queue_error;
+  rep.json = json{{"drivescope", {{"version", version()}}},
+                  {"target", {{"kind", to_string(t.kind)}, {"name", t.spec}}},
+                  {"ncq", {{"claimed", claimed}, {"enabled", host}, {"effective", eff},
+                           {"summary", r.summary}, {"sentence", r.sentence}}},
+                  {"warnings", r.warnings}};
+  if (r.claim.known && r.claim.protocol != "command queuing") {
+    const bool ncq = r.claim.protocol == "NCQ" && r.claim.claimed;
+    const bool tcq = r.claim.protocol == "TCQ" && r.claim.claimed;
+    rep.json["identify"] = {{"ncq", {{"supported", ncq}, {"depth", ncq ? opt_u(r.claim.depth) : json(nullptr)}}},
+                            {"tcq", {{"supported", tcq}, {"depth", tcq ? opt_u(r.claim.depth) : json(nullptr)}}}};
+  }
+  if (r.queue) rep.json["tests"] = {{"queue", measure::queue_to_json(*r.queue)}};
+
+  std::string& o = rep.text;
+  o = fmt::format("Command queuing on {}\n", t.spec);
+  o += fmt::format("  claimed:   {}{}\n             ({})\n",
+                   !r.claim.known ? "unknown" : r.claim.claimed ? "yes, " + r.claim.protocol : "no",
+                   r.claim.depth ? fmt::format(", depth {}", *r.claim.depth) : std::string(),
+                   r.claim.known ? r.claim.source : r.claim.note);
+  o += fmt::format("  enabled:   {}{}\n             ({})\n",
+                   !r.host.enabled ? "unknown" : *r.host.enabled ? "yes" : "no",
+                   r.host.depth ? fmt::format(", host queue depth {}", *r.host.depth) : std::string(),
+                   r.host.source);
+  if (r.queue) {
+    o += fmt::format("  effective: {} (confidence {:.0f} %)\n             ({})\n",
+                     !r.effective ? "inconclusive" : *r.effective ? "yes, the drive reorders" : "no",
+                     r.queue->verdict.confidence * 100, r.queue->verdict.evidence);
+  } else {
+    o += fmt::format("  effective: not measured{}\n", r.queue_error.empty() ? "" : ": " + r.queue_error);
+  }
+  std::string sched = r.host.scheduler.empty() ? "none known" : r.host.scheduler;
+  if (r.host.scheduler_switched) sched += " (switched from " + r.host.original_scheduler + ")";
+  if (!r.host.scheduler_note.empty()) sched += "; " + r.host.scheduler_note;
+  o += "  scheduler: " + sched + "\n";
+  if (r.queue) o += "\n" + measure::queue_to_text(*r.queue);
+  o += "\n" + r.sentence + ".\n";
+  rep.warnings = r.warnings;
+  if (!r.queue_error.empty()) rep.exit_code = kExitPartial;
+  if (r.queue && r.queue->interrupted) rep.exit_code = kExitInterrupted;
+  return rep;
+}
+
+}  // namespace ds::app

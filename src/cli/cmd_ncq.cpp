@@ -1,0 +1,67 @@
+// `drivescope ncq TARGET [--json] [--no-measure] [--keep-scheduler] [--budget S] [--max-depth N]`.
+// Ctrl-C / SIGTERM: the first stops the queue test after the current depth and restores the
+// scheduler; a second restores from the state file at once and exits.
+#include <cstdio>
+#include <memory>
+
+#include "app/ncq.hpp"
+#include "app/restore.hpp"
+#include "cli/cli.hpp"
+
+namespace ds::cli {
+
+Action add_ncq(CLI::App& app) {
+  struct Opts {
+    std::string target, state_dir;
+    double budget = 12;
+    unsigned max_depth = 32;
+    std::uint64_t seed = 1;
+    bool json = false, no_measure = false, keep_scheduler = false;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* c = app.add_subcommand("ncq", "NCQ/TCQ: claimed by the drive, enabled by the host, effective");
+  c->add_option("target", o->target, "/dev/sdX, /dev/sgN, sim:NAME, sim:MODEL.json")->required();
+  c->add_option("--budget", o->budget, "drive seconds for the queue test (default 12)");
+  c->add_option("--max-depth", o->max_depth, "deepest queue to test: 1,2,4 … up to this (default 32, at most 256)");
+  c->add_option("--seed", o->seed, "seed of the random reads (and of a simulated drive's noise)");
+  c->add_option("--state-dir", o->state_dir, "where to keep the scheduler's restore state file");
+  c->add_flag("--no-measure", o->no_measure, "only the claimed and enabled layers; no I/O");
+  c->add_flag("--keep-scheduler", o->keep_scheduler, "measure with the scheduler in effect (do not switch to none)");
+  c->add_flag("--json", o->json, "one JSON document on stdout");
+  return [o, c]() -> int {
+    if (!c->parsed()) return -1;
+    if (o->max_depth < 1 || o->max_depth > 256 || !(o->budget > 0)) {
+      std::fprintf(stderr, "drivescope ncq: --max-depth must be 1..256 and --budget positive\n");
+      return app::kExitUsage;
+    }
+    std::string forced_file;
+    app::SignalGuard guard([&forced_file](int) {
+      if (!forced_file.empty()) {
+        auto r = app::restore_state_file(forced_file);
+        for (const auto& m : r.messages) std::fprintf(stderr, "drivescope: %s\n", m.c_str());
+      }
+      std::fprintf(stderr, "drivescope: second signal: stopped at once\n");
+    });
+    auto t = app::open_target(o->target, {.want_io = !o->no_measure, .seed = o->seed});
+    if (!t) return emit(t.error(), o->json);
+    app::NcqOptions no;
+    no.measure = !o->no_measure;
+    no.switch_scheduler = !o->keep_scheduler;
+    no.queue.budget_s = o->budget;
+    no.queue.seed = o->seed;
+    no.queue.depths.clear();
+    for (unsigned d = 1; d <= o->max_depth; d *= 2) no.queue.depths.push_back(d);
+    if (no.queue.depths.back() != o->max_depth) no.queue.depths.push_back(o->max_depth);
+    if (!o->state_dir.empty()) no.state_dir = o->state_dir;
+    if (!t->block_name.empty()) {
+      auto dir = no.state_dir ? Expected<std::filesystem::path>(*no.state_dir) : app::state_dir();
+      if (dir) forced_file = (*dir / app::state_file_name(t->spec, t->block_name)).string();
+    }
+    no.stop = [&guard] { return guard.interrupted(); };
+    auto r = app::run_ncq(*t, no);
+    if (!r) return emit(r.error(), o->json);
+    return emit(app::ncq_report(*t, *r), o->json);
+  };
+}
+
+}  // namespace ds::cli

@@ -1,0 +1,380 @@
+#include "tests/queue.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace ds::measure {
+
+namespace {
+
+double r3(double v) { return std::round(v * 1000) / 1000; }
+double r4(double v) { return std::round(v * 10000) / 10000; }
+
+// Steady-state IOPS from completion times (sorted): skip the first completions (the queue was
+// just filled) and the last depth−1 (the queue was draining), then count completions per second
+// over what is left. The relative standard error comes from the spread of the gaps between
+// completions (a sum of m gaps has relative SE sd/(mean·√m) when they are independent).
+void steady_iops(const std::vector<std::int64_t>& t, unsigned depth, std::int64_t t0, LoopResult& r) {
+  const std::size_t n = t.size();
+  if (n == 0) return;
+  std::size_t k0 = std::min<std::size_t>(depth, n / 4);
+  std::size_t k1 = n > depth ? n - depth : 0;
+  if (k1 <= k0 + 8) {
+    const double span = static_cast<double>(t.back() - t0) * 1e-9;
+    r.iops = span > 0 ? static_cast<double>(n) / span : 0;
+    r.iops_rel_se = 1.0 / std::sqrt(static_cast<double>(n));
+    return;
+  }
+  const double span = static_cast<double>(t[k1] - t[k0]) * 1e-9;
+  const std::size_t m = k1 - k0;
+  if (span <= 0) {
+    // Completions seen in one instant (a coarse clock): fall back to the whole run.
+    const double all = static_cast<double>(t.back() - t0) * 1e-9;
+    r.iops = all > 0 ? static_cast<double>(n) / all : 0;
+    r.iops_rel_se = 1.0 / std::sqrt(static_cast<double>(n));
+    return;
+  }
+  r.iops = static_cast<double>(m) / span;
+  double sum = 0, sum2 = 0;
+  for (std::size_t i = k0; i < k1; ++i) {
+    const double g = static_cast<double>(t[i + 1] - t[i]);
+    sum += g;
+    sum2 += g * g;
+  }
+  const double mean = sum / static_cast<double>(m);
+  const double var = std::max(0.0, sum2 / static_cast<double>(m) - mean * mean);
+  r.iops_rel_se = mean > 0 ? std::sqrt(var) / (mean * std::sqrt(static_cast<double>(m))) : 0;
+}
+
+double phi(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
+
+}  // namespace
+
+LoopResult run_closed_loop(IoEngine& io, const LoopOptions& opt, const NextRequest& next) {
+  LoopResult r;
+  const unsigned depth = std::max(1u, opt.depth);
+  std::set<std::uint64_t> outstanding;
+  std::vector<IoCompletion> comps(std::max(1u, depth));
+  std::vector<IoRequest> by_seq;  // what was asked, by seq (tags are seqs)
+  std::uint64_t seq = 0;
+  bool submitting = true;
+  const std::int64_t t0 = io.now_ns();
+  auto elapsed_s = [&] { return static_cast<double>(io.now_ns() - t0) * 1e-9; };
+
+  auto should_stop = [&]() {
+    const std::size_t done = r.records.size();
+    if (done + outstanding.size() >= opt.max_ios) return true;
+    const double e = elapsed_s();
+    if (e >= opt.hard_limit_s) return true;
+    if (e >= opt.target_s && done >= opt.min_ios) return true;
+    if (opt.stop && opt.stop()) {
+      r.interrupted = true;
+      return true;
+    }
+    return false;
+  };
+  // One request per submit call: nothing between us and the drive sees a batch it could sort.
+  auto submit_one = [&]() -> bool {
+    IoRequest q = next(seq);
+    q.tag = seq;
+    auto s = io.submit(std::span<const IoRequest>(&q, 1));
+    if (!s) {
+      r.error = s.error();
+      return false;
+    }
+    if (*s == 0) return false;  // the engine's queue is full: this is the depth we get
+    by_seq.push_back(q);
+    outstanding.insert(seq);
+    ++seq;
+    r.max_outstanding = std::max<unsigned>(r.max_outstanding, static_cast<unsigned>(outstanding.size()));
+    return true;
+  };
+
+  for (unsigned i = 0; i < depth; ++i)
+    if (!submit_one()) break;
+  if (outstanding.empty() && !r.error) r.error = make_error("the I/O engine accepted no request");
+
+  std::vector<std::int64_t> times;
+  while (!outstanding.empty()) {
+    auto got = io.reap(comps, 1, std::chrono::milliseconds(opt.timeout_ms));
+    if (!got) {
+      r.error = got.error();
+      break;
+    }
+    if (*got == 0) {
+      r.error = make_error(fmt::format("I/O timed out: no completion within {} ms", opt.timeout_ms), 110);
+      break;
+    }
+    for (std::size_t k = 0; k < *got; ++k) {
+      const IoCompletion& c = comps[k];
+      if (!outstanding.erase(c.tag)) continue;  // not ours
+      if (!c.ok()) {
+        if (!r.error)
+          r.error = make_error(fmt::format("I/O failed at byte offset {}: errno {}",
+                                           by_seq[c.tag].offset_bytes, -c.result), -c.result);
+        submitting = false;
+        continue;
+      }
+      LoopRecord rec;
+      rec.seq = c.tag;
+      rec.offset_bytes = by_seq[c.tag].offset_bytes;
+      rec.length_bytes = by_seq[c.tag].length_bytes;
+      rec.write = by_seq[c.tag].write;
+      rec.submit_ns = c.submit_ns;
+      rec.complete_ns = c.complete_ns;
+      rec.overtook = !outstanding.empty() && *outstanding.begin() < c.tag;
+      r.records.push_back(rec);
+      times.push_back(c.complete_ns);
+    }
+    for (std::size_t k = 0; k < *got && submitting; ++k) {
+      if (outstanding.size() >= depth) break;
+      if (should_stop() || !submit_one()) submitting = false;
+    }
+    if (submitting && outstanding.empty()) submitting = false;  // nothing accepted any more
+  }
+  std::sort(times.begin(), times.end());
+  if (!times.empty()) r.drive_time_s = static_cast<double>(times.back() - t0) * 1e-9;
+  steady_iops(times, std::max(1u, r.max_outstanding), t0, r);
+  return r;
+}
+
+ReorderVerdict judge_reordering(const std::vector<QueueDepthResult>& depths) {
+  ReorderVerdict v;
+  const QueueDepthResult* d1 = nullptr;
+  const QueueDepthResult* deep = nullptr;
+  for (const auto& d : depths) {
+    if (d.ios < 16 || d.iops <= 0 || d.mean_ms <= 0) continue;
+    if (d.reached_depth == 1 && !d1) d1 = &d;
+    if (!deep || d.reached_depth > deep->reached_depth) deep = &d;
+  }
+  if (!d1 || !deep) {
+    v.confidence = 0;
+    v.evidence = "no usable depth-1 run: nothing to compare against";
+    return v;
+  }
+  v.deepest = deep->reached_depth;
+  v.iops_gain = deep->iops / d1->iops;
+  v.overtaken_share = deep->overtaken_share;
+  // Exponents over every usable depth.
+  std::vector<double> lx, liops, llat;
+  for (const auto& d : depths) {
+    if (d.ios < 16 || d.iops <= 0 || d.mean_ms <= 0 || d.reached_depth == 0) continue;
+    lx.push_back(std::log(static_cast<double>(d.reached_depth)));
+    liops.push_back(std::log(d.iops));
+    llat.push_back(std::log(d.mean_ms));
+  }
+  if (lx.size() >= 2) {
+    v.iops_exponent = fit_line(lx, liops).slope;
+    v.latency_exponent = fit_line(lx, llat).slope;
+  }
+  // A mechanical access costs milliseconds and spreads over (at least) a revolution: a device
+  // answering in well under a millisecond, or always in the same time, has no positioning cost a
+  // reordering could save, so its IOPS curve says nothing about reordering.
+  const double cv1 = d1->stddev_ms / d1->mean_ms;
+  if (d1->mean_ms < 1.0 || cv1 < 0.08) {
+    v.no_positioning_cost = true;
+    v.confidence = d1->mean_ms < 0.3 || cv1 < 0.03 ? 0.95 : 0.8;
+    v.evidence = fmt::format(
+        "no positioning cost to save: depth-1 reads take {:.3f} ms (spread {:.0f} % of the mean), "
+        "far below a mechanical access; IOPS x{:.2f} from depth 1 to {}", d1->mean_ms, cv1 * 100,
+        v.iops_gain, v.deepest);
+    return v;
+  }
+  if (v.deepest < 4) {
+    v.confidence = 0.5;
+    v.evidence = fmt::format("at most {} requests were outstanding: too shallow to judge", v.deepest);
+    return v;
+  }
+  // Midpoint in log space between "flat" (gain 1) and the weakest SPTF gain (d^(1/3)).
+  const double threshold = std::pow(static_cast<double>(v.deepest), 0.1);
+  const double se = std::max(0.01, std::hypot(d1->iops_rel_se, deep->iops_rel_se));
+  const double z = (std::log(v.iops_gain) - std::log(threshold)) / se;
+  const std::string numbers = fmt::format(
+      "IOPS {:.0f} at depth 1 and {:.0f} at depth {} (x{:.2f}, threshold x{:.2f}); mean latency "
+      "grows as depth^{:.2f}; {:.0f} % of completions at depth {} overtook an older request",
+      d1->iops, deep->iops, v.deepest, v.iops_gain, threshold, v.latency_exponent,
+      v.overtaken_share * 100, v.deepest);
+  if (v.iops_gain >= threshold && v.latency_exponent < 0.9) {
+    if (v.overtaken_share < 0.02) {
+      // More IOPS with completions still in arrival order: parallel service (striping, several
+      // actuators, flash channels), not reordering.
+      v.confidence = 0.6;
+      v.evidence = "IOPS grow with depth but requests complete in arrival order (parallel service, "
+                   "not reordering): " + numbers;
+      return v;
+    }
+    v.reorders = true;
+    v.confidence = std::min(0.999, phi(z));
+    v.evidence = "reorders: " + numbers;
+    return v;
+  }
+  if (v.iops_gain < threshold && v.latency_exponent >= 0.8) {
+    v.reorders = false;
+    v.confidence = std::min(0.999, phi(-z));
+    v.evidence = "serves in arrival order: " + numbers;
+    return v;
+  }
+  v.confidence = 0.5;
+  v.evidence = "IOPS and latency disagree: " + numbers;
+  return v;
+}
+
+Expected<QueueResult> run_queue(IoEngine& io, const QueueOptions& opt, const ProgressFn* progress) {
+  if (opt.depths.empty()) return make_error("queue: no depth to test");
+  for (unsigned d : opt.depths)
+    if (d < 1 || d > 256) return make_error(fmt::format("queue: depth {} is out of range (1..256)", d));
+  const IoTargetInfo& info = io.info();
+  QueueResult res;
+  res.block_bytes = info.logical_block_bytes ? info.logical_block_bytes : 512;
+  res.scheduler = opt.scheduler;
+  std::uint64_t span = info.capacity_bytes / res.block_bytes;
+  if (opt.span_blocks) span = std::min(span, opt.span_blocks);
+  if (span < 2) return make_error("queue: the target reports no capacity");
+  std::vector<unsigned> depths = opt.depths;
+  std::sort(depths.begin(), depths.end());
+  depths.erase(std::unique(depths.begin(), depths.end()), depths.end());
+  if (depths.front() != 1) depths.insert(depths.begin(), 1);  // the verdict needs depth 1
+  if (info.max_queue_depth < depths.back())
+    res.notes.push_back(fmt::format("the I/O engine keeps at most {} requests outstanding",
+                                    info.max_queue_depth));
+  const double per_depth = std::max(0.2, opt.budget_s / static_cast<double>(depths.size()));
+
+  for (std::size_t i = 0; i < depths.size(); ++i) {
+    const unsigned d = depths[i];
+    Rng rng(opt.seed * 0x9E3779B97F4A7C15ull + d);
+    LoopOptions lo;
+    lo.depth = std::min(d, std::max(1u, info.max_queue_depth));
+    lo.target_s = per_depth;
+    lo.hard_limit_s = 3 * per_depth;
+    lo.min_ios = 4 * static_cast<std::size_t>(d) + 64;
+    lo.max_ios = std::max<std::size_t>(opt.max_ios_per_depth, lo.min_ios + d);
+    lo.stop = opt.stop;
+    const std::uint32_t bb = res.block_bytes;
+    auto loop = run_closed_loop(io, lo, [&](std::uint64_t) {
+      IoRequest q;
+      q.offset_bytes = rng.below(span) * bb;
+      q.length_bytes = bb;
+      return q;
+    });
+    QueueDepthResult dr;
+    dr.depth = d;
+    dr.reached_depth = loop.max_outstanding;
+    dr.iops = loop.iops;
+    dr.iops_rel_se = loop.iops_rel_se;
+    dr.drive_time_s = loop.drive_time_s;
+    std::uint64_t overtook = 0;
+    for (const auto& rec : loop.records) {
+      if (rec.seq < lo.depth) continue;  // the initial fill met an empty queue: warm-up
+      const auto ns = static_cast<std::uint64_t>(std::max<std::int64_t>(0, rec.complete_ns - rec.submit_ns));
+      dr.histogram.add(ns);
+      dr.coarse.add(ns);
+      overtook += rec.overtook ? 1 : 0;
+    }
+    dr.ios = dr.histogram.count();
+    if (dr.ios) {
+      dr.mean_ms = dr.histogram.mean() * 1e-6;
+      dr.stddev_ms = dr.histogram.stddev() * 1e-6;
+      dr.p50_ms = static_cast<double>(dr.histogram.percentile(50)) * 1e-6;
+      dr.p90_ms = static_cast<double>(dr.histogram.percentile(90)) * 1e-6;
+      dr.p99_ms = static_cast<double>(dr.histogram.percentile(99)) * 1e-6;
+      dr.max_ms = static_cast<double>(dr.histogram.max()) * 1e-6;
+      dr.overtaken_share = static_cast<double>(overtook) / static_cast<double>(dr.ios);
+    }
+    res.drive_time_s += loop.drive_time_s;
+    res.depths.push_back(std::move(dr));
+    if (progress && *progress)
+      (*progress)("queue", static_cast<double>(i + 1) / static_cast<double>(depths.size()), res.drive_time_s);
+    if (loop.interrupted) {
+      res.interrupted = true;
+      res.notes.push_back("interrupted: depths after " + std::to_string(d) + " not measured");
+      break;
+    }
+    if (loop.error) {
+      if (res.depths.back().ios == 0) res.depths.pop_back();
+      if (res.depths.empty()) return *loop.error;
+      res.notes.push_back(fmt::format("depth {}: {}", d, loop.error->message));
+      break;
+    }
+  }
+  res.verdict = judge_reordering(res.depths);
+  return res;
+}
+
+nlohmann::json queue_to_json(const QueueResult& r) {
+  using nlohmann::json;
+  json depths = json::array();
+  for (const auto& d : r.depths) {
+    json h = json::array();
+    for (const auto& b : d.coarse.buckets())
+      h.push_back({{"lower_ms", r4(static_cast<double>(b.lower) * 1e-6)},
+                   {"upper_ms", r4(static_cast<double>(b.upper + 1) * 1e-6)},
+                   {"count", b.count}});
+    depths.push_back({{"depth", d.depth},
+                      {"reached_depth", d.reached_depth},
+                      {"ios", d.ios},
+                      {"iops", r3(d.iops)},
+                      {"iops_rel_se", r4(d.iops_rel_se)},
+                      {"mean_ms", r4(d.mean_ms)},
+                      {"p50_ms", r4(d.p50_ms)},
+                      {"p90_ms", r4(d.p90_ms)},
+                      {"p99_ms", r4(d.p99_ms)},
+                      {"max_ms", r4(d.max_ms)},
+                      {"stddev_ms", r4(d.stddev_ms)},
+                      {"overtaken_share", r4(d.overtaken_share)},
+                      {"drive_time_s", r3(d.drive_time_s)},
+                      {"histogram", std::move(h)}});
+  }
+  const auto& v = r.verdict;
+  return json{{"depths", std::move(depths)},
+              {"reorders", v.reorders ? json(*v.reorders) : json(nullptr)},
+              {"confidence", r3(v.confidence)},
+              {"evidence", v.evidence},
+              {"iops_gain", r3(v.iops_gain)},
+              {"iops_exponent", r3(v.iops_exponent)},
+              {"latency_exponent", r3(v.latency_exponent)},
+              {"no_positioning_cost", v.no_positioning_cost},
+              {"scheduler", r.scheduler.empty() ? json(nullptr) : json(r.scheduler)},
+              {"block_bytes", r.block_bytes},
+              {"drive_time_s", r3(r.drive_time_s)},
+              {"notes", r.notes}};
+}
+
+std::string queue_to_text(const QueueResult& r) {
+  std::string o = fmt::format("queue: random {}-byte reads by depth ({:.1f} s{})\n", r.block_bytes,
+                              r.drive_time_s,
+                              r.scheduler.empty() ? std::string() : ", scheduler " + r.scheduler);
+  // The seed's 3-D picture in one row per depth: the share of accesses in each latency band.
+  static constexpr double kBands[] = {10, 20, 50, 100, 200};
+  o += fmt::format("{:>6} {:>9} {:>9} {:>9} {:>9} {:>8}   {:>6} {:>6} {:>6} {:>6} {:>7} {:>6}\n", "depth",
+                   "IOPS", "mean ms", "p50 ms", "p99 ms", "overtook", "<10", "10-20", "20-50", "50-100",
+                   "100-200", ">200");
+  for (const auto& d : r.depths) {
+    double share[6] = {};
+    for (const auto& b : d.histogram.buckets()) {
+      const double ms = static_cast<double>(b.lower) * 1e-6;
+      std::size_t k = 0;
+      while (k < 5 && ms >= kBands[k]) ++k;
+      share[k] += static_cast<double>(b.count);
+    }
+    std::string bands;
+    for (double& s : share) {
+      s = d.ios ? 100.0 * s / static_cast<double>(d.ios) : 0;
+      bands += fmt::format(" {:>5.0f}%", s);
+    }
+    o += fmt::format("{:>6} {:>9.1f} {:>9.2f} {:>9.2f} {:>9.2f} {:>7.0f}%  {}\n",
+                     d.reached_depth == d.depth ? std::to_string(d.depth)
+                                                : fmt::format("{}({})", d.depth, d.reached_depth),
+                     d.iops, d.mean_ms, d.p50_ms, d.p99_ms, d.overtaken_share * 100, bands);
+  }
+  const auto& v = r.verdict;
+  o += fmt::format("reorders: {} (confidence {:.0f} %)\n  {}\n",
+                   v.reorders ? (*v.reorders ? "yes" : "no") : "inconclusive", v.confidence * 100,
+                   v.evidence);
+  for (const auto& n : r.notes) o += "  note: " + n + "\n";
+  return o;
+}
+
+}  // namespace ds::measure

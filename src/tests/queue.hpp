@@ -1,0 +1,129 @@
+// queue: the Ipeak-style read-queuing test (methods.md "Read queuing optimisation"). Random
+// single-sector reads are kept exactly `depth` outstanding (one new request per completion, one
+// request per submit call, so nothing above the drive batches or sorts them), for depths 1, 2, 4
+// … 32 (up to 256 on request). Per depth: a latency histogram (ds::io::Histogram, log-linear,
+// bounded error), IOPS in the steady state, mean/p50/p99, and how often a request overtook an
+// older one. The verdict on whether the drive reorders comes from the shape of IOPS and latency
+// against depth:
+//   - a drive that serves in arrival order has a constant service time, so IOPS stays flat and
+//     mean latency grows in step with depth (the seed's "diagonal ridge");
+//   - a drive that reorders (SPTF) serves the nearest of d requests, so IOPS grows with depth
+//     (roughly d^(1/3) … d^(1/2)) and latency grows less than linearly;
+//   - a device with no positioning cost (RAM, flash, an emulator) has nothing to save by
+//     reordering: the question is then inconclusive, whatever its completion order.
+// The closed-loop runner is shared with the IOMeter-style patterns (tests/patterns.hpp).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "drivescope/expected.hpp"
+#include "drivescope/io.hpp"
+#include "io/histogram.hpp"
+#include "tests/common.hpp"
+
+namespace ds::measure {
+
+// ---- the closed-loop runner ----
+
+struct LoopRecord {
+  std::uint64_t seq = 0;     // submission order
+  std::uint64_t offset_bytes = 0;
+  std::uint32_t length_bytes = 0;
+  bool write = false;
+  std::int64_t submit_ns = 0;
+  std::int64_t complete_ns = 0;
+  bool overtook = false;     // completed while an older request was still outstanding
+  double latency_ms() const { return static_cast<double>(complete_ns - submit_ns) * 1e-6; }
+};
+
+struct LoopOptions {
+  unsigned depth = 1;
+  double target_s = 1.0;           // drive time to aim for
+  double hard_limit_s = 5.0;       // never more than this, even below min_ios
+  std::size_t min_ios = 100;       // keep going (up to hard_limit_s) until this many completed
+  std::size_t max_ios = 100'000;   // never more than this
+  std::int64_t timeout_ms = 30'000;
+  std::function<bool()> stop;      // asked between completions (Ctrl-C); true ends the run
+};
+
+struct LoopResult {
+  std::vector<LoopRecord> records;  // in completion order
+  unsigned max_outstanding = 0;     // the depth actually reached
+  double drive_time_s = 0;          // first submit to last completion
+  double iops = 0;                  // steady state: completions while the queue was full
+  double iops_rel_se = 0;           // relative standard error of iops (from inter-completion gaps)
+  std::optional<Error> error;       // what ended the run early; records so far are kept
+  bool interrupted = false;
+};
+
+// Next request of the workload: its offset, length and direction (the seq it will get is passed).
+using NextRequest = std::function<IoRequest(std::uint64_t seq)>;
+
+// Keep exactly opt.depth requests outstanding until the stop rule says enough, then drain.
+LoopResult run_closed_loop(IoEngine& io, const LoopOptions& opt, const NextRequest& next);
+
+// ---- the queue test ----
+
+struct QueueOptions {
+  std::vector<unsigned> depths{1, 2, 4, 8, 16, 32};  // each in 1..256
+  std::uint64_t span_blocks = 0;   // 0: the whole capacity
+  double budget_s = 15;            // total drive time, shared evenly between depths
+  std::uint64_t seed = 1;
+  std::size_t max_ios_per_depth = 20'000;
+  std::string scheduler;           // informational: the Linux scheduler in effect ("" unknown)
+  std::function<bool()> stop;
+};
+
+struct QueueDepthResult {
+  unsigned depth = 0;            // asked
+  unsigned reached_depth = 0;    // most requests outstanding at once
+  std::uint64_t ios = 0;         // completions counted in the latency figures (warm-up excluded)
+  double iops = 0;
+  double iops_rel_se = 0;
+  double mean_ms = 0, p50_ms = 0, p90_ms = 0, p99_ms = 0, stddev_ms = 0, max_ms = 0;
+  double overtaken_share = 0;    // share of completions that overtook an older request
+  double drive_time_s = 0;
+  io::Histogram histogram{7};    // latencies in ns, 0.4 % bound: the figures above
+  io::Histogram coarse{3};       // same latencies, 8 buckets per octave: JSON and plots
+};
+
+// What the shape says. reorders: true / false / nullopt (inconclusive).
+struct ReorderVerdict {
+  std::optional<bool> reorders;
+  double confidence = 0;          // 0..1: how sure the verdict (or "inconclusive") is
+  double iops_gain = 0;           // IOPS at the deepest depth / IOPS at depth 1
+  double iops_exponent = 0;       // slope of log IOPS against log depth
+  double latency_exponent = 0;    // slope of log mean latency against log depth (1 = linear)
+  double overtaken_share = 0;     // at the deepest depth
+  unsigned deepest = 0;           // deepest depth reached
+  bool no_positioning_cost = false;
+  std::string evidence;           // one sentence with the numbers
+};
+
+// Pure: judges per-depth figures (depth 1 must be present).
+ReorderVerdict judge_reordering(const std::vector<QueueDepthResult>& depths);
+
+struct QueueResult {
+  std::vector<QueueDepthResult> depths;
+  ReorderVerdict verdict;
+  std::string scheduler;
+  std::uint32_t block_bytes = 512;
+  double drive_time_s = 0;
+  std::vector<std::string> notes;
+  bool interrupted = false;
+};
+
+Expected<QueueResult> run_queue(IoEngine& io, const QueueOptions& opt,
+                                const ProgressFn* progress = nullptr);
+
+// The object that goes under tests.queue: depths[] {depth, iops, mean_ms, p50_ms, p99_ms,
+// histogram[] {lower_ms, upper_ms, count}, ...}, reorders (true/false/null), confidence, ...
+nlohmann::json queue_to_json(const QueueResult& r);
+std::string queue_to_text(const QueueResult& r);
+
+}  // namespace ds::measure
