@@ -1,0 +1,315 @@
+#include "tests/patterns.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "tests/queue.hpp"
+
+namespace ds::measure {
+
+namespace {
+
+double r3(double v) { return std::round(v * 1000) / 1000; }
+
+struct CellPlan {
+  const AccessSpec* spec = nullptr;
+  unsigned depth = 1;
+  double write_share = 0;
+};
+
+constexpr double kShareEps = 1e-9;
+
+}  // namespace
+
+const std::vector<AccessSpec>& iometer_specs() {
+  // methods.md "IOMeter patterns": the access specifications as IOMeter reviews publish them.
+  static const std::vector<AccessSpec> specs = {
+      {"database", {{8192, 100}}, 0.67, 1.0},
+      {"fileserver",
+       {{512, 10}, {1024, 5}, {2048, 5}, {4096, 60}, {8192, 2}, {16384, 4}, {32768, 4}, {65536, 10}},
+       0.80, 1.0},
+      {"webserver",
+       {{512, 22}, {1024, 15}, {2048, 8}, {4096, 23}, {8192, 15}, {16384, 2}, {32768, 6}, {65536, 7},
+        {131072, 1}, {524288, 1}},
+       1.0, 1.0},
+      {"workstation", {{8192, 100}}, 0.80, 0.80},
+  };
+  return specs;
+}
+
+const AccessSpec* find_spec(const std::string& name) {
+  for (const auto& s : iometer_specs())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+const PatternCell* PatternsResult::cell(const std::string& pattern, unsigned depth, double write_share) const {
+  for (const auto& c : cells)
+    if (c.pattern == pattern && c.depth == depth &&
+        (write_share < 0 || std::abs(c.write_share - write_share) < 1e-6))
+      return &c;
+  return nullptr;
+}
+
+double workstation_rating(const std::vector<std::pair<unsigned, double>>& iops_by_depth) {
+  double s = 0;
+  for (auto [q, iops] : iops_by_depth) s += q ? iops / q : 0;
+  return s;
+}
+
+Expected<PatternsResult> run_patterns(IoEngine& io, const PatternsOptions& opt, const ProgressFn* progress) {
+  const IoTargetInfo& info = io.info();
+  if (opt.allow_write && !info.writable)
+    return make_error("patterns: writes were asked for (--write) but the target was not opened for "
+                      "writing; refusing before any I/O");
+  auto check_depths = [](const std::vector<unsigned>& v) -> Expected<bool> {
+    for (unsigned d : v)
+      if (d < 1 || d > 256) return make_error(fmt::format("patterns: depth {} is out of range (1..256)", d));
+    return true;
+  };
+  for (const auto* v : {&opt.load_depths, &opt.database_depths, &opt.workstation_depths})
+    if (auto c = check_depths(*v); !c) return c.error();
+  std::vector<CellPlan> plan;
+  for (const auto& name : opt.patterns) {
+    const AccessSpec* s = find_spec(name);
+    if (!s)
+      return make_error(fmt::format("patterns: unknown pattern '{}' (known: database, fileserver, "
+                                    "webserver, workstation)", name));
+    if (name == "database") {
+      for (int w = 0; w <= 10; ++w)
+        for (unsigned d : opt.database_depths) plan.push_back({s, d, w / 10.0});
+    } else {
+      for (unsigned d : name == "workstation" ? opt.workstation_depths : opt.load_depths)
+        plan.push_back({s, d, 1.0 - s->read_share});
+    }
+  }
+  if (plan.empty()) return make_error("patterns: nothing to run");
+
+  PatternsResult res;
+  res.allow_write = opt.allow_write;
+  const std::uint32_t lb = info.logical_block_bytes ? info.logical_block_bytes : 512;
+  const std::uint32_t pb = info.physical_block_bytes >= lb ? info.physical_block_bytes : lb;
+  std::uint64_t span = info.capacity_bytes / lb;
+  if (opt.span_blocks) span = std::min(span, opt.span_blocks);
+  if (span < 2048) return make_error("patterns: the target is too small (needs at least 2048 blocks)");
+  std::size_t to_run = 0;
+  for (const auto& c : plan) to_run += (c.write_share <= kShareEps || opt.allow_write) ? 1 : 0;
+  const double cell_s = std::clamp(opt.budget_s / std::max<std::size_t>(1, to_run), 0.05, opt.cell_s);
+  bool rounded_small = false;
+
+  Rng rng(opt.seed ^ 0x5A17E4ull);
+  std::size_t done = 0;
+  for (const auto& c : plan) {
+    PatternCell cell;
+    cell.pattern = c.spec->name;
+    cell.depth = c.depth;
+    cell.write_share = c.write_share;
+    if (c.write_share > kShareEps && !opt.allow_write) {
+      cell.skipped = true;
+      cell.skip_reason = "writes not allowed (needs --write)";
+      res.cells.push_back(cell);
+      continue;
+    }
+    if (res.interrupted) {
+      cell.skipped = true;
+      cell.skip_reason = "interrupted";
+      res.cells.push_back(cell);
+      continue;
+    }
+    double total_w = 0;
+    for (const auto& s : c.spec->sizes) total_w += s.weight;
+    std::uint64_t cursor = rng.below(span);  // where the sequential share continues
+    LoopOptions lo;
+    lo.depth = std::min(c.depth, std::max(1u, info.max_queue_depth));
+    lo.target_s = cell_s;
+    lo.hard_limit_s = 4 * cell_s;
+    lo.min_ios = 2 * static_cast<std::size_t>(c.depth) + 32;
+    lo.max_ios = 200'000;
+    lo.stop = opt.stop;
+    auto loop = run_closed_loop(io, lo, [&](std::uint64_t) {
+      IoRequest q;
+      double pick = rng.uniform() * total_w;
+      std::uint32_t bytes = c.spec->sizes.back().bytes;
+      for (const auto& s : c.spec->sizes) {
+        if (pick < s.weight) {
+          bytes = s.bytes;
+          break;
+        }
+        pick -= s.weight;
+      }
+      if (bytes < lb) {
+        bytes = lb;  // a 512-byte request on a 4Kn drive cannot be sent
+        rounded_small = true;
+      }
+      bytes = (bytes + lb - 1) / lb * lb;
+      const std::uint64_t blocks = bytes / lb;
+      // Align to the physical block when the size allows (no read-modify-write on 512e drives).
+      const std::uint64_t align = bytes % pb == 0 ? pb / lb : 1;
+      std::uint64_t lba;
+      if (rng.uniform() < c.spec->random_share || cursor + blocks > span) {
+        const std::uint64_t slots = (span - blocks) / align + 1;
+        lba = rng.below(slots) * align;
+      } else {
+        lba = cursor;
+      }
+      cursor = lba + blocks;
+      q.offset_bytes = lba * lb;
+      q.length_bytes = bytes;
+      q.write = opt.allow_write && c.write_share > kShareEps && rng.uniform() < c.write_share;
+      return q;
+    });
+    cell.reached_depth = loop.max_outstanding;
+    cell.iops = loop.iops;
+    cell.iops_rel_se = loop.iops_rel_se;
+    cell.drive_time_s = loop.drive_time_s;
+    double bytes = 0, lat = 0;
+    for (const auto& r : loop.records) {
+      ++cell.ios;
+      (r.write ? cell.writes : cell.reads) += 1;
+      bytes += r.length_bytes;
+      lat += r.latency_ms();
+    }
+    if (cell.ios) {
+      cell.mean_ms = lat / static_cast<double>(cell.ios);
+      cell.mb_s = cell.iops * bytes / static_cast<double>(cell.ios) * 1e-6;
+    }
+    res.drive_time_s += loop.drive_time_s;
+    if (loop.interrupted) res.interrupted = true;
+    if (loop.error) {
+      res.notes.push_back(fmt::format("{} depth {}: {}", cell.pattern, cell.depth, loop.error->message));
+      if (cell.ios == 0) {
+        cell.skipped = true;
+        cell.skip_reason = loop.error->message;
+      }
+    }
+    res.cells.push_back(cell);
+    ++done;
+    if (progress && *progress)
+      (*progress)("patterns", static_cast<double>(done) / static_cast<double>(to_run), res.drive_time_s);
+    if (loop.error && cell.ios == 0 && done == 1) return *loop.error;  // the target does not work
+  }
+
+  auto average = [&](const std::string& name) -> std::optional<double> {
+    double s = 0;
+    int n = 0;
+    for (const auto& c : res.cells) {
+      if (c.pattern != name) continue;
+      if (c.skipped || c.iops <= 0) return std::nullopt;
+      s += c.iops;
+      ++n;
+    }
+    return n ? std::optional<double>(s / n) : std::nullopt;
+  };
+  res.fileserver_average_iops = average("fileserver");
+  res.webserver_average_iops = average("webserver");
+  {
+    std::vector<std::pair<unsigned, double>> w;
+    bool complete = true;
+    for (unsigned q : {1u, 2u, 4u, 8u, 16u, 32u}) {
+      const PatternCell* c = res.cell("workstation", q);
+      if (!c || c->skipped || c->iops <= 0) complete = false;
+      else w.emplace_back(q, c->iops);
+    }
+    if (complete) res.workstation_rating = workstation_rating(w);
+  }
+  if (rounded_small)
+    res.notes.push_back(fmt::format("requests smaller than the {}-byte logical block were sent as one block", lb));
+  if (!opt.allow_write)
+    res.notes.push_back("read-only run: cells with writes were skipped (fileserver and workstation write "
+                        "20 %, database above 0 % writes); --write runs them");
+  bool deep = false;
+  for (const auto& c : res.cells) deep = deep || (!c.skipped && c.depth >= 64);
+  if (deep)
+    res.notes.push_back("depths 64-256 favour drives with deep queues but are rare in real servers; "
+                        "do not rank drives by them alone");
+  return res;
+}
+
+nlohmann::json patterns_to_json(const PatternsResult& r) {
+  using nlohmann::json;
+  json cells = json::array();
+  for (const auto& c : r.cells) {
+    json j{{"pattern", c.pattern},
+           {"depth", c.depth},
+           {"write_pct", std::lround(c.write_share * 100)},
+           {"skipped", c.skipped}};
+    if (c.skipped) {
+      j["skip_reason"] = c.skip_reason;
+      j["iops"] = nullptr;
+    } else {
+      j["reached_depth"] = c.reached_depth;
+      j["iops"] = r3(c.iops);
+      j["iops_rel_se"] = r3(c.iops_rel_se);
+      j["mb_s"] = r3(c.mb_s);
+      j["mean_ms"] = r3(c.mean_ms);
+      j["ios"] = c.ios;
+      j["reads"] = c.reads;
+      j["writes"] = c.writes;
+      j["drive_time_s"] = r3(c.drive_time_s);
+    }
+    cells.push_back(std::move(j));
+  }
+  auto opt = [](const std::optional<double>& v) { return v ? json(r3(*v)) : json(nullptr); };
+  return json{{"cells", std::move(cells)},
+              {"fileserver_average_iops", opt(r.fileserver_average_iops)},
+              {"webserver_average_iops", opt(r.webserver_average_iops)},
+              {"workstation_rating", opt(r.workstation_rating)},
+              {"writes_allowed", r.allow_write},
+              {"drive_time_s", r3(r.drive_time_s)},
+              {"notes", r.notes}};
+}
+
+std::string patterns_to_text(const PatternsResult& r) {
+  std::string o = fmt::format("patterns: IOMeter access specifications, total I/O per second ({:.1f} s)\n",
+                              r.drive_time_s);
+  auto val = [](const PatternCell* c) {
+    if (!c) return fmt::format("{:>8}", "");
+    if (c->skipped) return fmt::format("{:>8}", "skip");
+    return fmt::format("{:>8.1f}", c->iops);
+  };
+  // Database: rows by write share, columns by depth.
+  std::vector<unsigned> db_depths, load_depths;
+  for (const auto& c : r.cells) {
+    auto& v = c.pattern == "database" ? db_depths : load_depths;
+    if (std::find(v.begin(), v.end(), c.depth) == v.end()) v.push_back(c.depth);
+  }
+  std::sort(db_depths.begin(), db_depths.end());
+  std::sort(load_depths.begin(), load_depths.end());
+  if (!db_depths.empty()) {
+    o += "\ndatabase (8 KB random), IOPS by write share and queue depth\n";
+    o += fmt::format("{:>8}", "write %");
+    for (unsigned d : db_depths) o += fmt::format("{:>8}", fmt::format("QD{}", d));
+    o += "\n";
+    for (int w = 0; w <= 10; ++w) {
+      o += fmt::format("{:>8}", w * 10);
+      for (unsigned d : db_depths) o += val(r.cell("database", d, w / 10.0));
+      o += "\n";
+    }
+  }
+  if (!load_depths.empty()) {
+    o += "\nIOPS by queue depth\n";
+    o += fmt::format("{:>12}", "pattern");
+    for (unsigned d : load_depths) o += fmt::format("{:>8}", fmt::format("QD{}", d));
+    o += fmt::format("{:>10}\n", "average");
+    for (const char* p : {"fileserver", "webserver", "workstation"}) {
+      bool any = false;
+      for (const auto& c : r.cells) any = any || c.pattern == p;
+      if (!any) continue;
+      o += fmt::format("{:>12}", p);
+      for (unsigned d : load_depths) o += val(r.cell(p, d));
+      const auto& avg = std::string(p) == "fileserver" ? r.fileserver_average_iops
+                        : std::string(p) == "webserver" ? r.webserver_average_iops
+                                                        : std::optional<double>{};
+      o += avg ? fmt::format("{:>10.1f}\n", *avg) : fmt::format("{:>10}\n", "-");
+    }
+  }
+  o += r.workstation_rating
+           ? fmt::format("\nworkstation rating (sum of IOPS(q)/q, q = 1..32): {:.1f}\n", *r.workstation_rating)
+           : std::string("\nworkstation rating: not available (cells skipped or not run)\n");
+  for (const auto& n : r.notes) o += "note: " + n + "\n";
+  return o;
+}
+
+}  // namespace ds::measure
