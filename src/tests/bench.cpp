@@ -14,7 +14,7 @@ const std::map<std::string, double>& weights() {
   // Share of the drive-time budget; transfer and access need the most (sampling the surface,
   // enough random reads for a 1 % standard error of the mean access time).
   static const std::map<std::string, double> w{
-      {"transfer", 50}, {"access", 45}, {"cache", 5}, {"blocksize", 15}};
+      {"transfer", 50}, {"access", 45}, {"cache", 5}, {"blocksize", 15}, {"queue", 15}, {"patterns", 60}};
   return w;
 }
 
@@ -28,7 +28,7 @@ Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const Pro
   for (const auto& t : opt.tests) {
     auto it = weights().find(t);
     if (it == weights().end())
-      return make_error("unknown test '" + t + "' (known: access, transfer, cache, blocksize)");
+      return make_error("unknown test '" + t + "' (known: access, transfer, cache, blocksize, queue, patterns)");
     wsum += it->second;
   }
   BenchResult r;
@@ -90,6 +90,27 @@ Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const Pro
     if (b) r.blocksize = std::move(*b);
     else r.errors.emplace_back("blocksize", b.error());
   }
+  if (want("queue")) {
+    QueueOptions o;
+    o.budget_s = share("queue");
+    o.seed = opt.seed;
+    o.span_blocks = r.span_blocks;
+    auto q = run_queue(io, o, pf);
+    if (q) r.queue = std::move(*q);
+    else r.errors.emplace_back("queue", q.error());
+  }
+  if (want("patterns")) {
+    PatternsOptions o;
+    o.budget_s = share("patterns");
+    o.seed = opt.seed;
+    o.allow_write = opt.allow_write;
+    o.span_blocks = r.span_blocks;
+    auto p = run_patterns(io, o, pf);
+    if (p) r.patterns = std::move(*p);
+    else r.errors.emplace_back("patterns", p.error());
+  }
+  if (r.queue) r.drive_time_s += r.queue->drive_time_s;
+  if (r.patterns) r.drive_time_s += r.patterns->drive_time_s;
   if (r.transfer) r.drive_time_s += r.transfer->drive_time_s;
   if (r.access) r.drive_time_s += r.access->drive_time_s;
   if (r.cache) r.drive_time_s += r.cache->drive_time_s;
@@ -195,6 +216,8 @@ nlohmann::json bench_to_json(const BenchResult& r) {
     t["blocksize"] = {{"queue_depth", 4}, {"rows", rows}, {"drive_time_s", r3(r.blocksize->drive_time_s)},
                       {"notes", r.blocksize->notes}};
   }
+  if (r.queue) t["queue"] = queue_to_json(*r.queue);
+  if (r.patterns) t["patterns"] = patterns_to_json(*r.patterns);
   if (!r.errors.empty()) {
     t["errors"] = json::object();
     for (auto& [name, e] : r.errors) t["errors"][name] = e.message;
@@ -265,6 +288,8 @@ std::string bench_to_text(const BenchResult& r) {
       o += fmt::format("  {:>10} {:>12.2f} {:>12}\n", b.block_bytes, b.read_mb_s,
                        b.write_mb_s ? fmt::format("{:.2f}", *b.write_mb_s) : "-");
   }
+  if (r.queue) o += "\n" + queue_to_text(*r.queue);
+  if (r.patterns) o += "\n" + patterns_to_text(*r.patterns);
   for (auto& [n, e] : r.errors) o += fmt::format("\n{}: error: {}\n", n, e.message);
   return o;
 }

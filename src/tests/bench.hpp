@@ -13,6 +13,8 @@
 #include "tests/blocksize.hpp"
 #include "tests/cache.hpp"
 #include "tests/common.hpp"
+#include "tests/patterns.hpp"
+#include "tests/queue.hpp"
 #include "tests/transfer.hpp"
 
 namespace ds::measure {
@@ -34,11 +36,13 @@ struct BenchResult {
   std::optional<TransferResult> transfer;
   std::optional<CacheResult> cache;
   std::optional<BlocksizeResult> blocksize;
+  std::optional<QueueResult> queue;        // only when asked for (not in the default set)
+  std::optional<PatternsResult> patterns;  // only when asked for (not in the default set)
   std::vector<std::pair<std::string, Error>> errors;  // test name → what stopped it
   double drive_time_s = 0;
 };
 
-// Known test names: access, transfer, cache, blocksize. An unknown name is an error before any
+// Known test names: access, transfer, cache, blocksize, queue, patterns. An unknown name is an error before any
 // I/O is done.
 Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const ProgressFn& progress = {});
 
