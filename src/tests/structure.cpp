@@ -61,7 +61,7 @@ std::uint32_t fit_period(std::span<const std::int64_t> pos_lo, std::span<const s
 
 TrackStructure analyse_stream(std::span<const std::int64_t> c, std::uint64_t first_lba,
                               std::uint32_t m, std::uint32_t block_bytes, std::size_t warmup,
-                              unsigned surfaces_hint) {
+                              unsigned surfaces_hint, double rotation_hint_ns) {
   TrackStructure t;
   const std::size_t n = c.size();
   if (m == 0 || n < warmup + 4) return t;
@@ -96,18 +96,31 @@ TrackStructure analyse_stream(std::span<const std::int64_t> c, std::uint64_t fir
   // integer that every boundary's position interval admits.
   std::vector<double> dr;
   for (std::size_t j = 1; j < r.size(); ++j) dr.push_back(static_cast<double>(r[j] - r[j - 1]) * m);
-  double est = median(dr);
+  const double rot_spt = rotation_hint_ns > 0 ? rotation_hint_ns / t.sector_ns : 0;
+  double est = rot_spt > 0 ? rot_spt : median(dr);
   std::vector<std::int64_t> k(r.size(), 0), plo(r.size()), phi(r.size());
   for (std::size_t j = 0; j < r.size(); ++j) {
     if (j) k[j] = k[j - 1] + std::max<std::int64_t>(1, std::llround(dr[j - 1] / est));
     plo[j] = static_cast<std::int64_t>(first_lba) + r[j] * m;
     phi[j] = plo[j] + m - 1;
   }
-  const auto lo = static_cast<std::uint32_t>(std::max(1.0, est - 2.0 * m - 1));
-  const auto hi = static_cast<std::uint32_t>(est + 2.0 * m + 1);
+  const double half = rot_spt > 0 ? 0.005 * est + 1 : 2.0 * m + 1;
+  const auto lo = static_cast<std::uint32_t>(std::max(1.0, est - half));
+  const auto hi = static_cast<std::uint32_t>(est + half);
   std::int64_t base = 0;
   std::uint32_t range = 0;
-  std::uint32_t spt = fit_period(plo, phi, k, lo, hi, &base, &range);
+  std::uint32_t spt = 0;
+  if (rot_spt > 0) {
+    // The feasible track size nearest to what the rotation implies.
+    const auto c0 = static_cast<std::int64_t>(std::llround(rot_spt));
+    for (std::int64_t d = 0; !spt && c0 - d >= static_cast<std::int64_t>(lo); ++d)
+      for (std::int64_t p : {c0 - d, c0 + d})
+        if (!spt && p >= static_cast<std::int64_t>(lo) && p <= static_cast<std::int64_t>(hi))
+          spt = fit_period(plo, phi, k, static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(p), &base, &range);
+    if (spt) fit_period(plo, phi, k, lo, hi, nullptr, &range);  // the uncertainty: the feasible range
+  } else {
+    spt = fit_period(plo, phi, k, lo, hi, &base, &range);
+  }
   if (!spt && r.size() >= 6) {
     // The stream may cross a zone boundary: fit the longer consistent half.
     std::size_t h = r.size() / 2;
@@ -176,6 +189,40 @@ TrackStructure analyse_stream(std::span<const std::int64_t> c, std::uint64_t fir
     t.sustained_bytes_s = t.raw_bytes_s;
   }
   return t;
+}
+
+CostStream analyse_cost_stream(std::span<const std::int64_t> c, std::uint64_t first_lba,
+                               std::uint32_t m_small, std::size_t n_small, std::uint32_t m_large,
+                               std::uint32_t block_bytes, unsigned surfaces_hint,
+                               double rotation_hint_ns) {
+  CostStream r;
+  const std::size_t n = c.size();
+  // At least 5 spacings of each kind; the first spacing of each kind is skipped (the first read
+  // carries the positioning, the first large read follows a small one).
+  if (m_large <= m_small || n_small < 7 || n < n_small + 8) return r;
+  std::vector<double> ds, dl;
+  for (std::size_t i = 2; i < n_small; ++i) ds.push_back(static_cast<double>(c[i] - c[i - 1]));
+  for (std::size_t i = n_small + 1; i < n; ++i) dl.push_back(static_cast<double>(c[i] - c[i - 1]));
+  // Medians: a read crosses a track boundary with probability (read size / track size), well
+  // under one half for both sizes, so the median spacing is that of a read inside a track.
+  const double bs = median(ds), bl = median(dl);
+  const double s = (bl - bs) / static_cast<double>(m_large - m_small);
+  if (!(s > 0)) return r;
+  r.command_ns = bl - s * m_large;
+  // Every read must have needed at least half its media time beyond the cost; one that did not
+  // was a cache hit, or the extra time is not a fixed cost per command.
+  for (double d : ds)
+    if (d - r.command_ns < 0.5 * s * m_small) return r;
+  for (double d : dl)
+    if (d - r.command_ns < 0.5 * s * m_large) return r;
+  r.fitted = true;
+  std::vector<std::int64_t> e;
+  e.reserve(n - n_small);
+  for (std::size_t j = 0; j + n_small < n; ++j)
+    e.push_back(c[n_small + j] - static_cast<std::int64_t>(std::llround(r.command_ns * static_cast<double>(j))));
+  r.t = analyse_stream(e, first_lba + static_cast<std::uint64_t>(n_small) * m_small, m_large, block_bytes, 2,
+                       surfaces_hint, rotation_hint_ns);
+  return r;
 }
 
 }  // namespace ds::measure

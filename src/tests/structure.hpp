@@ -37,10 +37,33 @@ struct TrackStructure {
 
 // `complete_ns[i]` is the completion stamp of read i, which covered blocks
 // [first_lba + i·blocks_per_read, first_lba + (i+1)·blocks_per_read). The first `warmup` reads are
-// ignored (positioning, queue filling).
+// ignored (positioning, queue filling). With `rotation_hint_ns` (a rotation measured elsewhere: it
+// is the same in every zone) the track size is looked for only within 0.5 % of rotation / sector
+// time: reads too coarse to pin it from the boundaries alone can still confirm or refute it.
 TrackStructure analyse_stream(std::span<const std::int64_t> complete_ns, std::uint64_t first_lba,
                               std::uint32_t blocks_per_read, std::uint32_t block_bytes,
-                              std::size_t warmup = 2, unsigned surfaces_hint = 0);
+                              std::size_t warmup = 2, unsigned surfaces_hint = 0,
+                              double rotation_hint_ns = 0);
+
+// A stream in which every command pays the same extra time on top of its media time (a slow
+// region: retries or remapped sectors on every access). Its completions are spaced cost + m·s
+// (+ a switch gap at a boundary), and with a cost of tens of milliseconds the switch gaps drown in
+// it. One read size cannot tell the cost from the media time, two can: the stream starts with
+// `n_small` reads of `m_small` blocks and goes on with reads of `m_large` blocks; the median
+// spacings of the two kinds differ by (m_large − m_small)·s, which gives s and then the cost.
+// Taking j·cost off the stamp of the j-th large read leaves the stamps of a media-bound stream,
+// analysed by analyse_stream. `fitted` is false when the stamps do not follow read size + a fixed
+// cost: no positive sector time, or a read that took less than half its media time once the cost
+// is taken off (a cache hit, or a cost that varies); the caller must then report no structure.
+struct CostStream {
+  TrackStructure t;        // of the large reads, per-command cost removed
+  double command_ns = 0;   // fitted per-command time beyond the media time
+  bool fitted = false;
+};
+CostStream analyse_cost_stream(std::span<const std::int64_t> complete_ns, std::uint64_t first_lba,
+                               std::uint32_t m_small, std::size_t n_small, std::uint32_t m_large,
+                               std::uint32_t block_bytes, unsigned surfaces_hint = 0,
+                               double rotation_hint_ns = 0);
 
 // Pure helpers, exposed for unit tests.
 // Split values into two clusters (1-D, maximal between-class separation); returns the threshold

@@ -28,6 +28,7 @@ struct TransferPoint {
   double spt_uncertainty = 0;
   unsigned surfaces = 0;
   bool anomalous = false;   // no track structure where the neighbours have one (defect, noise)
+  double command_ms = 0;    // per-command time fitted out of the stamps (slow region), else 0
 };
 
 struct TransferZone {
@@ -67,6 +68,23 @@ struct StreamProbe {
 StreamProbe probe_stream(IoEngine& io, std::uint64_t lba, std::uint32_t blocks, double max_s,
                          unsigned queue_depth, Budget& budget, unsigned want_cyl_switches = 0,
                          std::uint64_t end_lba = UINT64_MAX, unsigned surfaces_hint = 0);
+
+// A stream inside a region where every command costs far more than its media time: `n_small`
+// reads of m_large/2 blocks, then reads of m_large blocks (queue depth 2) until the stamps, with
+// the fitted per-command cost taken off (analyse_cost_stream), show `want_boundaries` track
+// boundaries, or `max_s` has passed. The structure is kept only if it is consistent: a sector
+// time and a track size whose product is the rotation `rotation_ns` (within 1 %), which no zone
+// changes; otherwise t.sectors_per_track stays 0 (no structure told).
+struct CostProbe {
+  CostStream s;
+  std::uint64_t end_lba = 0;
+  std::int64_t drive_ns = 0;
+  std::optional<Error> error;
+  bool consistent = false;
+};
+CostProbe probe_cost_stream(IoEngine& io, std::uint64_t lba, std::uint32_t m_large, double max_s,
+                            Budget& budget, double rotation_ns, unsigned want_boundaries,
+                            std::uint64_t end_lba = UINT64_MAX, unsigned surfaces_hint = 0);
 
 // Find a read size at which the stream follows the media (boundaries visible) near `lba`.
 struct ProbeChoice {

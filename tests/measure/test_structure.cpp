@@ -92,3 +92,56 @@ TEST_CASE("transfer on the fake drive finds two zones, spt and surfaces") {
   MESSAGE("fake transfer: zones ", r->zones.size(), " z0 ", r->zones[0].mb_s, " vs ", truth0,
           " drive ", r->drive_time_s, " s, ios ", d.ios);
 }
+
+TEST_CASE("analyse_cost_stream: a fixed per-command cost is fitted out and the structure comes back") {
+  // 10 reads of 8 blocks, then reads of 16 blocks, every command 40 ms late on top of the media.
+  const double s = 20e3;  // 20 µs per sector
+  const unsigned spt = 300, H = 4;
+  const double cost = 40e6;
+  auto media_small = synth(5000, 8, 10, spt, H, 40, 70, s);
+  auto media_large = synth(5000 + 80, 16, 120, spt, H, 40, 70, s);
+  std::vector<std::int64_t> c;
+  for (std::size_t i = 0; i < media_small.size(); ++i)
+    c.push_back(media_small[i] + static_cast<std::int64_t>((i + 1) * cost));
+  // The large part continues the same stream: shift it to follow the last small read.
+  const std::int64_t join = media_small.back() + static_cast<std::int64_t>(16 * s);
+  for (std::size_t j = 0; j < media_large.size(); ++j)
+    c.push_back(media_large[j] - media_large[0] + join + static_cast<std::int64_t>((10 + j + 1) * cost));
+  // One read size alone sees no boundary: the gaps are lost in the 40 ms.
+  std::vector<std::int64_t> large(c.begin() + 10, c.end());
+  CHECK(analyse_stream(large, 5080, 16, 512).sectors_per_track == 0);
+  CostStream r = analyse_cost_stream(c, 5000, 8, 10, 16, 512, H);
+  REQUIRE(r.fitted);
+  CHECK(r.command_ns == doctest::Approx(cost).epsilon(1e-4));
+  // Reads of 16 blocks pin the track size only to the feasible range of the boundaries...
+  CHECK(std::abs(static_cast<int>(r.t.sectors_per_track) - static_cast<int>(spt)) <= r.t.spt_uncertainty + 1);
+  // ...which the rotation (the same in every zone) narrows to the exact value.
+  r = analyse_cost_stream(c, 5000, 8, 10, 16, 512, H, spt * s);
+  CHECK(r.t.sectors_per_track == spt);
+  CHECK(r.t.rotation_ns == doctest::Approx(spt * s).epsilon(1e-3));
+  double truth = 4.0 * spt * 512 / ((4 * spt + 3 * 40 + 70) * s * 1e-9);
+  CHECK(r.t.sustained_bytes_s == doctest::Approx(truth).epsilon(2e-3));
+}
+
+TEST_CASE("analyse_stream: a rotation that no boundary fits gives no track size") {
+  auto c = synth(0, 8, 600, 200, 4, 20, 35, 50e3);
+  CHECK(analyse_stream(c, 0, 8, 512, 2, 0, 200 * 50e3).sectors_per_track == 200);
+  CHECK(analyse_stream(c, 0, 8, 512, 2, 0, 230 * 50e3).sectors_per_track == 0);
+}
+
+TEST_CASE("analyse_cost_stream: stamps that do not grow with the read size are not fitted") {
+  std::vector<std::int64_t> c;
+  for (int i = 0; i < 60; ++i) c.push_back(static_cast<std::int64_t>(i) * 40'000'000);
+  CostStream r = analyse_cost_stream(c, 0, 8, 10, 16, 512, 4);
+  CHECK_FALSE(r.fitted);
+  CHECK(r.t.sectors_per_track == 0);
+  // A cache hit among the large reads (far quicker than its media time) refutes the fit too.
+  std::vector<std::int64_t> h;
+  std::int64_t t = 0;
+  for (int i = 0; i < 60; ++i) {
+    t += 40'000'000 + (i < 10 ? 160'000 : 320'000);
+    if (i == 30) t -= 40'000'000;
+    h.push_back(t);
+  }
+  CHECK_FALSE(analyse_cost_stream(h, 0, 8, 10, 16, 512, 4).fitted);
+}
