@@ -72,13 +72,18 @@ std::string ncq_sentence(const NcqClaim& c, const NcqHost& h, const std::optiona
   std::string s = claim_phrase(c);
   const bool enabled = h.enabled.value_or(false);
   if (!h.enabled) s += "; host queue depth unknown";
-  else if (enabled) s += fmt::format(" and enabled by the host (depth {})", h.depth.value_or(0));
+  else if (enabled && c.claimed) s += fmt::format(" and enabled by the host (depth {})", h.depth.value_or(0));
+  else if (enabled) s += fmt::format("; the host queues up to {} requests", h.depth.value_or(0));
   else if (c.claimed) s += fmt::format(", but not enabled by the host (queue depth {})", h.depth.value_or(1));
   else s += fmt::format("; the host sends one command at a time (queue depth {})", h.depth.value_or(1));
   if (!q) return s + "; effectiveness not measured";
   const auto& v = q->verdict;
   if (!v.reorders) {
     if (v.no_positioning_cost) return s + "; effectiveness inconclusive: no positioning cost to save on this device";
+    if (v.parallel_service)
+      return s + fmt::format("; effectiveness inconclusive: the device serves requests in parallel (IOPS x{:.1f} "
+                             "from depth 1 to {}, {:.0f} % out of order), not like a drive saving positioning time",
+                             v.iops_gain, v.deepest, v.overtaken_share * 100);
     return s + "; effectiveness inconclusive: " + v.evidence;
   }
   if (*v.reorders)
@@ -263,6 +268,7 @@ Report ncq_report(const Target& t, const NcqResult& r) {
     eff["confidence"] = std::round(r.queue->verdict.confidence * 1000) / 1000;
     eff["evidence"] = r.queue->verdict.evidence;
     eff["no_positioning_cost"] = r.queue->verdict.no_positioning_cost;
+    eff["parallel_service"] = r.queue->verdict.parallel_service;
   }
   if (!r.queue_error.empty()) eff["error"] = r.queue_error;
   rep.json = json{{"drivescope", {{"version", version()}}},

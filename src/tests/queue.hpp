@@ -102,6 +102,7 @@ struct ReorderVerdict {
   double overtaken_share = 0;     // at the deepest depth
   unsigned deepest = 0;           // deepest depth reached
   bool no_positioning_cost = false;
+  bool parallel_service = false;  // IOPS grow, but not from reordering
   std::string evidence;           // one sentence with the numbers
 };
 
