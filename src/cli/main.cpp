@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
       ds::cli::add_ab(app),
       ds::cli::add_restore(app),
       ds::cli::add_ncq(app),
+      ds::cli::add_report(app),
+      ds::cli::add_compare(app),
   };
   try {
     app.parse(argc, argv);

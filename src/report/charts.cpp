@@ -1,0 +1,669 @@
+#include "report/charts.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <cstdio>
+
+namespace ds::report {
+
+using nlohmann::json;
+
+namespace {
+
+// ---- small JSON accessors: a missing or non-numeric field is "absent", never an exception ----
+
+std::optional<double> num(const json& j, const char* key) {
+  if (!j.is_object()) return std::nullopt;
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  double v = it->get<double>();
+  if (!std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+const json* arr(const json& j, const char* key) {
+  if (!j.is_object()) return nullptr;
+  auto it = j.find(key);
+  return it != j.end() && it->is_array() && !it->empty() ? &*it : nullptr;
+}
+
+const json* test(const json& doc, const char* name) {
+  if (!doc.is_object() || !doc.contains("tests") || !doc["tests"].is_object()) return nullptr;
+  auto it = doc["tests"].find(name);
+  return it != doc["tests"].end() && it->is_object() ? &*it : nullptr;
+}
+
+double sector_bytes(const json& doc) {
+  if (doc.contains("identify") && doc["identify"].is_object())
+    if (auto v = num(doc["identify"], "logical_sector_bytes"); v && *v >= 512) return *v;
+  return 512;
+}
+
+// A string inside a double-quoted gnuplot string (titles carry model names: never trust them).
+std::string q(std::string_view s) {
+  std::string o = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') o += '\\';
+    if (c == '\n' || c == '\r') { o += ' '; continue; }
+    o += c;
+  }
+  return o + "\"";
+}
+
+// Common head of every script: the output format is chosen by the `fmt` variable so that one
+// script makes both the SVG (default) and the PNG.
+std::string preamble(const std::string& name, const std::string& title, const char* key = "top right",
+                     int w = 960, int h = 560) {
+  return fmt::format(
+      "# drivescope chart: {title}\n"
+      "# Data: {name}.dat (columns described in its header).\n"
+      "# Render: gnuplot {name}.gp   (SVG)   or   gnuplot -e \"fmt='png'\" {name}.gp   (PNG)\n"
+      "if (!exists(\"fmt\")) fmt = 'svg'\n"
+      "if (fmt eq 'png') {{\n"
+      "  set terminal pngcairo size {w},{h} enhanced font 'DejaVu Sans,11' background rgb 'white'\n"
+      "  set output '{name}.png'\n"
+      "}} else {{\n"
+      "  set terminal svg size {w},{h} fixed enhanced font 'DejaVu Sans,11' background rgb 'white'\n"
+      "  set output '{name}.svg'\n"
+      "}}\n"
+      "set title {qt} noenhanced font ',14'\n"
+      "set border 3 lc rgb '#555555'\n"
+      "set tics nomirror\n"
+      "set grid xtics ytics lc rgb '#dddddd' lt 1\n"
+      "set key inside {key} opaque box lc rgb '#bbbbbb' noenhanced spacing 1.1 width 1\n",
+      fmt::arg("title", title), fmt::arg("name", name), fmt::arg("w", w), fmt::arg("h", h),
+      fmt::arg("qt", q(title)), fmt::arg("key", key));
+}
+
+std::string with_label(const std::string& what, const std::string& label) {
+  return label.empty() ? what : what + " — " + label;
+}
+
+// ---- the charts ----
+
+ChartSource transfer_chart(const json& t, double sb, const std::string& name, const std::string& label) {
+  ChartSource c{name, "transfer", with_label("Sequential transfer rate by position", label), "", ""};
+  std::string pts = "# index 0: samples: position_gb mb_s\n", anom = "# index 2: anomalous samples\n";
+  std::size_t n_anom = 0;
+  for (const auto& p : *arr(t, "points")) {
+    auto lba = num(p, "lba"), mb = num(p, "mb_s");
+    if (!lba || !mb) continue;
+    auto line = fmt::format("{:.4f} {:.3f}\n", *lba * sb / 1e9, *mb);
+    pts += line;
+    if (p.value("anomalous", false)) { anom += line; ++n_anom; }
+  }
+  std::string zones = "# index 1: detected zones as segments: position_gb mb_s\n";
+  std::size_t n_zones = 0;
+  if (const json* z = arr(t, "zones"))
+    for (const auto& zj : *z) {
+      auto f = num(zj, "first_lba"), l = num(zj, "last_lba"), mb = num(zj, "mb_s");
+      if (!f || !l || !mb) continue;
+      zones += fmt::format("{:.4f} {:.3f}\n{:.4f} {:.3f}\n\n", *f * sb / 1e9, *mb, (*l + 1) * sb / 1e9, *mb);
+      ++n_zones;
+    }
+  c.data = "# drivescope: transfer rate by position (MB = 10^6 bytes)\n" + pts + "\n\n" + zones +
+           (n_zones ? "" : "0 NaN\n") + "\n\n" + anom + (n_anom ? "" : "0 NaN\n");
+  std::string s = preamble(name, c.title);
+  s += "set xlabel 'Position (GB from the outer edge, LBA 0)'\nset ylabel 'Transfer rate (MB/s)'\n"
+       "set yrange [0:*]\nset xrange [0:*]\n";
+  std::string plot = "plot '" + name + ".dat'";
+  if (n_zones)
+    plot += fmt::format(" index 1 using 1:2 with lines lw 7 lc rgb '#f5c77e' title 'detected zones ({})', ''", n_zones);
+  plot += " index 0 using 1:2 with linespoints lw 1.2 pt 7 ps 0.5 lc rgb '#1f5fa8' title 'measured rate'";
+  if (n_anom) plot += ", '' index 2 using 1:2 with points pt 6 ps 1.4 lc rgb '#c0392b' title 'anomalous sample'";
+  auto outer = num(t, "outer_mb_s"), inner = num(t, "inner_mb_s"), ratio = num(t, "outer_inner_ratio");
+  if (outer && inner)
+    s += fmt::format("set label 1 {} at graph 0.98, graph 0.06 right font ',10' tc rgb '#444444'\n",
+                     q(fmt::format("outer {:.1f} MB/s, inner {:.1f} MB/s{}", *outer, *inner,
+                                   ratio ? fmt::format(", ratio {:.2f}", *ratio) : std::string())));
+  c.script = s + plot + "\n";
+  return c;
+}
+
+ChartSource access_map_chart(const json& a, double sb, const std::string& name, const std::string& label) {
+  ChartSource c{name, "access_map", with_label("Random read access time by position", label), "", ""};
+  std::string normal = "# index 0: regions: position_gb(mid) mean_ms samples\n";
+  std::string slow = "# index 1: regions flagged slow\n";
+  std::size_t n_slow = 0;
+  for (const auto& m : *arr(a, "map")) {
+    auto f = num(m, "first_lba"), l = num(m, "last_lba"), ms = num(m, "mean_ms");
+    if (!f || !l || !ms) continue;
+    auto line = fmt::format("{:.4f} {:.4f} {}\n", (*f + *l + 1) / 2 * sb / 1e9, *ms, num(m, "samples").value_or(0));
+    if (m.value("slow", false)) { slow += line; ++n_slow; }
+    else normal += line;
+  }
+  c.data = "# drivescope: access time by LBA region\n" + normal + "\n\n" + slow + (n_slow ? "" : "0 NaN 0\n");
+  std::string s = preamble(name, c.title, "bottom right");
+  s += "set xlabel 'Position (GB from LBA 0)'\nset ylabel 'Mean access time of the region (ms)'\n"
+       "set yrange [0:*]\nset xrange [0:*]\n";
+  // Slow regions are shaded across the whole height, so they stand out even when narrow.
+  int obj = 1;
+  if (const json* sr = arr(a, "slow_regions"))
+    for (const auto& r : *sr) {
+      auto f = num(r, "first_lba"), l = num(r, "last_lba");
+      if (!f || !l) continue;
+      s += fmt::format("set object {} rect from {:.4f}, graph 0 to {:.4f}, graph 1 behind fc rgb '#f6caca' fs solid 0.6 noborder\n",
+                       obj++, *f * sb / 1e9, (*l + 1) * sb / 1e9);
+    }
+  std::string plot = "plot '" + name + ".dat' index 0 using 1:2 with points pt 7 ps 0.8 lc rgb '#1f5fa8' title 'region mean'";
+  if (n_slow) plot += ", '' index 1 using 1:2 with points pt 9 ps 1.4 lc rgb '#c0392b' title 'slow region'";
+  if (auto mean = num(a.value("read", json::object()), "mean_ms"))
+    plot += fmt::format(", {:.4f} with lines dt 2 lw 1.5 lc rgb '#2e8b57' title 'mean over the span ({:.2f} ms)'", *mean, *mean);
+  c.script = s + plot + "\n";
+  return c;
+}
+
+// The distribution of access times. The bench JSON carries per-region means (and optionally an
+// `histogram` of individual reads); when only the regions are there the chart says so in its title.
+ChartSource access_hist_chart(const json& a, const std::string& name, const std::string& label) {
+  std::string d = "# drivescope: access time distribution: low_ms high_ms share_pct\n";
+  bool individual = false;
+  std::vector<std::pair<double, double>> values;  // (ms, weight)
+  if (const json* h = arr(a, "histogram")) {
+    individual = true;
+    double total = 0;
+    for (const auto& b : *h) total += num(b, "count").value_or(0);
+    for (const auto& b : *h) {
+      auto lo = num(b, "lower_ms"), hi = num(b, "upper_ms"), n = num(b, "count");
+      if (lo && hi && n && total > 0) d += fmt::format("{:.4f} {:.4f} {:.4f}\n", *lo, *hi, 100 * *n / total);
+    }
+  } else {
+    double lo = 1e300, hi = 0, total = 0;
+    for (const auto& m : *arr(a, "map")) {
+      auto ms = num(m, "mean_ms");
+      if (!ms) continue;
+      double w = std::max(1.0, num(m, "samples").value_or(1));
+      values.emplace_back(*ms, w);
+      lo = std::min(lo, *ms), hi = std::max(hi, *ms), total += w;
+    }
+    if (!values.empty()) {
+      const int nb = 24;
+      double width = std::max((hi - lo) / nb, 0.01);
+      std::vector<double> share(nb + 1, 0);
+      for (auto [v, w] : values) share[std::min<int>(nb, static_cast<int>((v - lo) / width))] += w;
+      for (int i = 0; i <= nb; ++i)
+        if (share[i] > 0) d += fmt::format("{:.4f} {:.4f} {:.4f}\n", lo + i * width, lo + (i + 1) * width, 100 * share[i] / total);
+    }
+  }
+  ChartSource c{name, "access_histogram",
+                with_label(individual ? "Distribution of random read access time"
+                                      : "Distribution of access time over LBA regions (weighted by reads)", label),
+                d, ""};
+  std::string s = preamble(name, c.title);
+  s += "set xlabel 'Access time (ms)'\nset ylabel 'Share of reads (%)'\nset yrange [0:*]\n"
+       "set style fill solid 0.75 border lc rgb '#1f5fa8'\n";
+  std::string plot = "plot '" + name + ".dat' using (($1+$2)/2):3:($2-$1) with boxes lc rgb '#7fa7d6' title 'share of reads'";
+  const json read = a.value("read", json::object());
+  // The percentile markers must be inside the plot even when they lie beyond the histogram.
+  double xmax = 0;
+  {
+    std::istringstream in(d);
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty() && line[0] != '#') {
+        double l = 0, h = 0;
+        if (std::sscanf(line.c_str(), "%lf %lf", &l, &h) == 2) xmax = std::max(xmax, h);
+      }
+  }
+  if (auto p99 = num(read, "p99_ms")) xmax = std::max(xmax, *p99);
+  if (xmax > 0) s += fmt::format("set xrange [0:{:.3f}]\n", xmax * 1.08);
+  int arrow = 1;
+  for (auto [key, colour, what] : {std::tuple{"p50_ms", "#2e8b57", "median"}, {"p99_ms", "#c0392b", "99th percentile"}})
+    if (auto v = num(read, key)) {
+      s += fmt::format("set arrow {} from {:.4f}, graph 0 to {:.4f}, graph 1 nohead dt 2 lw 1.5 lc rgb '{}'\n", arrow, *v, *v, colour);
+      s += fmt::format("set label {} {} at {:.4f}, graph 0.95 left offset 0.5,0 font ',10' tc rgb '{}'\n", arrow, q(fmt::format("{} {:.2f} ms", what, *v)), *v, colour);
+      ++arrow;
+    }
+  c.script = s + plot + "\n";
+  return c;
+}
+
+ChartSource seek_chart(const json& a, double sb, const std::string& name, const std::string& label) {
+  ChartSource c{name, "seek_curve", with_label("Seek time by distance", label), "", ""};
+  c.data = "# drivescope: seek curve: distance_gb(max of the bin) seek_ms samples\n";
+  for (const auto& b : *arr(a, "seek_curve")) {
+    auto d = num(b, "max_distance_sectors"), ms = num(b, "seek_ms");
+    if (d && ms) c.data += fmt::format("{:.5f} {:.4f} {}\n", *d * sb / 1e9, *ms, num(b, "samples").value_or(0));
+  }
+  std::string s = preamble(name, c.title, "top left");
+  s += "set xlabel 'Seek distance (GB of LBA space, log scale; upper end of each distance bin)'\nset ylabel 'Seek time (ms)'\n"
+       "set yrange [0:*]\nset logscale x 10\nset format x '%g'\n";
+  std::string plot = "plot '" + name + ".dat' using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f5fa8' title 'seek time (access minus rotation and overhead)'";
+  if (auto v = num(a, "avg_seek_ms"))
+    plot += fmt::format(", {:.4f} with lines dt 2 lc rgb '#2e8b57' title 'average seek {:.2f} ms'", *v, *v);
+  if (auto v = num(a, "full_stroke_ms"))
+    plot += fmt::format(", {:.4f} with lines dt 3 lc rgb '#c0392b' title 'full stroke {:.2f} ms'", *v, *v);
+  if (auto v = num(a, "track_to_track_ms"))
+    s += fmt::format("set label 1 {} at graph 0.02, graph 0.06 font ',10' tc rgb '#444444'\n",
+                     q(fmt::format("track to track {:.2f} ms", *v)));
+  c.script = s + plot + "\n";
+  return c;
+}
+
+// Queue test: per-depth histograms (different bucket layouts per depth) are re-binned onto one
+// log grid of 4 bins per octave so depths can be drawn side by side as a surface or a heat map.
+struct QueueGrid {
+  std::vector<unsigned> depths;
+  std::vector<double> edges;                 // bin edges in ms
+  std::vector<std::vector<double>> share;    // [depth][bin] percent
+};
+
+std::optional<QueueGrid> queue_grid(const json& qt) {
+  QueueGrid g;
+  double lo = 1e300, hi = 0;
+  for (const auto& d : *arr(qt, "depths"))
+    if (const json* h = arr(d, "histogram"))
+      for (const auto& b : *h)
+        if (auto l = num(b, "lower_ms"), u = num(b, "upper_ms"); l && u && *u > 0)
+          lo = std::min(lo, std::max(*l, 1e-3)), hi = std::max(hi, *u);
+  if (!(hi > 0)) return std::nullopt;
+  const double per_octave = 4;
+  double k0 = std::floor(std::log2(lo) * per_octave), k1 = std::ceil(std::log2(hi) * per_octave);
+  for (double k = k0; k <= k1; ++k) g.edges.push_back(std::exp2(k / per_octave));
+  for (const auto& d : *arr(qt, "depths")) {
+    auto depth = num(d, "depth");
+    const json* h = arr(d, "histogram");
+    if (!depth || !h) continue;
+    std::vector<double> s(g.edges.size() - 1, 0);
+    double total = 0;
+    for (const auto& b : *h) {
+      auto l = num(b, "lower_ms"), u = num(b, "upper_ms"), n = num(b, "count");
+      if (!l || !u || !n) continue;
+      double mid = std::sqrt(std::max(*l, 1e-3) * *u);
+      auto it = std::upper_bound(g.edges.begin(), g.edges.end(), mid);
+      std::size_t i = std::clamp<std::ptrdiff_t>(it - g.edges.begin() - 1, 0, s.size() - 1);
+      s[i] += *n, total += *n;
+    }
+    if (total <= 0) continue;
+    for (auto& v : s) v = 100 * v / total;
+    g.depths.push_back(static_cast<unsigned>(*depth));
+    g.share.push_back(std::move(s));
+  }
+  if (g.depths.empty()) return std::nullopt;
+  return g;
+}
+
+std::string depth_tics(const QueueGrid& g) {
+  std::string t = "set xtics (";
+  for (std::size_t i = 0; i < g.depths.size(); ++i) t += fmt::format("{}\"{}\" {}", i ? ", " : "", g.depths[i], i);
+  return t + ")\n";
+}
+
+ChartSource queue_heatmap_chart(const QueueGrid& g, const std::string& name, const std::string& label) {
+  ChartSource c{name, "queue_heatmap", with_label("Read latency distribution by outstanding requests", label), "", ""};
+  c.data = "# drivescope: queue test: depth_index depth lat_low_ms lat_high_ms lat_mid_ms share_pct\n";
+  for (std::size_t i = 0; i < g.depths.size(); ++i)
+    for (std::size_t b = 0; b + 1 < g.edges.size(); ++b)
+      c.data += fmt::format("{} {} {:.5f} {:.5f} {:.5f} {:.4f}\n", i, g.depths[i], g.edges[b], g.edges[b + 1],
+                            std::sqrt(g.edges[b] * g.edges[b + 1]), g.share[i][b]);
+  std::string s = preamble(name, c.title, "top right", 960, 600);
+  s += "set xlabel 'Outstanding requests (queue depth)'\nset ylabel 'Access time (ms, log scale)'\n"
+       "set logscale y\nset cblabel 'Share of requests (%)'\nset cbrange [0:*]\n"
+       "set palette defined (0 'white', 1 '#c6dbef', 10 '#4292c6', 30 '#08519c', 60 '#08306b', 100 '#000000')\n"
+       "set key off\nset grid noxtics\n";
+  s += depth_tics(g);
+  s += fmt::format("set xrange [-0.5:{}.5]\n", g.depths.size() - 1);
+  c.script = s + "plot '" + name + ".dat' using 1:5:($1-0.5):($1+0.5):3:4:6 with boxxyerror fs solid 1.0 noborder lc palette notitle\n";
+  return c;
+}
+
+ChartSource queue_surface_chart(const QueueGrid& g, const std::string& name, const std::string& label) {
+  ChartSource c{name, "queue_surface", with_label("Access time against outstanding requests (3-D)", label), "", ""};
+  c.data = "# drivescope: queue test surface: depth_index log10(lat_mid_ms) share_pct depth lat_mid_ms\n"
+           "# one block per depth, blank line between blocks (gnuplot grid for pm3d)\n";
+  for (std::size_t i = 0; i < g.depths.size(); ++i) {
+    for (std::size_t b = 0; b + 1 < g.edges.size(); ++b) {
+      double mid = std::sqrt(g.edges[b] * g.edges[b + 1]);
+      c.data += fmt::format("{} {:.5f} {:.4f} {} {:.5f}\n", i, std::log10(mid), g.share[i][b], g.depths[i], mid);
+    }
+    c.data += "\n";
+  }
+  std::string s = preamble(name, c.title, "top right", 960, 640);
+  // Latency ticks at decades, written in ms (the y axis holds log10 of the bucket's midpoint).
+  double ylo = std::log10(g.edges.front()), yhi = std::log10(g.edges.back());
+  std::string yt = "set ytics (";
+  bool first = true;
+  for (double e : {0.01, 0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0})
+    if (std::log10(e) >= ylo - 1e-9 && std::log10(e) <= yhi + 1e-9) {
+      yt += fmt::format("{}\"{:g}\" {:.4f}", first ? "" : ", ", e, std::log10(e));
+      first = false;
+    }
+  yt += ")\n";
+  s += "set xlabel 'Queue depth' offset 0,-1\nset ylabel 'Access time (ms)' offset 2,0\nset zlabel 'Share (%)' rotate by 90\n"
+       "set view 62, 38\nset ticslevel 0\nset pm3d depthorder border lc rgb '#3a3a3a' lw 0.3\n"
+       "set palette defined (0 '#f7fbff', 10 '#6baed6', 30 '#2171b5', 60 '#08306b', 100 '#000000')\n"
+       "set cblabel 'Share of requests (%)'\nset key off\nset grid xtics ytics ztics lc rgb '#dddddd'\nset border 4095 lc rgb '#888888'\n";
+  s += depth_tics(g);
+  if (!first) s += yt;
+  c.script = s + "splot '" + name + ".dat' using 1:2:3 with pm3d notitle\n";
+  return c;
+}
+
+ChartSource queue_iops_chart(const json& qt, const std::string& name, const std::string& label) {
+  ChartSource c{name, "queue_iops", with_label("Random reads: IOPS and latency by queue depth", label), "", ""};
+  c.data = "# drivescope: queue test: depth iops mean_ms p99_ms\n";
+  for (const auto& d : *arr(qt, "depths"))
+    if (auto depth = num(d, "depth"), iops = num(d, "iops"); depth && iops)
+      c.data += fmt::format("{} {:.3f} {:.4f} {:.4f}\n", *depth, *iops, num(d, "mean_ms").value_or(NAN), num(d, "p99_ms").value_or(NAN));
+  std::string s = preamble(name, c.title, "top left");
+  s += "set xlabel 'Outstanding requests (queue depth, log scale)'\nset ylabel 'I/O per second' tc rgb '#1f5fa8'\n"
+       "set y2label 'Latency (ms)' tc rgb '#c0392b'\nset logscale x 2\nset yrange [0:*]\nset y2range [0:*]\n"
+       "set ytics nomirror\nset y2tics\nset border 11 lc rgb '#555555'\n";
+  std::string verdict;
+  if (qt.contains("reorders") && qt["reorders"].is_boolean())
+    verdict = qt["reorders"].get<bool>() ? "the drive reorders queued reads" : "no reordering: served in arrival order";
+  else if (qt.contains("reorders"))
+    verdict = "reordering inconclusive";
+  if (!verdict.empty())
+    s += fmt::format("set label 1 {} at graph 0.02, graph 0.94 font ',10' tc rgb '#444444'\n", q(verdict));
+  c.script = s + "plot '" + name + ".dat' using 1:2 axes x1y1 with linespoints lw 2 pt 7 lc rgb '#1f5fa8' title 'IOPS',"
+                 " '' using 1:3 axes x1y2 with linespoints lw 1.5 pt 5 lc rgb '#c0392b' title 'mean latency',"
+                 " '' using 1:4 axes x1y2 with linespoints lw 1 dt 2 pt 4 lc rgb '#c0392b' title '99th percentile latency'\n";
+  return c;
+}
+
+ChartSource blocksize_chart(const json& b, const std::string& name, const std::string& label) {
+  auto qd = num(b, "queue_depth");
+  ChartSource c{name, "blocksize",
+                with_label(fmt::format("Sequential rate by block size{}", qd ? fmt::format(" (queue depth {:g})", *qd) : ""), label), "", ""};
+  c.data = "# drivescope: block size test: block_bytes read_mb_s write_mb_s\n";
+  bool any_write = false;
+  double bmin = 0, bmax = 0;
+  std::string tics = "set xtics (";
+  bool first = true;
+  for (const auto& r : *arr(b, "rows")) {
+    auto bytes = num(r, "block_bytes"), rd = num(r, "read_mb_s");
+    if (!bytes || !rd) continue;
+    auto wr = num(r, "write_mb_s");
+    any_write |= wr.has_value();
+    bmin = bmin > 0 ? std::min(bmin, *bytes) : *bytes, bmax = std::max(bmax, *bytes);
+    c.data += fmt::format("{:g} {:.3f} {}\n", *bytes, *rd, wr ? fmt::format("{:.3f}", *wr) : "NaN");
+    tics += fmt::format("{}\"{}\" {:g}", first ? "" : ", ", size_label(*bytes), *bytes);
+    first = false;
+  }
+  std::string s = preamble(name, c.title, "bottom right");
+  s += "set xlabel 'Block size (log scale)'\nset ylabel 'Transfer rate (MB/s)'\nset logscale x 2\nset yrange [0:*]\n" + tics + ")\n";
+  if (bmax > 0) s += fmt::format("set xrange [{:g}:{:g}]\n", bmin / 1.3, bmax * 1.3);
+  std::string plot = "plot '" + name + ".dat' using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f5fa8' title 'sequential read'";
+  if (any_write) plot += ", '' using 1:3 with linespoints lw 2 pt 5 lc rgb '#c0392b' title 'sequential write'";
+  c.script = s + plot + "\n";
+  return c;
+}
+
+// A/B: the difference of each figure (B relative to A) with its confidence interval.
+ChartSource ab_chart(const json& results, const std::string& what, const std::string& name, const std::string& label) {
+  ChartSource c{name, "ab", with_label("A/B: change of each figure, B against A" + what, label), "", ""};
+  c.data = "# drivescope: A/B results: index diff_pct ci_low_pct ci_high_pct significant(0/1) \"test figure\"\n";
+  int i = 0;
+  std::string tics = "set xtics (";
+  for (const auto& r : results) {
+    auto d = num(r, "diff_pct");
+    if (!d) continue;
+    std::string lbl = r.value("test", std::string()) + " " + r.value("figure", std::string());
+    for (auto& ch : lbl) if (ch == '"' || ch == '\\') ch = '\'';
+    c.data += fmt::format("{} {:.4f} {:.4f} {:.4f} {} \"{}\"\n", i, *d, num(r, "ci_low_pct").value_or(*d),
+                          num(r, "ci_high_pct").value_or(*d), r.value("significant", false) ? 1 : 0, lbl);
+    tics += fmt::format("{}{} {}", i ? ", " : "", q(lbl), i);
+    ++i;
+  }
+  std::string s = preamble(name, c.title, "top right", 960, 600);
+  s += "set ylabel 'Difference B - A (% of A), 95 % confidence interval'\nset xtics rotate by -35 left noenhanced\n" + tics +
+       ")\n" + fmt::format("set xrange [-0.7:{}.7]\n", std::max(i - 1, 0)) +
+       "set bmargin 9\nset grid noxtics\nset style fill solid 0.8\n";
+  c.script = s + "plot 0 with lines lc rgb '#555555' notitle, '" + name +
+             ".dat' using 1:($5 == 1 ? $2 : 1/0):3:4 with yerrorbars pt 7 ps 1.2 lw 2 lc rgb '#c0392b' title 'significant',"
+             " '' using 1:($5 == 1 ? 1/0 : $2):3:4 with yerrorbars pt 6 ps 1.2 lw 2 lc rgb '#7f7f7f' title 'not significant'\n";
+  return c;
+}
+
+// Patterns (IOMeter-style): any table whose rows carry a depth and an IOPS figure is drawn as
+// IOPS against depth, one line per pattern. The exact layout comes from the patterns module; the
+// reader looks for the figures by name so a new field does not break it.
+std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>> pattern_series(const json& p) {
+  std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>> out;
+  auto take = [&](const std::string& nm, const json& rows) {
+    std::vector<std::pair<double, double>> pts;
+    for (const auto& r : rows) {
+      auto d = num(r, "depth");
+      if (!d) d = num(r, "queue_depth");
+      auto io = num(r, "iops");
+      if (!io) io = num(r, "total_iops");
+      if (d && io && !r.contains("write_pct")) pts.emplace_back(*d, *io);
+      else if (d && io && num(r, "write_pct").value_or(-1) == 0) pts.emplace_back(*d, *io);
+    }
+    if (!pts.empty()) out.emplace_back(nm, std::move(pts));
+  };
+  for (const char* key : {"tables", "patterns"}) {
+    if (!p.contains(key)) continue;
+    const json& t = p[key];
+    if (t.is_array()) {
+      for (const auto& e : t)
+        if (e.is_object()) {
+          std::string nm = e.value("pattern", e.value("name", std::string("?")));
+          for (const char* rk : {"rows", "cells", "depths", "results"})
+            if (const json* rows = arr(e, rk)) { take(nm, *rows); break; }
+        }
+    } else if (t.is_object()) {
+      for (auto it = t.begin(); it != t.end(); ++it) {
+        if (it->is_array()) take(it.key(), *it);
+        else if (it->is_object())
+          for (const char* rk : {"rows", "cells", "depths", "results"})
+            if (const json* rows = arr(*it, rk)) { take(it.key(), *rows); break; }
+      }
+    }
+  }
+  return out;
+}
+
+ChartSource patterns_chart(const std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>>& series,
+                           const std::string& name, const std::string& label) {
+  ChartSource c{name, "patterns", with_label("IOMeter-style access patterns: I/O per second by queue depth", label), "", ""};
+  c.data = "# drivescope: patterns: depth iops, one block per pattern (index order as in the legend)\n";
+  std::string plot = "plot ";
+  static const char* colours[] = {"#1f5fa8", "#c0392b", "#2e8b57", "#e08a00", "#6a3d9a", "#555555"};
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    c.data += "# " + series[i].first + "\n";
+    for (auto [d, io] : series[i].second) c.data += fmt::format("{:g} {:.3f}\n", d, io);
+    c.data += "\n\n";
+    plot += fmt::format("{}'{}' index {} using 1:2 with linespoints lw 2 pt 7 lc rgb '{}' title {}", i ? ", " : "",
+                        i ? "" : name + ".dat", i, colours[i % 6], q(series[i].first));
+  }
+  std::string s = preamble(name, c.title, "top left");
+  s += "set xlabel 'Outstanding I/Os (queue depth, log scale)'\nset ylabel 'Total I/O per second'\nset logscale x 2\nset yrange [0:*]\n";
+  c.script = s + plot + "\n";
+  return c;
+}
+
+}  // namespace
+
+std::string size_label(double bytes) {
+  if (bytes >= 1048576 && std::fmod(bytes, 1048576) == 0) return fmt::format("{:g} MiB", bytes / 1048576);
+  if (bytes >= 1024 && std::fmod(bytes, 1024) == 0) return fmt::format("{:g} KiB", bytes / 1024);
+  return fmt::format("{:g} B", bytes);
+}
+
+const std::vector<std::string>& chart_kinds() {
+  static const std::vector<std::string> k{"transfer",      "access_map",   "access_histogram", "seek_curve",
+                                          "queue_heatmap", "queue_surface", "queue_iops",       "blocksize",
+                                          "patterns",      "ab"};
+  return k;
+}
+
+std::vector<std::string> expected_chart_kinds(const nlohmann::json& doc) {
+  std::vector<std::string> k;
+  for (const auto& c : build_charts(doc, "", "")) k.push_back(c.kind);
+  return k;
+}
+
+std::vector<ChartSource> build_charts(const nlohmann::json& doc, const std::string& prefix, const std::string& label) {
+  std::vector<ChartSource> out;
+  if (!doc.is_object()) return out;
+  double sb = sector_bytes(doc);
+  if (const json* t = test(doc, "transfer"); t && arr(*t, "points"))
+    out.push_back(transfer_chart(*t, sb, prefix + "transfer", label));
+  if (const json* a = test(doc, "access")) {
+    if (arr(*a, "map")) {
+      out.push_back(access_map_chart(*a, sb, prefix + "access_map", label));
+      out.push_back(access_hist_chart(*a, prefix + "access_histogram", label));
+    } else if (arr(*a, "histogram")) {
+      out.push_back(access_hist_chart(*a, prefix + "access_histogram", label));
+    }
+    if (arr(*a, "seek_curve")) out.push_back(seek_chart(*a, sb, prefix + "seek_curve", label));
+  }
+  if (const json* qt = test(doc, "queue"); qt && arr(*qt, "depths")) {
+    if (auto g = queue_grid(*qt)) {
+      out.push_back(queue_heatmap_chart(*g, prefix + "queue_heatmap", label));
+      out.push_back(queue_surface_chart(*g, prefix + "queue_surface", label));
+    }
+    out.push_back(queue_iops_chart(*qt, prefix + "queue_iops", label));
+  }
+  if (const json* b = test(doc, "blocksize"); b && arr(*b, "rows"))
+    out.push_back(blocksize_chart(*b, prefix + "blocksize", label));
+  if (const json* p = test(doc, "patterns")) {
+    auto series = pattern_series(*p);
+    if (!series.empty()) out.push_back(patterns_chart(series, prefix + "patterns", label));
+  }
+  if (doc.contains("ab") && doc["ab"].is_object())
+    if (const json* r = arr(doc["ab"], "results")) {
+      std::string what;
+      if (doc["ab"].contains("feature") && doc["ab"]["feature"].is_string())
+        what = " (" + doc["ab"]["feature"].get<std::string>() + ")";
+      out.push_back(ab_chart(*r, what, prefix + "ab", label));
+    }
+  return out;
+}
+
+// ---- running gnuplot ----
+
+std::string find_gnuplot() {
+  if (const char* e = std::getenv("DRIVESCOPE_GNUPLOT"); e && *e) return e;
+  const char* path = std::getenv("PATH");
+  std::string p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
+  std::stringstream ss(p);
+  for (std::string dir; std::getline(ss, dir, ':');) {
+    if (dir.empty()) continue;
+    std::string cand = dir + "/gnuplot";
+    if (::access(cand.c_str(), X_OK) == 0) return cand;
+  }
+  return {};
+}
+
+RenderOutcome run_gnuplot(const std::string& gnuplot, const std::string& dir, const std::string& script_file,
+                          bool png, double timeout_s) {
+  RenderOutcome r;
+  if (gnuplot.empty()) { r.message = "gnuplot not found"; return r; }
+  if (::access(gnuplot.c_str(), X_OK) != 0) { r.message = fmt::format("{}: not an executable", gnuplot); return r; }
+  int pipefd[2];
+  if (::pipe2(pipefd, O_CLOEXEC) != 0) { r.message = "pipe failed"; return r; }
+  // Arguments are built before fork: the child only calls async-signal-safe functions.
+  std::string e_arg = "fmt='png'";
+  std::vector<char*> argv{const_cast<char*>("gnuplot")};
+  if (png) { argv.push_back(const_cast<char*>("-e")); argv.push_back(e_arg.data()); }
+  std::string script = script_file;
+  argv.push_back(script.data());
+  argv.push_back(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) { ::close(pipefd[0]); ::close(pipefd[1]); r.message = "fork failed"; return r; }
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    int devnull = ::open("/dev/null", O_RDWR);
+    if (devnull >= 0) { ::dup2(devnull, 0); ::dup2(devnull, 1); }
+    ::dup2(pipefd[1], 2);
+    if (::chdir(dir.c_str()) != 0) ::_exit(126);
+    ::execv(gnuplot.c_str(), argv.data());
+    ::_exit(127);
+  }
+  ::close(pipefd[1]);
+  std::string err;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  bool timed_out = false;
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) { timed_out = true; break; }
+    pollfd p{pipefd[0], POLLIN, 0};
+    int n = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (n < 0 && errno != EINTR) break;
+    if (n > 0) {
+      char buf[4096];
+      ssize_t got = ::read(pipefd[0], buf, sizeof buf);
+      if (got <= 0) break;  // EOF: gnuplot closed stderr (it is ending)
+      if (err.size() < 16384) err.append(buf, static_cast<std::size_t>(got));
+    }
+  }
+  ::close(pipefd[0]);
+  int status = 0;
+  if (timed_out) {
+    ::kill(-pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    r.message = fmt::format("gnuplot did not finish within {:g} s (killed)", timeout_s);
+    return r;
+  }
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  r.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (!r.ok) {
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127) r.message = fmt::format("{}: could not be run", gnuplot);
+    else r.message = err.empty() ? fmt::format("gnuplot failed (status {})", status) : err;
+  }
+  // gnuplot warns on stderr and still succeeds; keep the first line for the user.
+  while (!r.message.empty() && (r.message.back() == '\n' || r.message.back() == ' ')) r.message.pop_back();
+  return r;
+}
+
+Expected<std::vector<WrittenChart>> write_charts(const std::string& dir, const std::vector<ChartSource>& charts,
+                                                 const WriteOptions& opt) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) return make_error(fmt::format("{}: cannot create the chart directory ({})", dir, ec.message()));
+  auto put = [](const fs::path& p, const std::string& text) {
+    std::ofstream f(p, std::ios::binary | std::ios::trunc);
+    f << text;
+    return static_cast<bool>(f);
+  };
+  std::vector<WrittenChart> out;
+  for (const auto& c : charts) {
+    WrittenChart w;
+    w.source = c;
+    fs::path base = fs::path(dir) / c.name;
+    w.dat_path = base.string() + ".dat";
+    w.gp_path = base.string() + ".gp";
+    w.svg_path = base.string() + ".svg";
+    if (!put(w.dat_path, c.data) || !put(w.gp_path, c.script))
+      return make_error(fmt::format("{}: cannot write chart files", base.string()));
+    if (opt.gnuplot.empty()) {
+      w.message = "gnuplot not run";
+    } else {
+      auto r = run_gnuplot(opt.gnuplot, dir, c.name + ".gp", false, opt.timeout_s);
+      std::ifstream f(w.svg_path, std::ios::binary);
+      std::stringstream ss;
+      if (r.ok && f) ss << f.rdbuf();
+      w.svg = ss.str();
+      w.svg_ok = r.ok && w.svg.find("<svg") != std::string::npos;
+      w.message = r.ok && !w.svg_ok ? "gnuplot wrote no SVG" : r.message;
+      if (opt.png && w.svg_ok) {
+        auto p = run_gnuplot(opt.gnuplot, dir, c.name + ".gp", true, opt.timeout_s);
+        if (p.ok && fs::exists(base.string() + ".png")) w.png_path = base.string() + ".png";
+        else if (!p.message.empty()) w.message = p.message;
+      }
+    }
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+}  // namespace ds::report

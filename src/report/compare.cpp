@@ -1,0 +1,401 @@
+#include "report/compare.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace ds::report {
+
+using nlohmann::json;
+
+namespace {
+
+std::optional<double> num(const json& j, const char* key) {
+  if (!j.is_object()) return std::nullopt;
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  double v = it->get<double>();
+  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+
+const json& sub(const json& j, const char* key) {
+  static const json empty = json::object();
+  if (!j.is_object()) return empty;
+  auto it = j.find(key);
+  return it != j.end() && it->is_object() ? *it : empty;
+}
+
+const json* arr(const json& j, const char* key) {
+  if (!j.is_object()) return nullptr;
+  auto it = j.find(key);
+  return it != j.end() && it->is_array() ? &*it : nullptr;
+}
+
+// One figure of one document, before the documents are lined up.
+struct Cell {
+  std::string test, title, label, unit;
+  Better better;
+  double value;
+  bool summary = false;
+};
+
+std::string size_text(double bytes) {
+  if (bytes >= 1048576 && std::fmod(bytes, 1048576) == 0) return fmt::format("{:g} MiB", bytes / 1048576);
+  if (bytes >= 1024 && std::fmod(bytes, 1024) == 0) return fmt::format("{:g} KiB", bytes / 1024);
+  return fmt::format("{:g} B", bytes);
+}
+
+// IOMeter-style pattern cells: {pattern, depth, write_pct (optional), iops} from whatever layout
+// the patterns section has (a "tables"/"patterns" array of {pattern|name, rows|cells}, or an
+// object keyed by pattern). Figures are found by name so an added field does not break this.
+struct PatternCell { std::string pattern; double depth; std::optional<double> write_pct; double iops; };
+
+std::vector<PatternCell> pattern_cells(const json& p) {
+  std::vector<PatternCell> out;
+  auto take = [&](const std::string& nm, const json& rows) {
+    for (const auto& r : rows) {
+      auto d = num(r, "depth");
+      if (!d) d = num(r, "queue_depth");
+      auto io = num(r, "iops");
+      if (!io) io = num(r, "total_iops");
+      if (d && io) out.push_back({nm, *d, num(r, "write_pct"), *io});
+    }
+  };
+  auto rows_of = [&](const std::string& nm, const json& e) {
+    for (const char* rk : {"rows", "cells", "depths", "results"})
+      if (const json* rows = arr(e, rk)) { take(nm, *rows); return; }
+  };
+  for (const char* key : {"tables", "patterns"}) {
+    if (!p.is_object() || !p.contains(key)) continue;
+    const json& t = p[key];
+    if (t.is_array()) {
+      for (const auto& e : t)
+        if (e.is_object()) rows_of(e.value("pattern", e.value("name", std::string("?"))), e);
+    } else if (t.is_object()) {
+      for (auto it = t.begin(); it != t.end(); ++it) {
+        if (it->is_array()) take(it.key(), *it);
+        else if (it->is_object()) rows_of(it.key(), *it);
+      }
+    }
+    if (!out.empty()) break;
+  }
+  return out;
+}
+
+std::vector<Cell> cells_of(const json& doc) {
+  std::vector<Cell> out;
+  const json& tests = sub(doc, "tests");
+  auto add = [&](const char* test, const char* title, std::string label, const char* unit, Better b,
+                 std::optional<double> v, bool summary = false) {
+    if (v) out.push_back({test, title, std::move(label), unit, b, *v, summary});
+  };
+  if (tests.contains("access")) {
+    const json& a = sub(tests, "access");
+    const char* T = "Random access (single-sector reads over the span)";
+    add("access", T, "read access, mean", "ms", Better::lower, num(sub(a, "read"), "mean_ms"));
+    add("access", T, "read access, median", "ms", Better::lower, num(sub(a, "read"), "p50_ms"));
+    add("access", T, "read access, 99th percentile", "ms", Better::lower, num(sub(a, "read"), "p99_ms"));
+    add("access", T, "write access, mean", "ms", Better::lower, num(sub(a, "write"), "mean_ms"));
+    add("access", T, "average seek", "ms", Better::lower, num(a, "avg_seek_ms"));
+    add("access", T, "track to track", "ms", Better::lower, num(a, "track_to_track_ms"));
+    add("access", T, "full stroke", "ms", Better::lower, num(a, "full_stroke_ms"));
+    add("access", T, "command overhead", "ms", Better::lower, num(a, "command_overhead_ms"));
+    add("access", T, "rotation (measured)", "rpm", Better::none, num(a, "rpm_estimate"));
+    if (const json* s = arr(a, "slow_regions")) add("access", T, "slow regions", "", Better::lower, static_cast<double>(s->size()));
+  }
+  if (tests.contains("transfer")) {
+    const json& t = sub(tests, "transfer");
+    const char* T = "Sequential transfer (ZCAV)";
+    add("transfer", T, "outer rate", "MB/s", Better::higher, num(t, "outer_mb_s"));
+    add("transfer", T, "inner rate", "MB/s", Better::higher, num(t, "inner_mb_s"));
+    if (const json* p = arr(t, "points"); p && !p->empty()) {
+      double sum = 0; int n = 0;
+      for (const auto& pt : *p) if (auto v = num(pt, "mb_s")) sum += *v, ++n;
+      if (n) add("transfer", T, "average over the span", "MB/s", Better::higher, sum / n);
+    }
+    add("transfer", T, "outer/inner ratio", "", Better::none, num(t, "outer_inner_ratio"));
+    if (const json* z = arr(t, "zones")) add("transfer", T, "zones detected", "", Better::none, static_cast<double>(z->size()));
+    add("transfer", T, "surfaces (estimate)", "", Better::none, num(t, "surfaces_estimate"));
+    add("transfer", T, "platters (estimate)", "", Better::none, num(t, "platters_estimate"));
+    if (auto v = num(t, "bytes_per_platter_estimate")) add("transfer", T, "data per platter (estimate)", "GB", Better::none, *v / 1e9);
+  }
+  if (tests.contains("cache")) {
+    const json& c = sub(tests, "cache");
+    const char* T = "Drive cache";
+    add("cache", T, "burst rate", "MB/s", Better::higher, num(c, "burst_mb_s"));
+    add("cache", T, "cache hit overhead", "ms", Better::lower, num(c, "hit_overhead_ms"));
+    if (auto v = num(c, "size_bytes_estimate")) add("cache", T, "cache size (estimate)", "MiB", Better::higher, *v / 1048576);
+  }
+  if (tests.contains("blocksize")) {
+    const json& b = sub(tests, "blocksize");
+    const char* T = "Sequential rate by block size";
+    if (const json* rows = arr(b, "rows")) {
+      for (const auto& r : *rows)
+        if (auto bytes = num(r, "block_bytes")) add("blocksize", T, "read " + size_text(*bytes), "MB/s", Better::higher, num(r, "read_mb_s"));
+      for (const auto& r : *rows)
+        if (auto bytes = num(r, "block_bytes")) add("blocksize", T, "write " + size_text(*bytes), "MB/s", Better::higher, num(r, "write_mb_s"));
+    }
+  }
+  if (tests.contains("queue")) {
+    const json& q = sub(tests, "queue");
+    const char* T = "Read queuing (random single-sector reads)";
+    if (const json* d = arr(q, "depths")) {
+      for (const auto& r : *d)
+        if (auto depth = num(r, "depth")) add("queue", T, fmt::format("depth {:g}: IOPS", *depth), "IOPS", Better::higher, num(r, "iops"));
+      for (const auto& r : *d)
+        if (auto depth = num(r, "depth")) add("queue", T, fmt::format("depth {:g}: mean latency", *depth), "ms", Better::lower, num(r, "mean_ms"));
+      for (const auto& r : *d)
+        if (auto depth = num(r, "depth")) add("queue", T, fmt::format("depth {:g}: 99th percentile", *depth), "ms", Better::lower, num(r, "p99_ms"));
+    }
+  }
+  if (tests.contains("patterns")) {
+    const json& p = sub(tests, "patterns");
+    const char* T = "IOMeter-style access patterns (total I/O per second)";
+    auto cells = pattern_cells(p);
+    std::vector<std::string> order;
+    std::map<std::string, std::pair<double, int>> avg;
+    std::map<std::string, std::map<double, double>> at_write0;
+    for (const auto& c : cells) {
+      std::string label = c.pattern + fmt::format(", depth {:g}", c.depth);
+      if (c.write_pct) label += fmt::format(", {:g} % writes", *c.write_pct);
+      add("patterns", T, label, "IOPS", Better::higher, c.iops);
+      if (!avg.count(c.pattern)) order.push_back(c.pattern);
+      avg[c.pattern].first += c.iops, avg[c.pattern].second += 1;
+      if (!c.write_pct || *c.write_pct == 0 || c.pattern == "workstation") at_write0[c.pattern][c.depth] = c.iops;
+    }
+    // The document's own averages and rating win; otherwise they are computed the seed's way.
+    const json* given_avg = p.contains("averages") && p["averages"].is_object() ? &p["averages"] : nullptr;
+    for (const auto& nm : order) {
+      std::optional<double> v;
+      if (given_avg) {
+        if (auto g = num(*given_avg, nm.c_str())) v = g;
+        else if (given_avg->contains(nm)) v = num((*given_avg)[nm], "iops");
+      }
+      if (!v) v = avg[nm].first / avg[nm].second;
+      add("patterns", T, nm + ": average over loads", "IOPS", Better::higher, v, true);
+    }
+    std::optional<double> rating = num(p, "workstation_rating");
+    if (!rating && p.contains("workstation") && p["workstation"].is_object()) rating = num(p["workstation"], "rating");
+    if (!rating && at_write0.count("workstation")) {
+      // methods.md: rating = Σ IOPS(q)/q for q = 1, 2, 4, 8, 16, 32 (light loads weigh most).
+      double s = 0; bool all = true;
+      for (double qd : {1, 2, 4, 8, 16, 32}) {
+        auto it = at_write0["workstation"].find(qd);
+        if (it == at_write0["workstation"].end()) { all = false; break; }
+        s += it->second / qd;
+      }
+      if (all) rating = s;
+    }
+    add("patterns", T, "workstation rating (sum of IOPS(q)/q, q = 1..32)", "", Better::higher, rating, true);
+  }
+  if (doc.is_object() && doc.contains("ab") && doc["ab"].is_object())
+    if (const json* r = arr(doc["ab"], "results"))
+      for (const auto& e : *r) {
+        std::string lbl = e.value("test", std::string()) + " " + e.value("figure", std::string()) + ": B vs A";
+        add("ab", "A/B difference (B against A)", lbl, "%", Better::none, num(e, "diff_pct"));
+      }
+  return out;
+}
+
+std::string unit_of_figure(std::string_view key) {
+  if (key.ends_with("_ms")) return "ms";
+  if (key.ends_with("_mb_s")) return "MB/s";
+  if (key.find("iops") != std::string_view::npos) return "IOPS";
+  return "";
+}
+
+}  // namespace
+
+Better better_for_key(std::string_view key) {
+  if (key.ends_with("_ms") || (key.ends_with("_s") && !key.ends_with("_mb_s"))) return Better::lower;
+  if (key.ends_with("_mb_s") || key.find("iops") != std::string_view::npos || key.find("rating") != std::string_view::npos)
+    return Better::higher;
+  return Better::none;
+}
+
+void mark_best_worst(CompareRow& row) {
+  row.best = row.worst = -1;
+  if (row.better == Better::none) return;
+  int n = 0;
+  double lo = 0, hi = 0;
+  int ilo = -1, ihi = -1;
+  for (int i = 0; i < static_cast<int>(row.values.size()); ++i) {
+    if (!row.values[i]) continue;
+    double v = *row.values[i];
+    if (ilo < 0 || v < lo) lo = v, ilo = i;
+    if (ihi < 0 || v > hi) hi = v, ihi = i;
+    ++n;
+  }
+  if (n < 2 || lo == hi) return;
+  row.best = row.better == Better::higher ? ihi : ilo;
+  row.worst = row.better == Better::higher ? ilo : ihi;
+}
+
+std::string drive_name(const json& doc, const std::string& fallback) {
+  const json& id = sub(doc, "identify");
+  if (id.contains("model") && id["model"].is_string() && !id["model"].get<std::string>().empty())
+    return id["model"].get<std::string>();
+  const json& t = sub(doc, "target");
+  if (t.contains("name") && t["name"].is_string()) return t["name"].get<std::string>();
+  return fallback;
+}
+
+Comparison compare_documents(const std::vector<json>& docs, const std::vector<std::string>& names) {
+  Comparison c;
+  // One A/B document alone: its two arms side by side.
+  if (docs.size() == 1 && docs[0].is_object() && docs[0].contains("ab") && docs[0]["ab"].is_object() &&
+      arr(docs[0]["ab"], "results")) {
+    const json& ab = docs[0]["ab"];
+    std::string fa = "A", fb = "B";
+    if (ab.contains("values") && ab["values"].is_array() && ab["values"].size() == 2 &&
+        ab["values"][0].is_string() && ab["values"][1].is_string())
+      fa += " (" + ab["values"][0].get<std::string>() + ")", fb += " (" + ab["values"][1].get<std::string>() + ")";
+    c.drives = {fa, fb};
+    std::map<std::string, std::size_t> index;
+    for (const auto& e : *arr(ab, "results")) {
+      std::string test = e.value("test", std::string("ab")), fig = e.value("figure", std::string());
+      if (!index.count(test)) {
+        index[test] = c.tables.size();
+        c.tables.push_back({test, "A/B: " + test, {}});
+      }
+      CompareRow r{fig, unit_of_figure(fig), better_for_key(fig), {num(e, "a"), num(e, "b")}, -1, -1, false};
+      mark_best_worst(r);
+      c.tables[index[test]].rows.push_back(std::move(r));
+    }
+    return c;
+  }
+  c.drives = names;
+  c.drives.resize(docs.size());
+  for (std::size_t i = 0; i < docs.size(); ++i)
+    if (c.drives[i].empty()) c.drives[i] = drive_name(docs[i], fmt::format("drive {}", i + 1));
+  std::map<std::string, std::size_t> table_index;
+  std::map<std::pair<std::string, std::string>, std::size_t> row_index;
+  for (std::size_t d = 0; d < docs.size(); ++d)
+    for (auto& cell : cells_of(docs[d])) {
+      if (!table_index.count(cell.test)) {
+        table_index[cell.test] = c.tables.size();
+        c.tables.push_back({cell.test, cell.title, {}});
+      }
+      auto& tab = c.tables[table_index[cell.test]];
+      auto key = std::make_pair(cell.test, cell.label);
+      if (!row_index.count(key)) {
+        row_index[key] = tab.rows.size();
+        CompareRow r{cell.label, cell.unit, cell.better, {}, -1, -1, cell.summary};
+        r.values.resize(docs.size());
+        tab.rows.push_back(std::move(r));
+      }
+      tab.rows[row_index[key]].values[d] = cell.value;
+    }
+  for (auto& t : c.tables) {
+    // Summary rows (averages, rating) go last, as in the seed's tables.
+    std::stable_partition(t.rows.begin(), t.rows.end(), [](const CompareRow& r) { return !r.summary; });
+    for (auto& r : t.rows) mark_best_worst(r);
+  }
+  return c;
+}
+
+std::string format_value(double v) {
+  double a = std::fabs(v);
+  if (a == 0) return "0";
+  if (a < 1e9 && v == std::round(v)) return fmt::format("{:.0f}", v);  // counts, rpm, whole figures
+  if (a >= 1000) return fmt::format("{:.0f}", v);
+  if (a >= 100) return fmt::format("{:.1f}", v);
+  if (a >= 1) return fmt::format("{:.2f}", v);
+  return fmt::format("{:.3f}", v);
+}
+
+std::string html_escape(std::string_view s) {
+  std::string o;
+  o.reserve(s.size());
+  for (char ch : s) {
+    switch (ch) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      case '\'': o += "&#39;"; break;
+      default: o += ch;
+    }
+  }
+  return o;
+}
+
+std::string comparison_to_text(const Comparison& c, const TextStyle& style) {
+  std::string o;
+  if (c.tables.empty()) return "No comparable figures in the documents.\n";
+  std::size_t lw = 10;
+  for (const auto& t : c.tables)
+    for (const auto& r : t.rows) lw = std::max(lw, r.label.size() + (r.unit.empty() ? 0 : r.unit.size() + 3));
+  lw = std::min<std::size_t>(lw, 56);
+  std::vector<std::string> heads;
+  std::size_t cw = 10;
+  for (const auto& d : c.drives) {
+    heads.push_back(d.size() > 22 ? d.substr(0, 21) + "~" : d);
+    cw = std::max(cw, heads.back().size());
+  }
+  for (const auto& t : c.tables) {
+    o += fmt::format("{}\n", t.title);
+    o += fmt::format("  {:<{}}", "", lw);
+    for (const auto& h : heads) o += fmt::format("  {:>{}} ", h, cw);
+    o += "\n";
+    for (const auto& r : t.rows) {
+      std::string label = r.unit.empty() ? r.label : fmt::format("{} ({})", r.label, r.unit);
+      if (label.size() > lw) label = label.substr(0, lw - 1) + "~";
+      o += fmt::format("  {:<{}}", label, lw);
+      for (int i = 0; i < static_cast<int>(r.values.size()); ++i) {
+        std::string v = r.values[i] ? format_value(*r.values[i]) : "-";
+        char mark = i == r.best ? '*' : i == r.worst ? '!' : ' ';
+        std::string cell = fmt::format("{:>{}}", v, cw);
+        if (style.colour && mark != ' ')
+          cell = (mark == '*' ? "\033[1;34m" : "\033[31m") + cell + "\033[0m";
+        o += "  " + cell + (style.colour ? ' ' : mark);
+      }
+      o += "\n";
+    }
+    o += "\n";
+  }
+  o += style.colour ? "best of each row in \033[1;34mblue\033[0m, worst in \033[31mred\033[0m; unmarked rows are not ranked\n"
+                    : "* best of the row, ! worst of the row; unmarked rows are not ranked\n";
+  return o;
+}
+
+json comparison_to_json(const Comparison& c) {
+  json tables = json::array();
+  for (const auto& t : c.tables) {
+    json rows = json::array();
+    for (const auto& r : t.rows) {
+      json vals = json::array();
+      for (const auto& v : r.values) vals.push_back(v ? json(*v) : json(nullptr));
+      rows.push_back({{"label", r.label}, {"unit", r.unit},
+                      {"better", r.better == Better::higher ? "higher" : r.better == Better::lower ? "lower" : "none"},
+                      {"values", vals}, {"best", r.best >= 0 ? json(r.best) : json(nullptr)},
+                      {"worst", r.worst >= 0 ? json(r.worst) : json(nullptr)}, {"summary", r.summary}});
+    }
+    tables.push_back({{"test", t.test}, {"title", t.title}, {"rows", rows}});
+  }
+  return {{"drives", c.drives}, {"tables", tables}};
+}
+
+std::string comparison_to_html(const Comparison& c) {
+  std::string o;
+  for (const auto& t : c.tables) {
+    o += fmt::format("<table class=\"cmp\">\n<caption>{}</caption>\n<thead><tr><th></th>", html_escape(t.title));
+    for (const auto& d : c.drives) o += "<th>" + html_escape(d) + "</th>";
+    o += "</tr></thead>\n<tbody>\n";
+    for (const auto& r : t.rows) {
+      o += r.summary ? "<tr class=\"summary\">" : "<tr>";
+      o += "<th>" + html_escape(r.label) + (r.unit.empty() ? "" : " <span class=\"unit\">(" + html_escape(r.unit) + ")</span>") + "</th>";
+      for (int i = 0; i < static_cast<int>(r.values.size()); ++i) {
+        const char* cls = i == r.best ? " class=\"best\" title=\"best\"" : i == r.worst ? " class=\"worst\" title=\"worst\"" : "";
+        o += fmt::format("<td{}>{}</td>", cls, r.values[i] ? format_value(*r.values[i]) : "&ndash;");
+      }
+      o += "</tr>\n";
+    }
+    o += "</tbody></table>\n";
+  }
+  return o;
+}
+
+}  // namespace ds::report

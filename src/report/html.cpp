@@ -1,0 +1,232 @@
+#include "report/html.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <regex>
+
+namespace ds::report {
+
+using nlohmann::json;
+
+std::string inline_svg(std::string_view svg_in, const std::string& id_prefix) {
+  std::string svg(svg_in);
+  auto start = svg.find("<svg");
+  if (start == std::string::npos) return {};
+  svg.erase(0, start);
+  if (auto end = svg.rfind("</svg>"); end != std::string::npos) svg.erase(end + 6);
+  // Namespace declarations are URLs; inside HTML the parser knows <svg> and xlink:href anyway.
+  static const std::regex xmlns(R"re(\s+xmlns(:\w+)?\s*=\s*("[^"]*"|'[^']*'))re");
+  svg = std::regex_replace(svg, xmlns, "");
+  // No script survives (gnuplot adds one only for its "mouse" option, but the file may be edited).
+  static const std::regex script(R"re(<script[\s\S]*?</script\s*>|<script[^>]*/>)re", std::regex::icase);
+  svg = std::regex_replace(svg, script, "");
+  // Any reference that still points outside the page (href to a URL) is dropped.
+  static const std::regex ext_href(R"re(\s(xlink:)?href\s*=\s*("(https?:|//)[^"]*"|'(https?:|//)[^']*'))re", std::regex::icase);
+  svg = std::regex_replace(svg, ext_href, "");
+  // Ids are per file in gnuplot (gpPt0, gnuplot_canvas ...): make them unique in the page.
+  static const std::regex id(R"re(\bid=(["'])([^"']+)\1)re");
+  svg = std::regex_replace(svg, id, "id=$1" + id_prefix + "$2$1");
+  static const std::regex href(R"re(href=(["'])#([^"']+)\1)re");
+  svg = std::regex_replace(svg, href, "href=$1#" + id_prefix + "$2$1");
+  static const std::regex url(R"re(url\(#([^)]+)\))re");
+  svg = std::regex_replace(svg, url, "url(#" + id_prefix + "$1)");
+  return svg;
+}
+
+namespace {
+
+std::string str(const json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key)) return {};
+  const json& v = j[key];
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return {};
+  if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
+  if (v.is_number_float()) return format_value(v.get<double>());
+  if (v.is_number()) return v.dump();
+  if (v.is_array()) {
+    std::string o;
+    for (const auto& e : v) o += (o.empty() ? "" : ", ") + (e.is_string() ? e.get<std::string>() : e.dump());
+    return o;
+  }
+  return v.dump();
+}
+
+std::string kv_table(const std::vector<std::pair<std::string, std::string>>& rows) {
+  std::string o = "<table class=\"kv\">\n";
+  for (const auto& [k, v] : rows)
+    if (!v.empty()) o += "<tr><th>" + html_escape(k) + "</th><td>" + html_escape(v) + "</td></tr>\n";
+  return o + "</table>\n";
+}
+
+std::string feature(const json& id, const char* key) {
+  if (!id.contains(key) || !id[key].is_object()) return {};
+  const json& f = id[key];
+  if (!f.value("supported", false)) return "not supported";
+  std::string o = "supported";
+  if (f.contains("enabled") && f["enabled"].is_boolean()) o += f["enabled"].get<bool>() ? ", enabled" : ", disabled";
+  if (f.contains("depth") && f["depth"].is_number()) o += ", depth " + f["depth"].dump();
+  if (f.contains("current_level") && f["current_level"].is_number()) o += ", level " + f["current_level"].dump();
+  if (f.contains("recommended_level") && f["recommended_level"].is_number()) o += " (recommended " + f["recommended_level"].dump() + ")";
+  return o;
+}
+
+std::string identity_html(const json& doc) {
+  std::vector<std::pair<std::string, std::string>> rows;
+  const json& t = doc.contains("target") && doc["target"].is_object() ? doc["target"] : json::object();
+  rows.push_back({"target", str(t, "name") + (str(t, "kind").empty() ? "" : " (" + str(t, "kind") + ")")});
+  if (doc.contains("identify") && doc["identify"].is_object()) {
+    const json& id = doc["identify"];
+    rows.push_back({"model", str(id, "model")});
+    rows.push_back({"serial", str(id, "serial")});
+    rows.push_back({"firmware", str(id, "firmware")});
+    if (id.contains("capacity_sectors") && id["capacity_sectors"].is_number()) {
+      double sectors = id["capacity_sectors"].get<double>();
+      double sb = id.contains("logical_sector_bytes") && id["logical_sector_bytes"].is_number() ? id["logical_sector_bytes"].get<double>() : 512;
+      rows.push_back({"capacity", fmt::format("{:.1f} GB ({:.0f} sectors of {:g} bytes)", sectors * sb / 1e9, sectors, sb)});
+    }
+    if (id.contains("rotation_rate_rpm") && id["rotation_rate_rpm"].is_number()) {
+      int rpm = id["rotation_rate_rpm"].get<int>();
+      rows.push_back({"rotation rate", rpm == 1 ? "solid state" : fmt::format("{} rpm (reported)", rpm)});
+    }
+    rows.push_back({"NCQ", feature(id, "ncq")});
+    rows.push_back({"TCQ", feature(id, "tcq")});
+    rows.push_back({"AAM", feature(id, "aam")});
+    rows.push_back({"write cache", feature(id, "write_cache")});
+    rows.push_back({"read look-ahead", feature(id, "read_ahead")});
+  }
+  if (doc.contains("drivescope") && doc["drivescope"].is_object()) rows.push_back({"drivescope", str(doc["drivescope"], "version")});
+  return kv_table(rows);
+}
+
+std::string settings_html(const json& doc) {
+  std::vector<std::pair<std::string, std::string>> rows;
+  if (doc.contains("settings") && doc["settings"].is_object())
+    for (auto it = doc["settings"].begin(); it != doc["settings"].end(); ++it) {
+      std::string v = str(doc["settings"], it.key().c_str());
+      if (it.key() == "span_bytes" && v.empty()) v = "whole drive";
+      rows.push_back({it.key(), v});
+    }
+  if (doc.contains("ab") && doc["ab"].is_object())
+    for (const char* k : {"feature", "values", "repeats", "rounds", "order"})
+      if (doc["ab"].contains(k)) rows.push_back({"A/B " + std::string(k), str(doc["ab"], k)});
+  if (const json* tests = doc.contains("tests") ? &doc["tests"] : nullptr; tests && tests->is_object())
+    if (tests->contains("drive_time_s")) rows.push_back({"drive time used (s)", str(*tests, "drive_time_s")});
+  if (rows.empty()) return {};
+  return "<h3>Settings of the run</h3>\n" + kv_table(rows);
+}
+
+// Generic table of an array of flat objects (the patterns tables, whatever columns they carry).
+std::string array_table(const json& a, const std::string& caption) {
+  if (!a.is_array() || a.empty() || !a[0].is_object()) return {};
+  std::vector<std::string> cols;
+  for (const auto& e : a)
+    if (e.is_object())
+      for (auto it = e.begin(); it != e.end(); ++it)
+        if (!it->is_structured() && std::find(cols.begin(), cols.end(), it.key()) == cols.end()) cols.push_back(it.key());
+  std::string o = "<table class=\"cmp\"><caption>" + html_escape(caption) + "</caption><thead><tr>";
+  for (const auto& c : cols) o += "<th>" + html_escape(c) + "</th>";
+  o += "</tr></thead><tbody>\n";
+  for (const auto& e : a) {
+    o += "<tr>";
+    for (const auto& c : cols) o += "<td>" + html_escape(str(e, c.c_str())) + "</td>";
+    o += "</tr>\n";
+  }
+  return o + "</tbody></table>\n";
+}
+
+std::string notes_html(const json& doc) {
+  std::string o;
+  if (!doc.contains("tests") || !doc["tests"].is_object()) return o;
+  for (auto it = doc["tests"].begin(); it != doc["tests"].end(); ++it) {
+    if (!it->is_object() || !it->contains("notes") || !(*it)["notes"].is_array()) continue;
+    for (const auto& n : (*it)["notes"])
+      if (n.is_string()) o += "<li><b>" + html_escape(it.key()) + ":</b> " + html_escape(n.get<std::string>()) + "</li>\n";
+  }
+  if (doc["tests"].contains("errors") && doc["tests"]["errors"].is_object())
+    for (auto it = doc["tests"]["errors"].begin(); it != doc["tests"]["errors"].end(); ++it)
+      o += "<li class=\"err\"><b>" + html_escape(it.key()) + " failed:</b> " + html_escape(str(doc["tests"]["errors"], it.key().c_str())) + "</li>\n";
+  return o.empty() ? o : "<h3>Notes</h3>\n<ul>\n" + o + "</ul>\n";
+}
+
+const char* kStyle = R"css(
+body{font-family:"DejaVu Sans",Helvetica,Arial,sans-serif;margin:1.5em auto;max-width:1020px;color:#222;line-height:1.4}
+h1{font-size:1.6em;border-bottom:2px solid #1f5fa8;padding-bottom:.2em}
+h2{font-size:1.3em;margin-top:2em;border-bottom:1px solid #ccc}
+h3{font-size:1.05em;margin-top:1.4em}
+table{border-collapse:collapse;margin:.6em 0 1.2em 0;font-size:.9em}
+th,td{border:1px solid #ccc;padding:.2em .6em}
+table.kv th{text-align:left;background:#f3f6fa;font-weight:normal;color:#444}
+table.cmp caption{text-align:left;font-weight:bold;padding:.3em 0}
+table.cmp td{text-align:right;font-variant-numeric:tabular-nums}
+table.cmp tbody th{text-align:left;font-weight:normal}
+table.cmp thead th{background:#f3f6fa}
+tr.summary th,tr.summary td{font-weight:bold;border-top:2px solid #888}
+td.best{color:#fff;background:#1f5fa8;font-weight:bold}
+td.worst{color:#fff;background:#c0392b;font-weight:bold}
+.unit{color:#777}
+figure{margin:1em 0 2em 0}
+figure svg{max-width:100%;height:auto;border:1px solid #eee}
+figcaption{font-size:.85em;color:#555}
+.missing{color:#a00;font-style:italic}
+li.err{color:#a00}
+.legend span{padding:0 .4em;color:#fff;font-weight:bold}
+)css";
+
+}  // namespace
+
+std::string render_html(const std::vector<HtmlDocument>& docs, const Comparison* comparison,
+                        const std::string& chart_dir_note) {
+  std::string o = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  std::string title = "drivescope report";
+  if (docs.size() == 1) title += ": " + docs[0].name;
+  o += "<title>" + html_escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+  o += "<h1>" + html_escape(title) + "</h1>\n";
+  if (docs.size() > 1) {
+    o += "<p>Drives in this report:</p>\n<ul>\n";
+    for (const auto& d : docs) o += "<li>" + html_escape(d.name) + " <span class=\"unit\">(" + html_escape(d.source) + ")</span></li>\n";
+    o += "</ul>\n";
+  }
+  int chart_no = 0;
+  for (const auto& d : docs) {
+    o += "<h2>" + html_escape(d.name) + "</h2>\n";
+    o += "<h3>Drive</h3>\n" + identity_html(d.doc) + settings_html(d.doc);
+    // The figures of this drive alone, as one column (the comparison below lines drives up).
+    Comparison one = compare_documents({d.doc}, {d.name});
+    if (!one.tables.empty()) {
+      o += "<h3>Figures</h3>\n" + comparison_to_html(one);
+    }
+    if (d.doc.contains("tests") && d.doc["tests"].is_object() && d.doc["tests"].contains("patterns") &&
+        d.doc["tests"]["patterns"].is_object()) {
+      const json& p = d.doc["tests"]["patterns"];
+      for (const char* key : {"tables", "patterns"})
+        if (p.contains(key) && p[key].is_array())
+          for (const auto& t : p[key])
+            if (t.is_object())
+              for (const char* rk : {"rows", "cells"})
+                if (t.contains(rk)) o += array_table(t[rk], "Pattern: " + str(t, "pattern") + str(t, "name"));
+    }
+    for (const auto& c : d.charts) {
+      o += "<figure>\n";
+      if (c.svg_ok) o += inline_svg(c.svg, fmt::format("c{}_", ++chart_no));
+      else o += "<p class=\"missing\">Chart not rendered (" + html_escape(c.message) + "): data in " +
+                html_escape(c.dat_path) + ", script in " + html_escape(c.gp_path) + ".</p>\n";
+      o += "<figcaption>" + html_escape(c.source.title) + " &mdash; data <code>" + html_escape(c.source.name) +
+           ".dat</code>, script <code>" + html_escape(c.source.name) + ".gp</code></figcaption>\n</figure>\n";
+    }
+    o += notes_html(d.doc);
+  }
+  if (comparison && !comparison->tables.empty()) {
+    o += "<h2>Side by side</h2>\n<p class=\"legend\">Best of each row <span style=\"background:#1f5fa8\">blue</span>, "
+         "worst <span style=\"background:#c0392b\">red</span>; rows without a better direction are not ranked. "
+         "High queue depths (64&ndash;256) favour drives with deep command queues but are rare in practice: "
+         "do not rank by them alone.</p>\n";
+    o += comparison_to_html(*comparison);
+  }
+  if (!chart_dir_note.empty()) o += "<p class=\"unit\">" + html_escape(chart_dir_note) + "</p>\n";
+  o += "</body>\n</html>\n";
+  return o;
+}
+
+}  // namespace ds::report
