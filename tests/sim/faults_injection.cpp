@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "drivescope/commands.hpp"
+#include "sim/drive.hpp"
 #include "sim/faults.hpp"
 #include "sim/sim.hpp"
 

@@ -1,0 +1,25 @@
+// libFuzzer target: the IDENTIFY DEVICE decoder (src/probe/identify.hpp). Any bytes: a block of
+// the wrong size must be refused with an error, a 512-byte block decoded (or refused for its
+// checksum) without a crash, in both checksum modes.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "probe/identify.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::span<const std::uint8_t> in(data, size);
+  for (bool lax : {false, true}) {
+    ds::probe::DecodeOptions o;
+    o.allow_bad_checksum = lax;
+    auto id = ds::probe::decode_identify(in, o);
+    if (size != 512 && id.ok()) __builtin_trap();  // only whole blocks may decode
+    if (id.ok()) {
+      // The helpers the reports call on decoded words.
+      (void)ds::probe::ata_string(std::span<const std::uint16_t>(id->words).subspan(27, 20));
+      (void)ds::probe::ata_major_version_names(id->words[80]);
+      (void)ds::probe::form_factor_name(static_cast<std::uint8_t>(id->words[168] & 0xF));
+    }
+  }
+  return 0;
+}

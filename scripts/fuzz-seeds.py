@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Regenerates the fuzzers' seed corpora (fuzz/corpus/<target>/) from tests/data.
+
+Seeds are small real inputs: IDENTIFY blocks, hdparm hex dumps and libatasmart blobs of real
+drives, the SCSI responses and sense data of sg3_utils' examples, the ATA PASS-THROUGH CDBs
+sg3_utils builds, and the DiskSim-derived disk models. Usage: scripts/fuzz-seeds.py
+"""
+import json
+import pathlib
+import re
+
+root = pathlib.Path(__file__).resolve().parent.parent
+data = root / "tests" / "data"
+out = root / "fuzz" / "corpus"
+
+
+def inhex_bytes(text):
+    """Bytes of an sg3_utils inhex file: hex pairs, '#' comments."""
+    b = bytearray()
+    for line in text.splitlines():
+        line = line.split("#", 1)[0]
+        for tok in re.split(r"[\s,]+", line.strip()):
+            if re.fullmatch(r"[0-9a-fA-F]{1,2}", tok):
+                b.append(int(tok, 16))
+    return bytes(b)
+
+
+def put(target, name, content):
+    d = out / target
+    d.mkdir(parents=True, exist_ok=True)
+    (d / name).write_bytes(content if isinstance(content, bytes) else content.encode())
+
+
+drives = sorted(p for p in (data / "identify").iterdir() if p.is_dir())
+for i, d in enumerate(drives):
+    put("identify", d.name + ".bin", (d / "identify.bin").read_bytes())
+    if i % 3 == 0:  # a few of each format are enough for the reader
+        put("dump_reader", d.name + ".hex", (d / "identify.hex").read_bytes())
+        put("dump_reader", d.name + ".blob", (d / "blob.bin").read_bytes())
+        put("dump_reader", d.name + ".bin", (d / "identify.bin").read_bytes())
+
+for h in sorted((data / "scsi").glob("*.hex")):
+    b = inhex_bytes(h.read_text())
+    target = "sense" if "sense" in h.name else "scsi_decode"
+    put(target, h.stem + ".bin", b)
+    put("dump_reader", h.name, h.read_bytes())
+
+for c in sorted((data / "sg3-cdbs").glob("*.txt")):
+    if c.name == "provenance.txt":
+        continue
+    found = re.search(r"cdb: \[([0-9a-fA-F ]+)\]", c.read_text())
+    if found:
+        b = bytes(int(t, 16) for t in found.group(1).split())
+        put("sense", "cdb-" + c.stem + ".bin", b)
+
+models = sorted(p for p in (data / "disk-models").glob("*.json") if not p.name.endswith(".truth.json"))
+for m in models:
+    put("disk_model", m.name, m.read_bytes())
+# One with every kind of fault, so the fuzzer starts inside the "faults" parser.
+m = json.loads(models[0].read_text())
+m["faults"] = {"medium_errors": [{"first_lba": 1000, "sectors": 8}], "stop_answering_after_ios": 100,
+               "stop_answering_at_ms": 2500, "vanish_after_ios": 200, "vanish_at_ms": 3000.5}
+put("disk_model", "with-faults.json", json.dumps(m, indent=1))
