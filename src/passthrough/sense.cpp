@@ -32,7 +32,14 @@ Expected<SenseInfo> decode_sense(std::span<const std::uint8_t> sense) {
   if (!desc && len < 14)
     return make_error(fmt::format("fixed-format sense data truncated: {} bytes, ASC/ASCQ need 14", len));
 
-  const std::uint8_t* p = sense.data();
+  // libsgutils2 walks descriptors by byte 7 rather than the length it is given (the fuzzer found
+  // a 12-byte buffer claiming 72 more bytes read past its end: fuzz/regressions). So it gets a
+  // copy whose byte 7 matches what is really there, inside a zeroed buffer of the largest size
+  // sense data can have (8 + 255), so no walk can leave it.
+  std::array<std::uint8_t, 8 + 255> copy{};
+  std::copy_n(sense.begin(), len, copy.begin());
+  copy[7] = static_cast<std::uint8_t>(len - 8);
+  const std::uint8_t* p = copy.data();
   const int n = static_cast<int>(len);
   sg_scsi_sense_hdr hdr{};
   if (!sg_scsi_normalize_sense(p, n, &hdr))

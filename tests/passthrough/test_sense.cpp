@@ -132,3 +132,15 @@ TEST_CASE("garbage, short and empty sense give errors, never a crash") {
   }
   CHECK(decoded > 0);
 }
+
+TEST_CASE("sense whose additional length claims more than is there: no read past the buffer") {
+  // Found by fuzz_sense (fuzz/corpus/sense/sense-desc-length-overrun.bin): byte 7 says 72 more
+  // bytes follow, only 4 do. Under ASan this read past the end inside libsgutils2.
+  const std::vector<std::uint8_t> sense{0x72, 0x02, 0x80, 0x02, 0xf9, 0x00, 0x00, 0x48,
+                                        0x00, 0x0a, 0x80, 0x00};
+  auto s = ds::decode_sense(sense);
+  REQUIRE(s.ok());
+  CHECK(s->sense_key == 0x02);
+  CHECK(s->asc == 0x80);
+  CHECK(s->ascq == 0x02);
+}
