@@ -1,5 +1,6 @@
 // JSON and text renderings of an AtaIdentity (+ SmartReport).
 #include "report/ata_identity_report.hpp"
+#include "report/text_out.hpp"
 
 #include <fmt/format.h>
 
@@ -36,21 +37,6 @@ std::vector<int> bits_list(unsigned mask, int count) {
 }
 
 // Aligned "label: value" lines under section headings.
-class TextOut {
- public:
-  void section(std::string_view title) {
-    if (!s_.empty()) s_ += '\n';
-    s_ += fmt::format("{}\n", title);
-  }
-  void line(std::string_view label, std::string_view value) {
-    s_ += fmt::format("  {:<28} {}\n", fmt::format("{}:", label), value);
-  }
-  std::string str() && { return std::move(s_); }
-
- private:
-  std::string s_;
-};
-
 std::string modes_text(std::string_view prefix, unsigned mask, int count,
                        std::optional<int> selected) {
   std::string s;

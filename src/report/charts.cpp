@@ -1,4 +1,5 @@
 #include "report/charts.hpp"
+#include "report/json_read.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -28,14 +29,7 @@ namespace {
 
 // ---- small JSON accessors: a missing or non-numeric field is "absent", never an exception ----
 
-std::optional<double> num(const json& j, const char* key) {
-  if (!j.is_object()) return std::nullopt;
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return std::nullopt;
-  double v = it->get<double>();
-  if (!std::isfinite(v)) return std::nullopt;
-  return v;
-}
+std::optional<double> num(const json& j, const char* key) { return json_number(j, key); }
 
 const json* arr(const json& j, const char* key) {
   if (!j.is_object()) return nullptr;

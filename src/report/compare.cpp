@@ -1,4 +1,5 @@
 #include "report/compare.hpp"
+#include "report/json_read.hpp"
 
 #include <fmt/core.h>
 
@@ -12,13 +13,7 @@ using nlohmann::json;
 
 namespace {
 
-std::optional<double> num(const json& j, const char* key) {
-  if (!j.is_object()) return std::nullopt;
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return std::nullopt;
-  double v = it->get<double>();
-  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
-}
+std::optional<double> num(const json& j, const char* key) { return json_number(j, key); }
 
 const json& sub(const json& j, const char* key) {
   static const json empty = json::object();

@@ -1,5 +1,6 @@
 // JSON and text renderings of a ScsiProbe (see scsi_report.hpp).
 #include "report/scsi_report.hpp"
+#include "report/text_out.hpp"
 
 #include <fmt/format.h>
 
@@ -154,21 +155,6 @@ json ata_info_json(const AtaInformation& a) {
 
 std::string yes_no(bool b) { return b ? "yes" : "no"; }
 
-class TextOut {
- public:
-  void section(std::string_view title) {
-    if (!s_.empty()) s_ += '\n';
-    s_ += fmt::format("{}\n", title);
-  }
-  void line(std::string_view label, std::string_view value) {
-    s_ += fmt::format("  {:<34} {}\n", fmt::format("{}:", label), value);
-  }
-  std::string str() && { return std::move(s_); }
-
- private:
-  std::string s_;
-};
-
 std::string blocks_text(std::uint64_t n, std::string_view zero_meaning) {
   if (n == 0 && !zero_meaning.empty()) return fmt::format("0 ({})", zero_meaning);
   return fmt::format("{} blocks", n);
@@ -250,7 +236,7 @@ nlohmann::json scsi_identity_to_json(const probe::ScsiProbe& p, const sysfs::Dri
 }
 
 std::string scsi_identity_to_text(const probe::ScsiProbe& p, const sysfs::DriveFacts* facts) {
-  TextOut t;
+  TextOut t(34);
   t.section("Identity");
   if (const auto& q = p.inquiry) {
     t.line("Vendor", q->vendor);
