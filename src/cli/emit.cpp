@@ -17,8 +17,9 @@ int emit(const Expected<app::Report>& r, bool json) {
   }
   if (json) std::cout << r->json.dump(2) << "\n";
   else std::cout << r->text << std::flush;
-  if (!json && !r->warnings.empty())
-    for (const auto& w : r->warnings) std::fprintf(stderr, "drivescope: warning: %s\n", w.c_str());
+  // Warnings go to stderr in both modes: the JSON carries them too, but a script that only keeps
+  // the exit status must still see why it was not 0.
+  for (const auto& w : r->warnings) std::fprintf(stderr, "drivescope: warning: %s\n", w.c_str());
   return r->exit_code;
 }
 

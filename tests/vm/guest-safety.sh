@@ -1,9 +1,10 @@
 # guest-safety.sh — the write guard end to end on real Linux block devices (issue 7, docs/safety.md),
 # and a full read-only run on every default disk whose images the host then checks unchanged.
 #
-# Needs the two extra disks of tests/vm/safety-host.sh (models "VMTEST SAFE PART" and "VMTEST SAFE
-# BLANK"); in the default disk set (the CTest "vm" test) it skips at once, so it never partitions or
-# writes a disk another guest script uses.
+# Needs the two extra disks of tests/vm/safety-host.sh (models "VMTEST SAFEPART" and "VMTEST
+# SAFEBLANK": at most 16 characters, as sysfs shows an ATA model through the 16-byte INQUIRY
+# product field); without them it skips at once, so it never partitions or writes a disk another
+# guest script uses.
 #
 #   SAFE PART   partitioned here (2 partitions), partition 1 mounted (ext2; active swap when the
 #               guest kernel has no ext2/ext4 module): a write test is refused on the disk and on
@@ -15,8 +16,8 @@
 . "$VMTEST_LIB"
 
 DS=drivescope
-part=$(vm_disk_by_model "VMTEST SAFE PART")
-blank=$(vm_disk_by_model "VMTEST SAFE BLANK")
+part=$(vm_disk_by_model "VMTEST SAFEPART")
+blank=$(vm_disk_by_model "VMTEST SAFEBLANK")
 if [ -z "$part" ] || [ -z "$blank" ]; then
   vm_skip "safety: needs the disks of tests/vm/safety-host.sh (not in this disk set)"
   vm_done
@@ -109,8 +110,12 @@ for who in "model:VMTEST AHCI" "model:VMTEST PIIX" "model:VIRTIO SCSI" "serial:V
     $DS ncq --json "/dev/$blk" > /tmp/ro-ncq.json 2>&1; rc=$?
     case $rc in 0|3) check "ncq /dev/$blk: exit 0 or 3" ok ok ;; *) check "ncq /dev/$blk: exit" "0 or 3" $rc ;; esac
   fi
-  ds_bench ro-$blk "/dev/$blk" --json --tests access,transfer,cache,blocksize --budget 3 --quiet
-  check "read-only bench /dev/$blk: exit" 0 "$DS_RC"
+  # Every default test; 3 s of drive time is too little under TCG for some of them to finish
+  # (exit 3, partial: e.g. "access: too few reads completed"), which is an honest answer here —
+  # what matters is that nothing was written and the finished results are kept.
+  ds_bench ro-$blk "/dev/$blk" --json --budget 3 --quiet
+  case $DS_RC in 0|3) check "read-only bench /dev/$blk: exit 0 or 3" ok ok ;; *) check "read-only bench /dev/$blk: exit" "0 or 3" "$DS_RC" ;; esac
+  check_nonempty "read-only bench /dev/$blk: transfer results kept" "$(jq -r '.tests.transfer // empty | keys[0]' /tmp/ro-$blk.out 2>/dev/null)"
   check "read-only bench /dev/$blk: settings.write" false "$(jq -r .settings.write /tmp/ro-$blk.out 2>/dev/null)"
 done
 sync

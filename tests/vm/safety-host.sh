@@ -26,8 +26,8 @@ TMPDIR=$work bash "$HERE/vm-run.sh" "${CT[@]}" -k -t "$T" -b "$BIN" -o "$work/ou
   -d "ide,size=$size,rotation_rate=5400,model=VMTEST PIIX,serial=PIIX0001" \
   -d "virtio-scsi,size=$size,rotation_rate=10000,vendor=VMTEST,product=VIRTIO SCSI,serial=VSCSI0001" \
   -d "virtio-blk,size=$size,serial=VBLK0001" \
-  -d "ahci,size=$size,model=VMTEST SAFE PART,serial=SAFE0001" \
-  -d "ahci,size=$size,model=VMTEST SAFE BLANK,serial=SAFE0002" \
+  -d "ahci,size=$size,model=VMTEST SAFEPART,serial=SAFE0001" \
+  -d "ahci,size=$size,model=VMTEST SAFEBLANK,serial=SAFE0002" \
   "$HERE/guest-safety.sh"
 rc=$?
 [ $rc -eq 0 ] || [ $rc -eq 1 ] || exit $rc   # 2/3: harness, 77: skipped

@@ -123,9 +123,11 @@ flock 8
 
 # ---------------------------------------------------------------- 2. kernel
 # Modules the guest may load. Their dependencies (libata, scsi_mod, virtio_ring, ...) are
-# added from modules.dep. scsi_debug and sym53c8xx are here for later guest scripts.
+# added from modules.dep. scsi_debug and sym53c8xx are here for later guest scripts; ext4 (which
+# also mounts ext2) and crc32c_generic (its checksum, a soft dependency modules.dep does not list)
+# let guest-safety.sh mount a partition.
 WANT_MODULES="sd_mod sg ahci ata_piix virtio_pci virtio_scsi virtio_blk scsi_debug sym53c8xx \
-crct10dif_generic"
+crct10dif_generic ext4 crc32c_generic"
 
 kpkg() {
   apt-cache depends linux-image-amd64 2>/dev/null | awk '$1 == "Depends:" && $2 ~ /^linux-image-/ {print $2; exit}'
@@ -133,13 +135,14 @@ kpkg() {
 KPKG=${DRIVESCOPE_VM_KERNEL:-$(kpkg)}
 if [ -z "$KPKG" ]; then
   # Empty package lists (fresh machine): a cached kernel will do; else update the lists once.
-  KPKG=$(cd "$CACHE" && ls -d kernel-*/.done 2>/dev/null | sed -n 's|^kernel-\(.*\)/.done$|\1|p' | tail -n1)
+  KPKG=$(cat "$CACHE"/kernel-*/kpkg 2>/dev/null | tail -n1)
   if [ -z "$KPKG" ] && { [ "$CTEST" = 0 ] || [ -n "${DRIVESCOPE_REQUIRE_VM:-}" ]; }; then
     apt-get update -qq >&2 || true; KPKG=$(kpkg)
   fi
   [ -n "$KPKG" ] || unavailable "cannot resolve the kernel package behind linux-image-amd64"
 fi
-KDIR=$CACHE/kernel-$KPKG
+# Keyed by the module list too: a cached tree holds only the modules wanted when it was made.
+KDIR=$CACHE/kernel-$KPKG-$(printf '%s' "$WANT_MODULES" | sha256sum | cut -c1-8)
 if [ ! -e "$KDIR/.done" ]; then
   say "fetching and unpacking $KPKG (once; cached in $KDIR)"
   tmp=$CACHE/tmp.$$; rm -rf "$tmp" "$KDIR"; mkdir -p "$tmp" "$KDIR"
@@ -152,6 +155,7 @@ if [ ! -e "$KDIR/.done" ]; then
   kver=${mdir##*/}
   cp "$tmp/x/boot/vmlinuz-$kver" "$KDIR/vmlinuz"
   echo "$kver" > "$KDIR/kver"
+  echo "$KPKG" > "$KDIR/kpkg"
   # The .deb carries no modules.dep (depmod makes it at install time): make one. busybox
   # depmod expects BASE/lib/modules/VER.
   [ -e "$tmp/x/lib/modules/$kver" ] || { mkdir -p "$tmp/x/lib/modules"; ln -s "$mdir" "$tmp/x/lib/modules/$kver"; }

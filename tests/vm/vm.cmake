@@ -3,7 +3,8 @@
 # Exit 77 = skipped: QEMU (or the kernel package) is not available and DRIVESCOPE_REQUIRE_VM is
 # not set. With DRIVESCOPE_REQUIRE_VM set (CI), vm-run.sh installs what is missing or fails.
 file(GLOB ds_vm_guest_scripts CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/guest-*.sh)
-list(FILTER ds_vm_guest_scripts EXCLUDE REGEX "/guest-lib\\.sh$")
+# guest-lib.sh is the helpers; guest-safety.sh needs safety-host.sh's disks and its own boot.
+list(FILTER ds_vm_guest_scripts EXCLUDE REGEX "/guest-(lib|safety)\\.sh$")
 list(SORT ds_vm_guest_scripts)
 add_test(NAME vm
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/vm-run.sh -S -t 240
@@ -12,3 +13,9 @@ add_test(NAME vm
 # TIMEOUT covers a first run that fetches the kernel (~1 min) plus a slow boot on a busy host;
 # the VM itself is killed by vm-run.sh after 240 s.
 set_tests_properties(vm PROPERTIES LABELS vm SKIP_RETURN_CODE 77 TIMEOUT 420 RESOURCE_LOCK ds_vm)
+
+# The safety test (issue 7): its own boot with two extra scratch disks, then a host-side SHA-256
+# check of every image (tests/vm/safety-host.sh).
+add_test(NAME vm-safety
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/safety-host.sh -S -t 300 -b $<TARGET_FILE:drivescope>)
+set_tests_properties(vm-safety PROPERTIES LABELS vm SKIP_RETURN_CODE 77 TIMEOUT 480 RESOURCE_LOCK ds_vm)
