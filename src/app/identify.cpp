@@ -8,7 +8,9 @@
 #include "probe/dump_reader.hpp"
 #include "probe/identify.hpp"
 #include "probe/scsi_probe.hpp"
+#include "probe/ata_logs.hpp"
 #include "probe/smart.hpp"
+#include "report/ata_logs_report.hpp"
 #include "probe/sysfs.hpp"
 #include "report/ata_identity_report.hpp"
 #include "report/list_report.hpp"
@@ -99,6 +101,15 @@ Expected<Report> identify_ata(Target& t, const IdentifyOptions& o) {
   if (r && !smart_note.empty()) {
     r->json["smart_error"] = smart_note;
     r->text += fmt::format("\nSMART: {}\n", smart_note);
+  }
+  // General Purpose Logs: read when claimed, or when asked (a drive may keep logs it does not
+  // claim; one that does not aborts READ LOG EXT, which is harmless and shown decoded).
+  if (r && quick) {
+    const bool claimed = quick->gpl.supported;
+    std::optional<probe::GplProbe> g;
+    if (claimed || o.logs) g = probe::probe_gpl(*t.device);
+    r->json["identify"]["general_purpose_logs"] = report::gpl_to_json(g ? &*g : nullptr, claimed);
+    r->text += report::gpl_to_text(g ? &*g : nullptr, claimed);
   }
   return r;
 }

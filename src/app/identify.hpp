@@ -30,6 +30,7 @@ std::string version();
 struct IdentifyOptions {
   bool raw = false;                 // add the raw words / pages
   bool allow_bad_checksum = false;  // decode a dump whose word 255 checksum is wrong
+  bool logs = false;  // read the GPL directory even when IDENTIFY does not claim GPL
   std::string root = "/";           // /proc and /sys (tests use fake trees)
 };
 

@@ -8,7 +8,7 @@ namespace ds::cli {
 Action add_identify(CLI::App& app) {
   struct Opts {
     std::string target, file;
-    bool raw = false, bad_checksum = false, json = false;
+    bool raw = false, bad_checksum = false, json = false, logs = false;
   };
   auto o = std::make_shared<Opts>();
   auto* c = app.add_subcommand("identify", "decoded identity and features of a drive");
@@ -16,12 +16,15 @@ Action add_identify(CLI::App& app) {
   c->add_option("--from-file", o->file,
                 "a captured IDENTIFY: hdparm hex words, raw 512 bytes or a libatasmart blob");
   c->add_flag("--raw", o->raw, "also show the raw IDENTIFY words / pages");
+  c->add_flag("--logs", o->logs,
+              "read the General Purpose Log directory (READ LOG EXT) even when IDENTIFY does not "
+              "claim GPL support (by default it is read only when claimed)");
   c->add_flag("--json", o->json, "one JSON document on stdout");
   c->add_flag("--allow-bad-checksum", o->bad_checksum,
               "decode a block whose word 255 checksum is wrong");
   return [o, c]() -> int {
     if (!c->parsed()) return -1;
-    app::IdentifyOptions io{.raw = o->raw, .allow_bad_checksum = o->bad_checksum};
+    app::IdentifyOptions io{.raw = o->raw, .allow_bad_checksum = o->bad_checksum, .logs = o->logs};
     if (o->file.empty() == o->target.empty()) {
       std::fprintf(stderr, "drivescope identify: give either a TARGET or --from-file FILE\n");
       return app::kExitUsage;

@@ -209,15 +209,28 @@ Expected<AtaStatusReturn> decode_ata_status_return(std::span<const std::uint8_t>
       out.asc = s[12];
       out.ascq = s[13];
     }
+    // Linux libata before 6.10 (fixed by "ata: libata-scsi: Fix offsets for the fixed format
+    // sense data", 2024) wrote this form 5 bytes too far: ERROR, STATUS, DEVICE, COUNT in bytes
+    // 8..11 and the flags/LBA in bytes 16..19, leaving bytes 3..6 zero. Seen from Debian 12's
+    // 6.1 kernel in the QEMU tests (an aborted READ LOG EXT: 70 00 0b 00 00 00 00 0a 04 41 00 01
+    // 00 00 00 00 80 00). A correct SATL never reports STATUS 00h (a drive that answered has
+    // DRDY set), so zero bytes 3..6 with DRDY or ERR in byte 9 identify the shifted form.
+    // ASC/ASCQ (bytes 12, 13) are where they belong in both forms.
+    // (libata's additional length stays 0Ah, so the flags/LBA bytes may lie past the 18 kept.)
+    const bool shifted = s[3] == 0 && s[4] == 0 && s[5] == 0 && s[6] == 0 && (s[9] & 0x41) != 0;
+    const std::size_t r0 = shifted ? 8 : 3, f0 = shifted ? 16 : 8;
+    out.linux_shifted_fixed = shifted;
     AtaOutput& o = out.regs;
-    o.error = s[3];
-    o.status = s[4];
-    o.device = s[5];
-    o.count = s[6];
-    out.count_upper_nonzero = s[8] & 0x40;  // COUNT UPPER NONZERO
-    out.lba_upper_nonzero = s[8] & 0x20;    // LBA UPPER NONZERO
-    o.lba = std::uint64_t{s[9]} | std::uint64_t{s[10]} << 8 | std::uint64_t{s[11]} << 16;
-    o.extended = false;  // bit 7 of byte 8 says the command was 48-bit, but the upper bytes are lost
+    o.error = s[r0];
+    o.status = s[r0 + 1];
+    o.device = s[r0 + 2];
+    o.count = s[r0 + 3];
+    if (s.size() >= f0 + 4) {
+      out.count_upper_nonzero = s[f0] & 0x40;  // COUNT UPPER NONZERO
+      out.lba_upper_nonzero = s[f0] & 0x20;    // LBA UPPER NONZERO
+      o.lba = std::uint64_t{s[f0 + 1]} | std::uint64_t{s[f0 + 2]} << 8 | std::uint64_t{s[f0 + 3]} << 16;
+    }
+    o.extended = false;  // bit 7 of the flags says the command was 48-bit, but the upper bytes are lost
     return out;
   }
   return make_error(fmt::format("not sense data (response code {:#04x})", s[0]));

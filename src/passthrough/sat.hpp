@@ -67,6 +67,8 @@ struct AtaStatusReturn {
   // non-zero (SAT-3 12.2.2.7, COUNT UPPER NONZERO / LBA UPPER NONZERO).
   bool count_upper_nonzero = false;
   bool lba_upper_nonzero = false;
+  // Fixed format as Linux libata wrote it before 6.10: the registers 5 bytes late (sat.cpp).
+  bool linux_shifted_fixed = false;
   std::uint8_t sense_key = 0;
   std::uint8_t asc = 0;
   std::uint8_t ascq = 0;

@@ -196,15 +196,7 @@ nlohmann::json scsi_identity_to_json(const probe::ScsiProbe& p, const sysfs::Dri
     j["write_cache"] = {{"supported", nullptr}, {"enabled", nullptr}};
     j["read_ahead"] = {{"supported", nullptr}, {"enabled", nullptr}};
   }
-  if (facts) {
-    j["host"] = {{"device", facts->dev_path},
-                 {"transport", sysfs::to_string(facts->transport)},
-                 {"host_driver", facts->host_driver},
-                 {"queue_depth", opt(facts->queue_depth)},
-                 {"queue_depth_writable", facts->queue_depth_writable},
-                 {"scheduler", facts->scheduler},
-                 {"sata_link_speed", opt(facts->sata_link_speed)}};
-  }
+  // What Linux knows of the device is the report's top-level "host" (app/identify.cpp), as for ATA.
 
   json s;
   s["inquiry"] = q ? inquiry_json(*q) : json(nullptr);

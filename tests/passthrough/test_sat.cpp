@@ -218,6 +218,33 @@ TEST_CASE("fixed-format ATA registers (SAT-3 12.2.2.7)") {
   CHECK(r->ascq == 0x1d);
 }
 
+TEST_CASE("fixed-format ATA registers as Linux libata < 6.10 writes them (5 bytes late)") {
+  // Captured in the QEMU guest (Debian 12, kernel 6.1) from an aborted READ LOG EXT: ERROR 04
+  // (ABRT), STATUS 41 (DRDY|ERR), DEVICE 00, COUNT 01 in bytes 8..11; flags 80 (EXTEND) in 16.
+  const Bytes s{0x70, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x04, 0x41, 0x00, 0x01,
+                0x00, 0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0x00};
+  auto r = sat::decode_ata_status_return(s);
+  REQUIRE(r.ok());
+  CHECK(r->linux_shifted_fixed);
+  CHECK(r->sense_key == 0x0b);
+  CHECK(r->regs.error == 0x04);
+  CHECK(r->regs.status == 0x41);
+  CHECK(r->regs.count == 0x01);
+  CHECK(r->regs.aborted());
+  // The sense as kept (additional length 0Ah: 18 bytes) decodes the same registers.
+  auto r18 = sat::decode_ata_status_return(std::span(s).first(18));
+  REQUIRE(r18.ok());
+  CHECK(r18->regs.status == 0x41);
+  CHECK(r18->regs.error == 0x04);
+  // A correct SAT layout is not mistaken for it: STATUS in byte 4 is non-zero there.
+  const Bytes ok{0x70, 0x00, 0x0b, 0x04, 0x51, 0x00, 0x00, 0x0a, 0x80, 0x41, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  auto r2 = sat::decode_ata_status_return(ok);
+  REQUIRE(r2.ok());
+  CHECK_FALSE(r2->linux_shifted_fixed);
+  CHECK(r2->regs.status == 0x51);
+  CHECK(r2->regs.lba == 0x41);
+}
+
 TEST_CASE("ATA status decode rejects bad sense without crashing") {
   CHECK_FALSE(sat::decode_ata_output(Bytes{}).ok());
   CHECK_FALSE(sat::decode_ata_output(Bytes{0x72, 0x01}).ok());

@@ -83,6 +83,22 @@ check_ata() {
   check "sysfs queue_depth (libata)" "$hostqd" "$sys_qd"
   check "host.queue_depth = sysfs" "$sys_qd" "$(jget $j .host.queue_depth)"
   check "host.transport" ata "$(jget $j .host.transport)"
+
+  # A command the drive rejects. QEMU's ATA emulation implements no READ LOG EXT (hdparm's own
+  # attempt is aborted, see above) and its IDENTIFY does not claim GPL, so identify leaves the
+  # logs alone; with --logs it sends READ LOG EXT anyway and must show the drive's ATA abort,
+  # decoded from the ATA Status Return descriptor, not a transport or OS failure.
+  check "general_purpose_logs.claimed (QEMU: no)" false "$(jget $j .identify.general_purpose_logs.claimed)"
+  check "general_purpose_logs not read unasked" false "$(jget $j .identify.general_purpose_logs.read)"
+  local lj=/tmp/ds-logs-$blk.json lt
+  $DS identify --logs --json "/dev/$blk" > "$lj" 2>/dev/null
+  check "identify --logs: exit" 0 $?
+  check "READ LOG EXT: answered with CHECK CONDITION" "check condition" "$(jget $lj .identify.general_purpose_logs.error.outcome)"
+  check "READ LOG EXT: decoded as an ATA abort" true "$(jget $lj .identify.general_purpose_logs.error.aborted)"
+  check "READ LOG EXT: ERROR register = ABRT" 0x04 "$(jget $lj .identify.general_purpose_logs.error.ata_error)"
+  check_true "sg_sat_read_gplog -l 0 fails here too (reference)" not quiet sg_sat_read_gplog -l 0 "/dev/$(vm_sg_of "$blk")"
+  lt=$($DS identify --logs "/dev/$blk" 2>&1)
+  check_true "text says the drive aborted READ LOG EXT (ABRT)" contains "$lt" 'aborted the command.*ABRT set'
 }
 
 # ---------------------------------------------------------------- SCSI disk, no SAT

@@ -1,0 +1,74 @@
+#include "report/ata_logs_report.hpp"
+
+#include <fmt/format.h>
+
+namespace ds::report {
+
+using nlohmann::json;
+
+namespace {
+std::string hex2(unsigned v) { return fmt::format("{:#04x}", v); }
+
+json failure_json(const probe::LogReadFailure& f) {
+  json e{{"command", f.command}, {"outcome", std::string(to_string(f.outcome))}, {"message", f.message}};
+  if (f.ata) {
+    e["ata_status"] = hex2(f.ata->status);
+    e["ata_error"] = hex2(f.ata->error);
+    e["aborted"] = f.ata->aborted();
+  } else {
+    e["ata_status"] = nullptr;
+    e["ata_error"] = nullptr;
+    e["aborted"] = nullptr;
+  }
+  return e;
+}
+
+// "the drive aborted it (STATUS 0x51: ERR; ERROR 0x04: ABRT)" — what an abort means, spelled out.
+std::string failure_text(const probe::LogReadFailure& f) {
+  if (f.ata && f.ata->aborted())
+    return fmt::format("{}: the drive aborted the command (STATUS {:#04x}, ERR set; ERROR {:#04x}, "
+                       "ABRT set): it does not implement it",
+                       f.command, f.ata->status, f.ata->error);
+  return fmt::format("{}: {}", f.command, f.message);
+}
+}  // namespace
+
+json gpl_to_json(const probe::GplProbe* g, bool claimed) {
+  json j{{"claimed", claimed}, {"read", g && g->directory.has_value()}};
+  if (!g) return j;
+  if (g->directory) {
+    j["version"] = g->directory->version;
+    json logs = json::array();
+    for (const auto& e : g->directory->logs)
+      logs.push_back({{"address", hex2(e.address)}, {"name", probe::log_name(e.address)}, {"pages", e.pages}});
+    j["logs"] = logs;
+  }
+  if (g->identify_pages) {
+    json pages = json::array();
+    for (auto p : *g->identify_pages) pages.push_back({{"page", hex2(p)}, {"name", probe::identify_log_page_name(p)}});
+    j["identify_data_pages"] = pages;
+  }
+  if (!g->failures.empty()) j["error"] = failure_json(g->failures.front());
+  return j;
+}
+
+std::string gpl_to_text(const probe::GplProbe* g, bool claimed) {
+  std::string out = "\nGeneral purpose logs (READ LOG EXT)\n";
+  out += fmt::format("  {:<22}{}\n", "claimed by IDENTIFY", claimed ? "yes" : "no");
+  if (!g) return out + fmt::format("  {:<22}{}\n", "read", "not tried (not claimed; --logs tries anyway)");
+  if (g->directory) {
+    out += fmt::format("  {:<22}{}\n", "directory version", g->directory->version);
+    for (const auto& e : g->directory->logs)
+      out += fmt::format("  {:<22}{} ({} page{})\n", hex2(e.address), probe::log_name(e.address), e.pages,
+                         e.pages == 1 ? "" : "s");
+  }
+  if (g->identify_pages) {
+    std::string list;
+    for (auto p : *g->identify_pages) list += (list.empty() ? "" : ", ") + hex2(p);
+    out += fmt::format("  {:<22}{}\n", "IDENTIFY data pages", list.empty() ? "none" : list);
+  }
+  for (const auto& f : g->failures) out += fmt::format("  {:<22}{}\n", "error", failure_text(f));
+  return out;
+}
+
+}  // namespace ds::report
