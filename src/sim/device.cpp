@@ -1,6 +1,7 @@
 #include "sim/device.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -91,6 +92,57 @@ void put_ascii(std::uint8_t* p, std::size_t n, std::string_view s) {
   for (std::size_t i = 0; i < n; ++i) p[i] = i < s.size() ? static_cast<std::uint8_t>(s[i]) : ' ';
 }
 
+// SMART READ DATA / READ THRESHOLDS pages (ATA/ATAPI-8 / ACS-3 SMART data structure): a healthy
+// drive with the attributes a desktop drive commonly shows. Byte 0-1 revision, 30 entries of 12
+// bytes from byte 2 (id, flags, value, worst, 6 raw bytes, reserved; for thresholds: id,
+// threshold), offline/self-test capability at 362-373, checksum in byte 511 (sum of all = 0).
+// Power-on hours follow the virtual clock; the reallocated count is 0 (slow regions are not
+// remapped sectors); the temperature is a fixed 35 °C.
+std::array<std::uint8_t, 512> smart_page(const SimDrive& d, bool thresholds) {
+  struct Attr { std::uint8_t id; std::uint16_t flags; std::uint8_t value, threshold; std::uint64_t raw; };
+  const std::uint64_t hours = static_cast<std::uint64_t>(d.now_ns() / 3'600'000'000'000LL);
+  const Attr attrs[] = {
+      {0x01, 0x000F, 100, 51, 0},      // raw read error rate: pre-fail, online
+      {0x03, 0x0003, 100, 21, 0},      // spin-up time
+      {0x05, 0x0033, 100, 36, 0},      // reallocated sectors count
+      {0x09, 0x0032, 100, 0, hours},   // power-on hours
+      {0x0C, 0x0032, 100, 0, 1},       // power cycle count
+      {0xC2, 0x0022, 115, 0, 35},      // temperature, °C in raw byte 0
+      {0xC5, 0x0012, 100, 0, 0},       // current pending sectors
+      {0xC7, 0x003E, 200, 0, 0},       // UDMA CRC error count
+  };
+  std::array<std::uint8_t, 512> p{};
+  p[0] = 0x10;  // revision 0010h
+  std::size_t at = 2;
+  for (const Attr& a : attrs) {
+    p[at] = a.id;
+    if (thresholds) {
+      p[at + 1] = a.threshold;
+    } else {
+      p[at + 1] = static_cast<std::uint8_t>(a.flags);
+      p[at + 2] = static_cast<std::uint8_t>(a.flags >> 8);
+      p[at + 3] = a.value;
+      p[at + 4] = a.value;  // worst
+      for (int i = 0; i < 6; ++i) p[at + 5 + i] = static_cast<std::uint8_t>(a.raw >> (8 * i));
+    }
+    at += 12;
+  }
+  if (!thresholds) {
+    p[362] = 0x82;  // off-line data collection: completed without error (auto off-line enabled)
+    p[363] = 0x00;  // last self-test: completed without error
+    p[364] = 0x3C;  // 60 s for an off-line data collection
+    p[367] = 0x5B;  // off-line capabilities: execute immediate, auto, abort, read scanning, self-test
+    p[368] = 0x03;  // SMART capability: saves data before power saving, supports autosave
+    p[370] = 0x01;  // error logging supported
+    p[372] = 2;     // short self-test polling time, minutes
+    p[373] = 30;    // extended self-test polling time, minutes
+  }
+  std::uint8_t sum = 0;
+  for (std::size_t i = 0; i < 511; ++i) sum = static_cast<std::uint8_t>(sum + p[i]);
+  p[511] = static_cast<std::uint8_t>(0x100 - sum);
+  return p;
+}
+
 // A drive that vanished or stopped answering (injected, sim/faults.hpp) fails every command; a
 // stopped one only after the command's timeout has passed on the virtual clock.
 std::optional<CommandResult> injected_fault(SimDrive& d, Millis timeout) {
@@ -135,8 +187,14 @@ CommandResult SimDevice::ata(const AtaRequest& req) {
     case ata::kSmart: {
       // SMART needs the key values 4Fh/C2h in LBA mid/high (ACS-3 7.48).
       const bool key = ((req.in.lba >> 8) & 0xFF) == 0x4F && ((req.in.lba >> 16) & 0xFF) == 0xC2;
-      if (key && (req.in.features & 0xFF) == ata::kSmartReturnStatus)
+      const auto sub = static_cast<std::uint8_t>(req.in.features & 0xFF);
+      if (key && sub == ata::kSmartReturnStatus)
         return ata_ok(drive_->run_control(), 0, 0xC24F00);  // unchanged key: no threshold exceeded
+      if (key && (sub == ata::kSmartReadData || sub == ata::kSmartReadThresholds) && req.data.size() >= 512) {
+        const auto page = smart_page(*drive_, sub == ata::kSmartReadThresholds);
+        std::copy(page.begin(), page.end(), req.data.begin());
+        return ata_ok(drive_->run_control(), 0, 0xC24F00);
+      }
       return ata_error(drive_->run_control(), kErrAbort, "SMART subcommand not simulated");
     }
     case ata::kReadVerifySectors:

@@ -4,6 +4,7 @@
 
 #include "drivescope/commands.hpp"
 #include "probe/identify.hpp"
+#include "probe/smart.hpp"
 #include "sim/drive.hpp"
 #include "sim_test_util.hpp"
 
@@ -222,4 +223,34 @@ TEST_CASE("ATA models answer a SAT-like INQUIRY") {
   auto none = simtest::open_or_fail("sim:wd1200jd");
   REQUIRE(scsi(*none.device, {ds::scsi::kInquiry, 0, 0, 0, 96, 0}, buf).ok());
   CHECK(!(buf[7] & 0x02));
+}
+
+TEST_CASE("SMART READ DATA / READ THRESHOLDS: checksummed pages that libatasmart decodes") {
+  auto t = simtest::open_or_fail("sim:raptor");
+  std::array<std::uint8_t, 512> id{}, data{}, thr{};
+  REQUIRE(ds::ata::identify_device(*t.device, id).ok());
+  REQUIRE(ds::ata::smart_read_data(*t.device, data).ok());
+  REQUIRE(ds::ata::smart_read_thresholds(*t.device, thr).ok());
+  for (const auto* page : {&data, &thr}) {
+    unsigned sum = 0;
+    for (auto b : *page) sum += b;
+    CHECK(sum % 256 == 0);  // byte 511 makes the page sum to zero
+  }
+  bool healthy = false;
+  REQUIRE(ds::ata::smart_return_status(*t.device, &healthy).ok());
+  CHECK(healthy);
+  auto r = ds::probe::smart_from_pages(id, data, thr, healthy);
+  REQUIRE(r.ok());
+  CHECK(r->temperature_c().value_or(0) == doctest::Approx(35.0));
+  CHECK(r->power_cycles == 1u);
+  CHECK(r->bad_sectors.value_or(99) == 0u);
+  REQUIRE(r->attributes.size() == 8);
+  CHECK(r->attributes[2].id == 5);
+  CHECK(r->attributes[2].threshold == 36);
+  // Another SMART subcommand (here ENABLE OPERATIONS, D8h) is still aborted.
+  ds::AtaRequest q;
+  q.in.command = ds::ata::kSmart;
+  q.in.features = 0xD8;
+  q.in.lba = 0xC24F00;
+  CHECK(t.device->ata(q).ata->aborted());
 }
