@@ -1,5 +1,7 @@
 #include "tests/access.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -45,6 +47,12 @@ LatencyStats stats(const std::vector<double>& ms) {
 
 }  // namespace
 
+bool plausible_rotation_ms(double rotation_ms, double hit_ms) {
+  // 1500 to 30000 rpm brackets every disk drive made; a backward step waits most of a
+  // revolution, which on any disk is many times a cache hit (overhead plus one block).
+  return rotation_ms >= 2.0 && rotation_ms <= 40.0 && rotation_ms >= 4 * hit_ms;
+}
+
 std::pair<double, double> fit_rotation(const std::vector<std::pair<unsigned, double>>& kl) {
   std::map<unsigned, std::vector<double>> by_k;
   for (auto& [k, l] : kl)
@@ -70,6 +78,7 @@ Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt, const 
   const std::uint64_t cap = io.info().capacity_bytes / lb;
   const std::uint64_t span = opt.span_blocks ? std::min(opt.span_blocks, cap) : cap;
   if (span < 65536) return make_error("access: span too small (" + std::to_string(span) + " blocks)");
+  res.block_bytes = lb;
   Budget budget(opt.budget_s);
   Ctx c{io, budget, span, {}};
   Rng rng(opt.seed);
@@ -105,10 +114,19 @@ Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt, const 
         for (std::size_t i = 1; i < l.size(); ++i) kl.emplace_back(k, l[i]);
       }
     auto [rot, sec] = fit_rotation(kl);
-    if (rot <= 0) {
+    if (rot > 0 && !plausible_rotation_ms(rot * 1e-6, res.overhead_ms.value)) {
+      // A line through noise on a device without platters (RAM, flash, a file in the page cache)
+      // can have a falling slope; its intercept is then a latency, not a revolution.
+      res.notes.push_back(fmt::format(
+          "rotation: backward-step reads take {:.3f} ms against {:.3f} ms for a cache hit: not one "
+          "revolution (2-40 ms on any disk, at least 4 cache hits); not a rotating target, so no "
+          "rpm, no seek figures and no track layout", rot * 1e-6, res.overhead_ms.value));
+      rot = 0;
+    } else if (rot <= 0) {
       res.notes.push_back("rotation: the backward-step latencies do not fit one revolution "
                           "(solid state or a non-rotating target?)");
-    } else {
+    }
+    if (rot > 0) {
       // Uncertainty: spread of the per-chain estimates latency + k·sector.
       std::vector<double> est;
       for (auto& [k, l] : kl) est.push_back(l + k * sec);
@@ -125,7 +143,8 @@ Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt, const 
   // 3. Track layout for the one-cylinder seeks.
   std::uint32_t spt = opt.sectors_per_track;
   unsigned H = opt.surfaces;
-  if (!spt) {
+  // Without a revolution there are no tracks to find (and the probe would spend the budget).
+  if (!spt && rev_ms > 0) {
     ProbeChoice pc = choose_stream(io, span / 2, budget, 8, span);
     spt = pc.t.sectors_per_track;
     if (pc.blocks) {
@@ -172,7 +191,9 @@ Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt, const 
     std::vector<double> v;
     for (std::size_t i = 1; i < l.size(); ++i)
       if (l[i] > 0) v.push_back(l[i] * 1e-6);
-    if (!v.empty()) {
+    // A seek is what is left of an access once rotation and overhead are taken off: without a
+    // rotation there is no model to take off, and the figure would be a bare access time.
+    if (!v.empty() && rev_ms > 0) {
       res.full_stroke_ms = {mean(v) - base_ms, stddev(v) / std::sqrt(static_cast<double>(v.size()))};
     }
   }
@@ -305,6 +326,7 @@ Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt, const 
                          stddev(normal) / std::sqrt(static_cast<double>(normal.size())) +
                              res.rotation_ms.uncertainty / 2};
     for (auto& [b, v] : bins) {
+      if (rev_ms <= 0) break;  // no rotation: no seek model (see the full stroke above)
       SeekBin sb;
       sb.max_distance = b >= 63 ? UINT64_MAX : (2ull << b) - 1;
       sb.n = v.size();

@@ -62,6 +62,7 @@ struct AccessResult {
   std::vector<SlowRegion> slow_regions;
   double drive_time_s = 0;
   std::vector<std::string> notes;
+  std::uint32_t block_bytes = 512;  // size of every single-block read: the logical block
 };
 
 // Pure analyses, exposed for unit tests.
@@ -71,6 +72,9 @@ std::pair<double, double> fit_rotation(const std::vector<std::pair<unsigned, dou
 // Slow-read threshold: no normal access can exceed a full-stroke seek plus a full revolution
 // plus the overhead, with a margin.
 double slow_threshold_ms(double full_stroke_ms, double rotation_ms, double overhead_ms);
+// A fitted revolution is believed only if a disk could turn that fast or slow (2-40 ms) and it is
+// many cache hits long (`hit_ms`): a device without platters gives a noise fit of about a hit.
+bool plausible_rotation_ms(double rotation_ms, double hit_ms);
 
 Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt,
                                   const ProgressFn* progress = nullptr);

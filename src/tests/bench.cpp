@@ -130,6 +130,7 @@ nlohmann::json bench_to_json(const BenchResult& r) {
       return json{{"mean_ms", r4(s.mean_ms)}, {"p50_ms", r4(s.p50_ms)}, {"p99_ms", r4(s.p99_ms)},
                   {"mean_uncertainty_ms", r4(s.stderr_ms)}, {"samples", s.n}};
     };
+    j["block_bytes"] = a.block_bytes;  // every read of this test is one logical block
     j["read"] = lat(a.read);
     if (a.write) j["write"] = lat(*a.write);
     j["rpm_estimate"] = a.rpm.value > 0 ? json(std::round(a.rpm.value * 10) / 10) : json(nullptr);
@@ -258,7 +259,7 @@ std::string bench_to_text(const BenchResult& r) {
   }
   if (r.access) {
     const auto& a = *r.access;
-    o += fmt::format("\naccess ({:.1f} s, {} reads)\n", a.drive_time_s, a.read.n);
+    o += fmt::format("\naccess ({:.1f} s, {} reads of {} B)\n", a.drive_time_s, a.read.n, a.block_bytes);
     line("read mean / p50 / p99", fmt::format("{:.2f} / {:.2f} / {:.2f} ms", a.read.mean_ms, a.read.p50_ms, a.read.p99_ms));
     if (a.write)
       line("write mean / p50 / p99", fmt::format("{:.2f} / {:.2f} / {:.2f} ms", a.write->mean_ms, a.write->p50_ms, a.write->p99_ms));

@@ -30,12 +30,15 @@ Expected<BlocksizeResult> run_blocksize(IoEngine& io, const BlocksizeOptions& op
       RunOptions ro;
       ro.queue_depth = opt.queue_depth;
       ro.first_alone = true;  // a reordering drive would otherwise start mid-stream
+      // The share ends the size (below), not the budget: a first request slower than the whole
+      // share (a seek, a journal flush on a file) would otherwise leave the size without a rate.
+      ro.stop_on_budget = false;
       Budget local(per);
       const auto limit_ns = static_cast<std::int64_t>(per * 1e9);
       RunResult r = run_plan(io, plan, ro, local, [&](const RunResult& rr) {
         std::size_t n = 0;
         while (n < rr.done.size() && rr.done[n]) ++n;
-        return n < 2 || rr.samples[n - 1].complete_ns - rr.samples[0].complete_ns < limit_ns;
+        return n < 4 || rr.samples[n - 1].complete_ns - rr.samples[0].complete_ns < limit_ns;
       });
       budget.charge(r.drive_ns);
       std::size_t n = 0;

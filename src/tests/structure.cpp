@@ -68,6 +68,9 @@ TrackStructure analyse_stream(std::span<const std::int64_t> c, std::uint64_t fir
   const double lb = block_bytes;
   double span_ns = static_cast<double>(c[n - 1] - c[warmup]);
   if (span_ns > 0) t.raw_bytes_s = static_cast<double>(n - 1 - warmup) * m * lb / (span_ns * 1e-9);
+  // Until a track structure says otherwise, what the stream delivered is its sustained rate (a
+  // target without tracks, a file or a RAM disk, has no switch gaps to account for).
+  t.sustained_bytes_s = t.raw_bytes_s;
 
   std::vector<double> d;
   std::vector<std::size_t> idx;

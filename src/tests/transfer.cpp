@@ -159,6 +159,25 @@ std::vector<TransferZone> zones_from_points(const std::vector<TransferPoint>& pt
   std::size_t with_spt = 0;
   for (auto* p : use) with_spt += p->sectors_per_track > 0;
   const bool by_spt = with_spt == use.size();
+  double noise = 0;
+  if (!by_spt) {
+    // Rates alone: a step counts only if it stands out of the sample-to-sample noise, so that a
+    // flat but noisy target (a file, a RAM disk, a loop device) is one zone. The noise comes from
+    // neighbouring samples (robust: a smooth ZCAV decline barely moves them), and a lone sample
+    // that differs from both neighbours, which agree, is a spike (a host hiccup), not a zone.
+    std::vector<double> diffs;
+    for (std::size_t i = 1; i < use.size(); ++i) diffs.push_back(use[i]->mb_s - use[i - 1]->mb_s);
+    if (diffs.size() >= 3) noise = 1.4826 * mad(diffs) / std::sqrt(2.0);
+    auto tol = [&](double m) { return std::max(rel * m, 3 * noise); };
+    std::vector<const TransferPoint*> kept{use[0]};
+    for (std::size_t i = 1; i + 1 < use.size(); ++i) {
+      const double a = use[i - 1]->mb_s, b = use[i + 1]->mb_s, x = use[i]->mb_s, m = (a + b) / 2;
+      const bool spike = std::fabs(a - b) <= tol(m) && std::fabs(x - m) > tol(m);
+      if (!spike) kept.push_back(use[i]);
+    }
+    if (use.size() > 1) kept.push_back(use.back());
+    use = kept;
+  }
   std::vector<std::vector<const TransferPoint*>> groups{{use[0]}};
   for (std::size_t i = 1; i < use.size(); ++i) {
     auto& g = groups.back();
@@ -169,7 +188,7 @@ std::vector<TransferZone> zones_from_points(const std::vector<TransferPoint>& pt
       std::vector<double> r;
       for (auto* p : g) r.push_back(p->mb_s);
       double m = median(r);
-      same = std::fabs(use[i]->mb_s - m) <= rel * m;
+      same = std::fabs(use[i]->mb_s - m) <= std::max(rel * m, 3 * noise);
     }
     if (same) g.push_back(use[i]);
     else groups.push_back({use[i]});
@@ -215,7 +234,14 @@ Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
     if (progress && *progress) (*progress)("transfer", f, budget.used_s());
   };
 
-  ProbeChoice pc = choose_stream(io, 0, budget, qd, span);
+  // The read-size search may take at most 40 % of the budget: where no size shows a track (a
+  // file, a RAM disk) it tries every size, and the rate samples still need their share.
+  ProbeChoice pc;
+  {
+    Budget search(budget.left_s() * 0.4);
+    pc = choose_stream(io, 0, search, qd, span);
+    budget.charge(search.used_ns());
+  }
   std::uint32_t m = pc.blocks;
   std::uint64_t fresh = pc.end_lba;  // the structure probes read [0, fresh)
   double rev_ns = 0;
@@ -315,6 +341,8 @@ Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
     res.points.push_back(pt);
     report(0.8 * (i + 1) / P);
   }
+  if (res.points.empty())
+    return make_error("transfer: the drive-time budget ran out before the first rate sample");
   std::size_t with_spt = 0;
   for (auto& p : res.points) with_spt += p.sectors_per_track > 0;
   if (with_spt && with_spt * 10 >= res.points.size() * 6)

@@ -99,7 +99,9 @@ ProbeChoice choose_stream(IoEngine& io, std::uint64_t lba, Budget& budget, unsig
 // sector time inside a track, the most precise figure of a sample) agree within 0.25 %.
 bool same_zone(const TransferPoint& a, const TransferPoint& b);
 
-// The pure part: group points into zones (by sectors per track when known, else by rate).
+// The pure part: group points into zones (by sectors per track when known, else by rate: a step
+// must exceed rel_rate_step and three times the sample-to-sample noise, and a lone spike between
+// two agreeing neighbours is left out, so a flat noisy target is one zone).
 std::vector<TransferZone> zones_from_points(const std::vector<TransferPoint>& pts,
                                             std::uint64_t span_blocks, std::uint32_t block_bytes,
                                             double rel_rate_step = 0.015);
