@@ -16,6 +16,11 @@ using Action = std::function<int()>;
 // Prints a Report (JSON or text) or an error; returns the exit code.
 int emit(const Expected<app::Report>& r, bool json);
 
+// What a second SIGINT/SIGTERM does in a command that changes a setting (ab, ncq): restore from
+// the state file named in *forced_file (once it is known; empty: nothing changed yet) at once,
+// say so, and let the guard end the process.
+std::function<void(int)> restore_at_once(const std::string* forced_file);
+
 Action add_identify(CLI::App& app);
 Action add_list(CLI::App& app);
 Action add_bench(CLI::App& app);

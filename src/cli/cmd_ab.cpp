@@ -57,13 +57,7 @@ Action add_ab(CLI::App& app) {
     }
     // Before any other thread exists: SIGINT/SIGTERM become a flag (see app/restore.hpp).
     std::string forced_file;
-    app::SignalGuard guard([&forced_file](int) {
-      if (!forced_file.empty()) {
-        auto r = app::restore_state_file(forced_file);
-        for (const auto& m : r.messages) std::fprintf(stderr, "drivescope: %s\n", m.c_str());
-      }
-      std::fprintf(stderr, "drivescope: second signal: stopped at once\n");
-    });
+    app::SignalGuard guard(restore_at_once(&forced_file));
     auto t = app::open_target(o->target, {.want_io = true, .seed = o->seed});
     if (!t) return emit(t.error(), o->json);
     if (auto f = app::ab_state_file(*t, *opts); f && *f) forced_file = (*f)->string();

@@ -35,13 +35,7 @@ Action add_ncq(CLI::App& app) {
       return app::kExitUsage;
     }
     std::string forced_file;
-    app::SignalGuard guard([&forced_file](int) {
-      if (!forced_file.empty()) {
-        auto r = app::restore_state_file(forced_file);
-        for (const auto& m : r.messages) std::fprintf(stderr, "drivescope: %s\n", m.c_str());
-      }
-      std::fprintf(stderr, "drivescope: second signal: stopped at once\n");
-    });
+    app::SignalGuard guard(restore_at_once(&forced_file));
     auto t = app::open_target(o->target, {.want_io = !o->no_measure, .seed = o->seed});
     if (!t) return emit(t.error(), o->json);
     app::NcqOptions no;

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/cli.hpp"
+#include "app/restore.hpp"
 
 namespace ds::cli {
 
@@ -21,6 +22,16 @@ int emit(const Expected<app::Report>& r, bool json) {
   // the exit status must still see why it was not 0.
   for (const auto& w : r->warnings) std::fprintf(stderr, "drivescope: warning: %s\n", w.c_str());
   return r->exit_code;
+}
+
+std::function<void(int)> restore_at_once(const std::string* forced_file) {
+  return [forced_file](int) {
+    if (!forced_file->empty()) {
+      auto r = app::restore_state_file(*forced_file);
+      for (const auto& m : r.messages) std::fprintf(stderr, "drivescope: %s\n", m.c_str());
+    }
+    std::fprintf(stderr, "drivescope: second signal: stopped at once\n");
+  };
 }
 
 }  // namespace ds::cli
