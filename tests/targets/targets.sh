@@ -71,7 +71,7 @@ make_file() {
 
 # ---------------------------------------------------------------- regular file
 FILE="$WORK/plain.img"
-make_file "$FILE" 128 || { echo "FAIL: cannot write $FILE"; exit 1; }
+make_file "$FILE" 64 || { echo "FAIL: cannot write $FILE"; exit 1; }
 bench file "file:$FILE" 512
 
 # The write path: writes stay inside --span; the rest of the file keeps its bytes.
@@ -158,7 +158,7 @@ if [ "$(id -u)" = 0 ]; then
   else
     for _ in $(seq 50); do [ -b "/dev/$ZRAM_DEV" ] && break; sleep 0.1; done
     # Part of it written, so reads decompress real pages rather than only return zeros.
-    dd if="$FILE" of="/dev/$ZRAM_DEV" bs=1M count=64 oflag=direct status=none
+    dd if="$FILE" of="/dev/$ZRAM_DEV" bs=1M count=32 oflag=direct status=none
     # zram's logical block is the page size (4096 on x86): its single reads are that size.
     bench zram "/dev/$ZRAM_DEV" "$(cat "/sys/block/$ZRAM_DEV/queue/logical_block_size")"
   fi
