@@ -1,8 +1,12 @@
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
+#include <memory>
 
 #include "app/bench.hpp"
+#include "app/progress.hpp"
+#include "tests/bench.hpp"
 #include "cli/cli.hpp"
 
 namespace ds::cli {
@@ -39,9 +43,14 @@ Action add_bench(CLI::App& app) {
     measure::ProgressFn progress;
     // A progress line only for a person watching: never into a pipe or a log.
     if (!o->quiet && ::isatty(STDERR_FILENO)) {
-      progress = [](std::string_view test, double fraction, double drive_s) {
-        std::fprintf(stderr, "\r%-10.*s %5.1f %%  drive time %6.1f s ", static_cast<int>(test.size()),
-                     test.data(), 100.0 * fraction, drive_s);
+      const measure::BenchOptions defaults;
+      const int count = static_cast<int>(o->req.tests.empty() ? defaults.tests.size() : o->req.tests.size());
+      auto est = std::make_shared<app::ProgressEstimator>(count, o->req.budget_s.value_or(defaults.budget_s));
+      const auto start = std::chrono::steady_clock::now();
+      progress = [est, start](std::string_view test, double fraction, double drive_s) {
+        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const std::string line = app::format_progress(est->update(test, fraction, drive_s, wall));
+        std::fprintf(stderr, "\r\033[K%s", line.c_str());
         std::fflush(stderr);
       };
     }

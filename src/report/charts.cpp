@@ -1,5 +1,6 @@
 #include "report/charts.hpp"
 #include "report/json_read.hpp"
+#include "report/patterns_read.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -130,23 +131,26 @@ ChartSource transfer_chart(const json& t, double sb, const std::string& name, co
   return c;
 }
 
-ChartSource access_map_chart(const json& a, double sb, const std::string& name, const std::string& label) {
-  ChartSource c{name, "access_map", with_label("Random read access time by position", label), "", ""};
-  std::string normal = "# index 0: regions: position_gb(mid) mean_ms samples\n";
-  std::string slow = "# index 1: regions flagged slow\n";
-  std::size_t n_slow = 0;
-  for (const auto& m : *arr(a, "map")) {
-    auto f = num(m, "first_lba"), l = num(m, "last_lba"), ms = num(m, "mean_ms");
-    if (!f || !l || !ms) continue;
-    auto line = fmt::format("{:.4f} {:.4f} {}\n", (*f + *l + 1) / 2 * sb / 1e9, *ms, num(m, "samples").value_or(0));
-    if (m.value("slow", false)) { slow += line; ++n_slow; }
-    else normal += line;
-  }
-  c.data = "# drivescope: access time by LBA region\n" + normal + "\n\n" + slow + (n_slow ? "" : "0 NaN 0\n");
-  std::string s = preamble(name, c.title, "bottom right");
-  s += "set xlabel 'Position (GB from LBA 0)'\nset ylabel 'Mean access time of the region (ms)'\n"
-       "set yrange [0:*]\nset xrange [0:*]\n";
-  // Slow regions are shaded across the whole height, so they stand out even when narrow.
+// The per-read samples of the access sweep (tests.access.reads: parallel `lba` and `ms` arrays),
+// empty when the document is older and has none.
+std::vector<std::pair<double, double>> access_reads(const json& a) {
+  std::vector<std::pair<double, double>> out;
+  if (!a.contains("reads") || !a["reads"].is_object()) return out;
+  const json& r = a["reads"];
+  const json* lba = arr(r, "lba");
+  const json* ms = arr(r, "ms");
+  if (!lba || !ms) return out;
+  for (std::size_t i = 0; i < std::min(lba->size(), ms->size()); ++i)
+    if ((*lba)[i].is_number() && (*ms)[i].is_number()) {
+      double l = (*lba)[i].get<double>(), m = (*ms)[i].get<double>();
+      if (std::isfinite(l) && std::isfinite(m)) out.emplace_back(l, m);
+    }
+  return out;
+}
+
+// Slow regions shaded across the whole height, so they stand out even when narrow.
+std::string slow_region_objects(const json& a, double sb) {
+  std::string s;
   int obj = 1;
   if (const json* sr = arr(a, "slow_regions"))
     for (const auto& r : *sr) {
@@ -155,72 +159,164 @@ ChartSource access_map_chart(const json& a, double sb, const std::string& name, 
       s += fmt::format("set object {} rect from {:.4f}, graph 0 to {:.4f}, graph 1 behind fc rgb '#f6caca' fs solid 0.6 noborder\n",
                        obj++, *f * sb / 1e9, (*l + 1) * sb / 1e9);
     }
-  std::string plot = "plot '" + name + ".dat' index 0 using 1:2 with points pt 7 ps 0.8 lc rgb '#1f5fa8' title 'region mean'";
-  if (n_slow) plot += ", '' index 1 using 1:2 with points pt 9 ps 1.4 lc rgb '#c0392b' title 'slow region'";
+  return s;
+}
+
+bool in_slow_region(const json& a, double lba) {
+  if (const json* sr = arr(a, "slow_regions"))
+    for (const auto& r : *sr) {
+      auto f = num(r, "first_lba"), l = num(r, "last_lba");
+      if (f && l && *f <= lba && lba <= *l) return true;
+    }
+  return false;
+}
+
+ChartSource access_map_chart(const json& a, double sb, const std::string& name, const std::string& label) {
+  const auto reads = access_reads(a);
+  ChartSource c{name, "access_map",
+                with_label(reads.empty() ? "Random read access time by position (region means)"
+                                         : "Random read access time by position",
+                           label),
+                "", ""};
+  const std::optional<double> thr = num(a, "slow_threshold_ms");
+  // index 0: reads (or region means when there are no reads); index 1: slow ones; index 2: the
+  // region means as a line over the reads.
+  std::string normal, slow, regions = "# index 2: region means: position_gb(mid) mean_ms samples\n";
+  std::size_t n_slow = 0, n_regions = 0;
+  if (const json* map = arr(a, "map"))
+    for (const auto& m : *map) {
+      auto f = num(m, "first_lba"), l = num(m, "last_lba"), ms = num(m, "mean_ms");
+      if (!f || !l || !ms || num(m, "samples").value_or(1) <= 0) continue;
+      auto line = fmt::format("{:.4f} {:.4f} {}\n", (*f + *l + 1) / 2 * sb / 1e9, *ms, num(m, "samples").value_or(0));
+      regions += line;
+      ++n_regions;
+      if (reads.empty()) {
+        if (m.value("slow", false)) { slow += line; ++n_slow; }
+        else normal += line;
+      }
+    }
+  for (auto [lba, ms] : reads) {
+    auto line = fmt::format("{:.4f} {:.4f}\n", lba * sb / 1e9, ms);
+    // A read is slow when it is beyond the test's own threshold or lies in a located slow region.
+    if ((thr && ms > *thr) || in_slow_region(a, lba)) { slow += line; ++n_slow; }
+    else normal += line;
+  }
+  c.data = std::string("# drivescope: access time by position\n") +
+           (reads.empty() ? "# index 0: regions: position_gb(mid) mean_ms samples\n" : "# index 0: reads: position_gb access_ms\n") +
+           normal + (normal.empty() ? "0 NaN\n" : "") + "\n\n# index 1: slow " + (reads.empty() ? "regions\n" : "reads\n") + slow +
+           (n_slow ? "" : "0 NaN\n") + "\n\n" + regions + (n_regions ? "" : "0 NaN\n");
+  std::string s = preamble(name, c.title, "top right");
+  // The reads fill the whole plot: the key goes above it rather than over them.
+  s += "set key tmargin center horizontal maxrows 3 width -2 samplen 2 spacing 1\n";
+  s += "set xlabel 'Position (GB from LBA 0)'\nset ylabel '" +
+       std::string(reads.empty() ? "Mean access time of the region (ms)" : "Access time of the read (ms)") +
+       "'\nset yrange [0:*]\nset xrange [0:*]\n" + slow_region_objects(a, sb);
+  std::string plot;
+  if (reads.empty()) {
+    plot = "plot '" + name + ".dat' index 0 using 1:2 with points pt 7 ps 0.8 lc rgb '#1f5fa8' title 'region mean'";
+    if (n_slow) plot += ", '' index 1 using 1:2 with points pt 9 ps 1.4 lc rgb '#c0392b' title 'slow region'";
+  } else {
+    // Slow reads can be ten times the normal ones; a log scale keeps the normal band readable.
+    std::vector<double> v;
+    for (auto [l, ms] : reads) v.push_back(ms);
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    const double med = v[v.size() / 2], mx = *std::max_element(v.begin(), v.end());
+    if (n_slow && med > 0 && mx > 4 * med) s += "set logscale y 10\nset yrange [*:*]\nset format y '%g'\n";
+    plot = "plot '" + name + fmt::format(".dat' index 0 using 1:2 with points pt 7 ps 0.35 lc rgb '#1f5fa8' title 'read ({})'",
+                                         reads.size() - n_slow);
+    if (n_slow)
+      plot += fmt::format(", '' index 1 using 1:2 with points pt 9 ps 0.9 lc rgb '#c0392b' title 'slow read ({}){}'", n_slow,
+                          thr ? fmt::format(", over {:.0f} ms or in a slow region", *thr) : std::string());
+    if (n_regions)
+      plot += ", '' index 2 using 1:2 with lines lw 2 lc rgb '#e08a00' title 'mean of each region'";
+  }
+  if (arr(a, "slow_regions"))
+    plot += ", NaN with boxes fs solid 0.6 fc rgb '#f6caca' title 'located slow region'";
+  // The axis ends where the span ends, not at gnuplot's next round number.
+  if (const json* map = arr(a, "map"))
+    if (auto l = num(map->back(), "last_lba")) s += fmt::format("set xrange [0:{:.4f}]\n", (*l + 1) * sb / 1e9);
   if (auto mean = num(a.value("read", json::object()), "mean_ms"))
     plot += fmt::format(", {:.4f} with lines dt 2 lw 1.5 lc rgb '#2e8b57' title 'mean over the span ({:.2f} ms)'", *mean, *mean);
   c.script = s + plot + "\n";
   return c;
 }
 
-// The distribution of access times. The bench JSON carries per-region means (and optionally an
-// `histogram` of individual reads); when only the regions are there the chart says so in its title.
+// The distribution of access times: from the per-read samples when the document has them (slow
+// reads in red, the rest in blue), else from the per-region means weighted by their reads (the
+// title says which).
 ChartSource access_hist_chart(const json& a, const std::string& name, const std::string& label) {
-  std::string d = "# drivescope: access time distribution: low_ms high_ms share_pct\n";
-  bool individual = false;
+  std::string d = "# drivescope: access time distribution: low_ms high_ms share_pct slow_share_pct\n";
+  const auto reads = access_reads(a);
+  const std::optional<double> thr = num(a, "slow_threshold_ms");
+  const bool individual = !reads.empty();
   std::vector<std::pair<double, double>> values;  // (ms, weight)
-  if (const json* h = arr(a, "histogram")) {
-    individual = true;
-    double total = 0;
-    for (const auto& b : *h) total += num(b, "count").value_or(0);
-    for (const auto& b : *h) {
-      auto lo = num(b, "lower_ms"), hi = num(b, "upper_ms"), n = num(b, "count");
-      if (lo && hi && n && total > 0) d += fmt::format("{:.4f} {:.4f} {:.4f}\n", *lo, *hi, 100 * *n / total);
+  std::vector<bool> slow_flag;
+  if (individual) {
+    for (auto [lba, ms] : reads) {
+      values.emplace_back(ms, 1.0);
+      slow_flag.push_back((thr && ms > *thr) || in_slow_region(a, lba));
     }
-  } else {
-    double lo = 1e300, hi = 0, total = 0;
-    for (const auto& m : *arr(a, "map")) {
+  } else if (const json* map = arr(a, "map")) {
+    for (const auto& m : *map) {
       auto ms = num(m, "mean_ms");
-      if (!ms) continue;
-      double w = std::max(1.0, num(m, "samples").value_or(1));
+      double w = num(m, "samples").value_or(1);
+      if (!ms || w <= 0) continue;
       values.emplace_back(*ms, w);
-      lo = std::min(lo, *ms), hi = std::max(hi, *ms), total += w;
+      slow_flag.push_back(m.value("slow", false));
     }
-    if (!values.empty()) {
-      const int nb = 24;
-      double width = std::max((hi - lo) / nb, 0.01);
-      std::vector<double> share(nb + 1, 0);
-      for (auto [v, w] : values) share[std::min<int>(nb, static_cast<int>((v - lo) / width))] += w;
-      for (int i = 0; i <= nb; ++i)
-        if (share[i] > 0) d += fmt::format("{:.4f} {:.4f} {:.4f}\n", lo + i * width, lo + (i + 1) * width, 100 * share[i] / total);
+  }
+  std::size_t n_slow_reads = 0;
+  double top = 0, total = 0, ymax = 0;
+  if (!values.empty()) {
+    std::vector<double> sorted;
+    for (auto [v, w] : values) sorted.push_back(v), total += w;
+    std::sort(sorted.begin(), sorted.end());
+    // Bins span 0 … the 99.5th percentile (a few very slow reads would squash the rest into one
+    // bar); what lies beyond is counted in the last bin, which the chart labels as "and over".
+    const double hi = sorted[std::min(sorted.size() - 1, static_cast<std::size_t>(0.995 * sorted.size()))];
+    const int nb = 40;
+    const double width = std::max(hi * 1.02 / nb, 0.01);
+    std::vector<double> share(nb + 1, 0), slow_share(nb + 1, 0);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      auto [v, w] = values[i];
+      int b = std::min<int>(nb, static_cast<int>(std::max(0.0, v) / width));
+      (slow_flag[i] ? slow_share : share)[b] += w;
+      n_slow_reads += slow_flag[i] ? static_cast<std::size_t>(w) : 0;
     }
+    for (int i = 0; i <= nb; ++i)
+      if (share[i] + slow_share[i] > 0)
+        d += fmt::format("{:.4f} {:.4f} {:.4f} {:.4f}\n", i * width, (i + 1) * width, 100 * share[i] / total,
+                         100 * slow_share[i] / total);
+    top = (nb + 1) * width;
+    for (int i = 0; i <= nb; ++i) ymax = std::max(ymax, 100 * (share[i] + slow_share[i]) / total);
+    if (sorted.back() > nb * width) d += fmt::format("# the last bin holds every read from {:.3f} ms up to {:.3f} ms\n", nb * width, sorted.back());
   }
   ChartSource c{name, "access_histogram",
-                with_label(individual ? "Distribution of random read access time"
-                                      : "Distribution of access time over LBA regions (weighted by reads)", label),
+                with_label(individual ? fmt::format("Distribution of random read access time ({} reads)", reads.size())
+                                      : "Distribution of access time over LBA regions (weighted by reads)",
+                           label),
                 d, ""};
   std::string s = preamble(name, c.title);
-  s += "set xlabel 'Access time (ms)'\nset ylabel 'Share of reads (%)'\nset yrange [0:*]\n"
-       "set style fill solid 0.75 border lc rgb '#1f5fa8'\n";
-  std::string plot = "plot '" + name + ".dat' using (($1+$2)/2):3:($2-$1) with boxes lc rgb '#7fa7d6' title 'share of reads'";
+  s += "set key tmargin center horizontal maxrows 3 width -2 samplen 2 spacing 1\nset xlabel 'Access time (ms)'\nset ylabel 'Share of reads (%)'\n"
+       "set style fill solid 0.75 noborder\n";
+  // Headroom above the tallest bar for the median and percentile labels.
+  s += ymax > 0 ? fmt::format("set yrange [0:{:.3f}]\n", ymax * 1.25) : std::string("set yrange [0:*]\n");
+  std::string plot = "plot '" + name + ".dat' using (($1+$2)/2):($3+$4):($2-$1) with boxes lc rgb '#7fa7d6' title 'share of reads'";
+  if (n_slow_reads)
+    plot += fmt::format(", '' using (($1+$2)/2):4:($2-$1) with boxes lc rgb '#c0392b' title 'slow reads ({}{})'",
+                        individual ? fmt::format("{}", n_slow_reads) : "regions",
+                        thr ? fmt::format(", over {:.0f} ms or in a slow region", *thr) : std::string());
   const json read = a.value("read", json::object());
   // The percentile markers must be inside the plot even when they lie beyond the histogram.
-  double xmax = 0;
-  {
-    std::istringstream in(d);
-    for (std::string line; std::getline(in, line);)
-      if (!line.empty() && line[0] != '#') {
-        double l = 0, h = 0;
-        if (std::sscanf(line.c_str(), "%lf %lf", &l, &h) == 2) xmax = std::max(xmax, h);
-      }
-  }
+  double xmax = top;
   if (auto p99 = num(read, "p99_ms")) xmax = std::max(xmax, *p99);
-  if (xmax > 0) s += fmt::format("set xrange [0:{:.3f}]\n", xmax * 1.08);
+  if (xmax > 0) s += fmt::format("set xrange [0:{:.3f}]\n", xmax * 1.05);
   int arrow = 1;
   for (auto [key, colour, what] : {std::tuple{"p50_ms", "#2e8b57", "median"}, {"p99_ms", "#c0392b", "99th percentile"}})
     if (auto v = num(read, key)) {
-      s += fmt::format("set arrow {} from {:.4f}, graph 0 to {:.4f}, graph 1 nohead dt 2 lw 1.5 lc rgb '{}'\n", arrow, *v, *v, colour);
-      s += fmt::format("set label {} {} at {:.4f}, graph 0.95 left offset 0.5,0 font ',10' tc rgb '{}'\n", arrow, q(fmt::format("{} {:.2f} ms", what, *v)), *v, colour);
+      s += fmt::format("set arrow {} from {:.4f}, graph 0 to {:.4f}, graph 1 nohead front dt 2 lw 1.5 lc rgb '{}'\n", arrow, *v, *v, colour);
+      s += fmt::format("set label {} {} at {:.4f}, graph {} right front offset -0.5,0 font ',10' tc rgb '{}'\n", arrow,
+                       q(fmt::format("{} {:.2f} ms", what, *v)), *v, arrow == 1 ? "0.95" : "0.88", colour);
       ++arrow;
     }
   c.script = s + plot + "\n";
@@ -403,69 +499,60 @@ ChartSource blocksize_chart(const json& b, const std::string& name, const std::s
 ChartSource ab_chart(const json& results, const std::string& what, const std::string& name, const std::string& label) {
   ChartSource c{name, "ab", with_label("A/B: change of each figure, B against A" + what, label), "", ""};
   c.data = "# drivescope: A/B results: index diff_pct ci_low_pct ci_high_pct significant(0/1) \"test figure\"\n";
-  int i = 0;
-  std::string tics = "set xtics (";
+  int i = 0, n_sig = 0;
+  std::string tics = "set xtics (", labels;
   for (const auto& r : results) {
     auto d = num(r, "diff_pct");
     if (!d) continue;
     std::string lbl = r.value("test", std::string()) + " " + r.value("figure", std::string());
     for (auto& ch : lbl) if (ch == '"' || ch == '\\') ch = '\'';
-    c.data += fmt::format("{} {:.4f} {:.4f} {:.4f} {} \"{}\"\n", i, *d, num(r, "ci_low_pct").value_or(*d),
-                          num(r, "ci_high_pct").value_or(*d), r.value("significant", false) ? 1 : 0, lbl);
+    const bool sig = r.value("significant", false);
+    const double lo = num(r, "ci_low_pct").value_or(*d), hi = num(r, "ci_high_pct").value_or(*d);
+    n_sig += sig;
+    c.data += fmt::format("{} {:.4f} {:.4f} {:.4f} {} \"{}\"\n", i, *d, lo, hi, sig ? 1 : 0, lbl);
     tics += fmt::format("{}{} {}", i ? ", " : "", q(lbl), i);
+    // The difference and its interval written beside the bar: the chart alone gives the verdict.
+    labels += fmt::format("set label {} {} at {}, {:.4f} left offset 0.8,0 font ',9' tc rgb '{}'\n", i + 1,
+                          q(fmt::format("{:+.1f} %", *d)), i, *d, sig ? "#c0392b" : "#555555");
     ++i;
   }
   std::string s = preamble(name, c.title, "top right", 960, 600);
+  s += "set key tmargin center horizontal\n";
   s += "set ylabel 'Difference B - A (% of A), 95 % confidence interval'\nset xtics rotate by -35 left noenhanced\n" + tics +
        ")\n" + fmt::format("set xrange [-0.7:{}.7]\n", std::max(i - 1, 0)) +
-       "set bmargin 9\nset grid noxtics\nset style fill solid 0.8\n";
+       "set bmargin 9\nset grid noxtics\nset style fill solid 0.8\nset offsets 0, 0, graph 0.08, graph 0.08\n" + labels +
+       fmt::format("set label {} {} at graph 0.01, graph 0.04 left font ',10' tc rgb '#444444'\n", i + 1,
+                   q(fmt::format("{} of {} figure{} differ significantly (the 95 % interval excludes 0)", n_sig, i,
+                                 i == 1 ? "" : "s")));
   c.script = s + "plot 0 with lines lc rgb '#555555' notitle, '" + name +
              ".dat' using 1:($5 == 1 ? $2 : 1/0):3:4 with yerrorbars pt 7 ps 1.2 lw 2 lc rgb '#c0392b' title 'significant',"
              " '' using 1:($5 == 1 ? 1/0 : $2):3:4 with yerrorbars pt 6 ps 1.2 lw 2 lc rgb '#7f7f7f' title 'not significant'\n";
   return c;
 }
 
-// Patterns (IOMeter-style): any table whose rows carry a depth and an IOPS figure is drawn as
-// IOPS against depth, one line per pattern. The exact layout comes from the patterns module; the
-// reader looks for the figures by name so a new field does not break it.
+// Patterns (IOMeter-style): IOPS against depth, one line per pattern; the database pattern,
+// measured at eleven write shares, is drawn at each share that has any measured cell among 0, 50
+// and 100 % (all eleven would hide the other patterns). Skipped cells are left out.
 std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>> pattern_series(const json& p) {
   std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>> out;
-  auto take = [&](const std::string& nm, const json& rows) {
-    std::vector<std::pair<double, double>> pts;
-    for (const auto& r : rows) {
-      auto d = num(r, "depth");
-      if (!d) d = num(r, "queue_depth");
-      auto io = num(r, "iops");
-      if (!io) io = num(r, "total_iops");
-      if (d && io && !r.contains("write_pct")) pts.emplace_back(*d, *io);
-      else if (d && io && num(r, "write_pct").value_or(-1) == 0) pts.emplace_back(*d, *io);
-    }
-    if (!pts.empty()) out.emplace_back(nm, std::move(pts));
-  };
-  for (const char* key : {"tables", "patterns"}) {
-    if (!p.contains(key)) continue;
-    const json& t = p[key];
-    if (t.is_array()) {
-      for (const auto& e : t)
-        if (e.is_object()) {
-          std::string nm = e.value("pattern", e.value("name", std::string("?")));
-          for (const char* rk : {"rows", "cells", "depths", "results"})
-            if (const json* rows = arr(e, rk)) { take(nm, *rows); break; }
-        }
-    } else if (t.is_object()) {
-      for (auto it = t.begin(); it != t.end(); ++it) {
-        if (it->is_array()) take(it.key(), *it);
-        else if (it->is_object())
-          for (const char* rk : {"rows", "cells", "depths", "results"})
-            if (const json* rows = arr(*it, rk)) { take(it.key(), *rows); break; }
-      }
+  const auto rows = pattern_rows(p);
+  for (const auto& nm : pattern_names(rows)) {
+    std::vector<double> shares{-1};
+    if (nm == "database") shares = {0, 50, 100};
+    for (double w : shares) {
+      std::vector<std::pair<double, double>> pts;
+      for (const auto& r : rows)
+        if (r.pattern == nm && r.iops && (w < 0 || r.write_pct == w)) pts.emplace_back(r.depth, *r.iops);
+      if (pts.empty()) continue;
+      std::sort(pts.begin(), pts.end());
+      out.emplace_back(w < 0 ? nm : fmt::format("{} ({:g} % writes)", nm, w), std::move(pts));
     }
   }
   return out;
 }
 
 ChartSource patterns_chart(const std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>>& series,
-                           const std::string& name, const std::string& label) {
+                           const json& p, const std::string& name, const std::string& label) {
   ChartSource c{name, "patterns", with_label("IOMeter-style access patterns: I/O per second by queue depth", label), "", ""};
   c.data = "# drivescope: patterns: depth iops, one block per pattern (index order as in the legend)\n";
   std::string plot = "plot ";
@@ -477,8 +564,31 @@ ChartSource patterns_chart(const std::vector<std::pair<std::string, std::vector<
     plot += fmt::format("{}'{}' index {} using 1:2 with linespoints lw 2 pt 7 lc rgb '{}' title {}", i ? ", " : "",
                         i ? "" : name + ".dat", i, colours[i % 6], q(series[i].first));
   }
-  std::string s = preamble(name, c.title, "top left");
-  s += "set xlabel 'Outstanding I/Os (queue depth, log scale)'\nset ylabel 'Total I/O per second'\nset logscale x 2\nset yrange [0:*]\n";
+  std::string s = preamble(name, c.title, "top left", 1040, 560);
+  s += "set key outside right top vertical\n"
+       "set xlabel 'Outstanding I/Os (queue depth, log scale)'\nset ylabel 'Total I/O per second'\nset logscale x 2\n";
+  // A cell far above the rest (writes into the drive's cache at depth 1) would flatten every other
+  // line: a log scale then keeps them apart.
+  std::vector<double> all;
+  for (const auto& [nm, pts] : series)
+    for (auto [d, io] : pts) all.push_back(io);
+  std::sort(all.begin(), all.end());
+  if (!all.empty() && all[all.size() / 2] > 0 && (all.back() > 5 * all[all.size() / 2] || all.front() < all[all.size() / 2] / 5))
+    s += "set logscale y 10\nset format y '%g'\nset ylabel 'Total I/O per second (log scale)'\n";
+  else
+    s += "set yrange [0:*]\n";
+  // The seed's summary figures under the title: the average over loads and the workstation rating.
+  const auto rows = pattern_rows(p);
+  std::vector<std::string> summary;
+  for (const auto& nm : pattern_names(rows))
+    if (nm != "database")
+      if (auto v = pattern_average(p, rows, nm)) summary.push_back(fmt::format("{} average {:.1f} IOPS", nm, *v));
+  if (auto v = workstation_rating_of(p, rows)) summary.push_back(fmt::format("workstation rating {:.1f}", *v));
+  if (!summary.empty()) {
+    std::string text;
+    for (const auto& x : summary) text += (text.empty() ? "" : "; ") + x;
+    s += fmt::format("set label 1 {} at screen 0.5, screen 0.03 center font ',10' tc rgb '#444444'\nset bmargin 5\n", q(text));
+  }
   c.script = s + plot + "\n";
   return c;
 }
@@ -511,10 +621,8 @@ std::vector<ChartSource> build_charts(const nlohmann::json& doc, const std::stri
   if (const json* t = test(doc, "transfer"); t && arr(*t, "points"))
     out.push_back(transfer_chart(*t, sb, prefix + "transfer", label));
   if (const json* a = test(doc, "access")) {
-    if (arr(*a, "map")) {
+    if (arr(*a, "map") || !access_reads(*a).empty()) {
       out.push_back(access_map_chart(*a, sb, prefix + "access_map", label));
-      out.push_back(access_hist_chart(*a, prefix + "access_histogram", label));
-    } else if (arr(*a, "histogram")) {
       out.push_back(access_hist_chart(*a, prefix + "access_histogram", label));
     }
     if (arr(*a, "seek_curve")) out.push_back(seek_chart(*a, sb, prefix + "seek_curve", label));
@@ -530,7 +638,7 @@ std::vector<ChartSource> build_charts(const nlohmann::json& doc, const std::stri
     out.push_back(blocksize_chart(*b, prefix + "blocksize", label));
   if (const json* p = test(doc, "patterns")) {
     auto series = pattern_series(*p);
-    if (!series.empty()) out.push_back(patterns_chart(series, prefix + "patterns", label));
+    if (!series.empty()) out.push_back(patterns_chart(series, *p, prefix + "patterns", label));
   }
   if (doc.contains("ab") && doc["ab"].is_object())
     if (const json* r = arr(doc["ab"], "results")) {

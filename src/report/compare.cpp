@@ -1,5 +1,6 @@
 #include "report/compare.hpp"
 #include "report/json_read.hpp"
+#include "report/patterns_read.hpp"
 
 #include <fmt/core.h>
 
@@ -40,43 +41,6 @@ std::string size_text(double bytes) {
   if (bytes >= 1048576 && std::fmod(bytes, 1048576) == 0) return fmt::format("{:g} MiB", bytes / 1048576);
   if (bytes >= 1024 && std::fmod(bytes, 1024) == 0) return fmt::format("{:g} KiB", bytes / 1024);
   return fmt::format("{:g} B", bytes);
-}
-
-// IOMeter-style pattern cells: {pattern, depth, write_pct (optional), iops} from whatever layout
-// the patterns section has (a "tables"/"patterns" array of {pattern|name, rows|cells}, or an
-// object keyed by pattern). Figures are found by name so an added field does not break this.
-struct PatternCell { std::string pattern; double depth; std::optional<double> write_pct; double iops; };
-
-std::vector<PatternCell> pattern_cells(const json& p) {
-  std::vector<PatternCell> out;
-  auto take = [&](const std::string& nm, const json& rows) {
-    for (const auto& r : rows) {
-      auto d = num(r, "depth");
-      if (!d) d = num(r, "queue_depth");
-      auto io = num(r, "iops");
-      if (!io) io = num(r, "total_iops");
-      if (d && io) out.push_back({nm, *d, num(r, "write_pct"), *io});
-    }
-  };
-  auto rows_of = [&](const std::string& nm, const json& e) {
-    for (const char* rk : {"rows", "cells", "depths", "results"})
-      if (const json* rows = arr(e, rk)) { take(nm, *rows); return; }
-  };
-  for (const char* key : {"tables", "patterns"}) {
-    if (!p.is_object() || !p.contains(key)) continue;
-    const json& t = p[key];
-    if (t.is_array()) {
-      for (const auto& e : t)
-        if (e.is_object()) rows_of(e.value("pattern", e.value("name", std::string("?"))), e);
-    } else if (t.is_object()) {
-      for (auto it = t.begin(); it != t.end(); ++it) {
-        if (it->is_array()) take(it.key(), *it);
-        else if (it->is_object()) rows_of(it.key(), *it);
-      }
-    }
-    if (!out.empty()) break;
-  }
-  return out;
 }
 
 std::vector<Cell> cells_of(const json& doc) {
@@ -148,42 +112,16 @@ std::vector<Cell> cells_of(const json& doc) {
   if (tests.contains("patterns")) {
     const json& p = sub(tests, "patterns");
     const char* T = "IOMeter-style access patterns (total I/O per second)";
-    auto cells = pattern_cells(p);
-    std::vector<std::string> order;
-    std::map<std::string, std::pair<double, int>> avg;
-    std::map<std::string, std::map<double, double>> at_write0;
-    for (const auto& c : cells) {
-      std::string label = c.pattern + fmt::format(", depth {:g}", c.depth);
-      if (c.write_pct) label += fmt::format(", {:g} % writes", *c.write_pct);
-      add("patterns", T, label, "IOPS", Better::higher, c.iops);
-      if (!avg.count(c.pattern)) order.push_back(c.pattern);
-      avg[c.pattern].first += c.iops, avg[c.pattern].second += 1;
-      if (!c.write_pct || *c.write_pct == 0 || c.pattern == "workstation") at_write0[c.pattern][c.depth] = c.iops;
+    const auto rows = pattern_rows(p);
+    for (const auto& r : rows) {
+      std::string label = r.pattern + fmt::format(", depth {:g}", r.depth);
+      if (r.pattern == "database") label += fmt::format(", {:g} % writes", r.write_pct);
+      add("patterns", T, label, "IOPS", Better::higher, r.iops);
     }
-    // The document's own averages and rating win; otherwise they are computed the seed's way.
-    const json* given_avg = p.contains("averages") && p["averages"].is_object() ? &p["averages"] : nullptr;
-    for (const auto& nm : order) {
-      std::optional<double> v;
-      if (given_avg) {
-        if (auto g = num(*given_avg, nm.c_str())) v = g;
-        else if (given_avg->contains(nm)) v = num((*given_avg)[nm], "iops");
-      }
-      if (!v) v = avg[nm].first / avg[nm].second;
-      add("patterns", T, nm + ": average over loads", "IOPS", Better::higher, v, true);
-    }
-    std::optional<double> rating = num(p, "workstation_rating");
-    if (!rating && p.contains("workstation") && p["workstation"].is_object()) rating = num(p["workstation"], "rating");
-    if (!rating && at_write0.count("workstation")) {
-      // methods.md: rating = Σ IOPS(q)/q for q = 1, 2, 4, 8, 16, 32 (light loads weigh most).
-      double s = 0; bool all = true;
-      for (double qd : {1, 2, 4, 8, 16, 32}) {
-        auto it = at_write0["workstation"].find(qd);
-        if (it == at_write0["workstation"].end()) { all = false; break; }
-        s += it->second / qd;
-      }
-      if (all) rating = s;
-    }
-    add("patterns", T, "workstation rating (sum of IOPS(q)/q, q = 1..32)", "", Better::higher, rating, true);
+    for (const auto& nm : pattern_names(rows))
+      add("patterns", T, nm + ": average over loads", "IOPS", Better::higher, pattern_average(p, rows, nm), true);
+    add("patterns", T, "workstation rating (sum of IOPS(q)/q, q = 1..32)", "", Better::higher,
+        workstation_rating_of(p, rows), true);
   }
   if (doc.is_object() && doc.contains("ab") && doc["ab"].is_object())
     if (const json* r = arr(doc["ab"], "results"))
@@ -244,9 +182,10 @@ Comparison compare_documents(const std::vector<json>& docs, const std::vector<st
       arr(docs[0]["ab"], "results")) {
     const json& ab = docs[0]["ab"];
     std::string fa = "A", fb = "B";
-    if (ab.contains("values") && ab["values"].is_array() && ab["values"].size() == 2 &&
-        ab["values"][0].is_string() && ab["values"][1].is_string())
-      fa += " (" + ab["values"][0].get<std::string>() + ")", fb += " (" + ab["values"][1].get<std::string>() + ")";
+    // The arms' settings as `ab` writes them: {"a": {"text": "quiet", ...}, "b": {...}}.
+    for (auto [key, arm] : {std::pair{"a", &fa}, {"b", &fb}})
+      if (ab.contains(key) && ab[key].is_object() && ab[key].contains("text") && ab[key]["text"].is_string())
+        *arm += " (" + ab[key]["text"].get<std::string>() + ")";
     c.drives = {fa, fb};
     std::map<std::string, std::size_t> index;
     for (const auto& e : *arr(ab, "results")) {

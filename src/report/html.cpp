@@ -4,7 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <regex>
+
+#include "report/json_read.hpp"
+#include "report/patterns_read.hpp"
 
 namespace ds::report {
 
@@ -108,30 +112,76 @@ std::string settings_html(const json& doc) {
       if (it.key() == "span_bytes" && v.empty()) v = "whole drive";
       rows.push_back({it.key(), v});
     }
-  if (doc.contains("ab") && doc["ab"].is_object())
-    for (const char* k : {"feature", "values", "repeats", "rounds", "order"})
-      if (doc["ab"].contains(k)) rows.push_back({"A/B " + std::string(k), str(doc["ab"], k)});
+  if (doc.contains("ab") && doc["ab"].is_object()) {
+    const json& ab = doc["ab"];
+    rows.push_back({"A/B feature", str(ab, "feature")});
+    for (auto [key, what] : {std::pair{"a", "A/B arm A"}, {"b", "A/B arm B"}, {"original", "A/B setting before the run"}})
+      if (ab.contains(key) && ab[key].is_object()) rows.push_back({what, str(ab[key], "text")});
+    rows.push_back({"A/B tests", str(ab, "tests")});
+    if (ab.contains("rounds_done"))
+      rows.push_back({"A/B rounds (done of asked)", str(ab, "rounds_done") + " of " + str(ab, "rounds_requested")});
+    rows.push_back({"A/B drive time per test, arm and round (s)", str(ab, "budget_s_per_test")});
+    rows.push_back({"A/B confidence", str(ab, "confidence")});
+  }
   if (const json* tests = doc.contains("tests") ? &doc["tests"] : nullptr; tests && tests->is_object())
     if (tests->contains("drive_time_s")) rows.push_back({"drive time used (s)", str(*tests, "drive_time_s")});
   if (rows.empty()) return {};
   return "<h3>Settings of the run</h3>\n" + kv_table(rows);
 }
 
-// Generic table of an array of flat objects (the patterns tables, whatever columns they carry).
-std::string array_table(const json& a, const std::string& caption) {
-  if (!a.is_array() || a.empty() || !a[0].is_object()) return {};
-  std::vector<std::string> cols;
-  for (const auto& e : a)
-    if (e.is_object())
-      for (auto it = e.begin(); it != e.end(); ++it)
-        if (!it->is_structured() && std::find(cols.begin(), cols.end(), it.key()) == cols.end()) cols.push_back(it.key());
-  std::string o = "<table class=\"cmp\"><caption>" + html_escape(caption) + "</caption><thead><tr>";
-  for (const auto& c : cols) o += "<th>" + html_escape(c) + "</th>";
-  o += "</tr></thead><tbody>\n";
-  for (const auto& e : a) {
-    o += "<tr>";
-    for (const auto& c : cols) o += "<td>" + html_escape(str(e, c.c_str())) + "</td>";
-    o += "</tr>\n";
+std::string num_cell(const std::optional<double>& v, const char* fmtspec) {
+  return v ? "<td>" + fmt::format(fmt::runtime(fmtspec), *v) + "</td>" : "<td>&ndash;</td>";
+}
+
+// The patterns test as the seed's IOMeter tables: one table per pattern, a row per load (queue
+// depth, and write share for the database pattern), total IOPS, MB/s and mean latency; the
+// average over loads closes each table, the workstation rating the workstation's.
+std::string patterns_html(const json& p) {
+  const auto rows = pattern_rows(p);
+  if (rows.empty()) return {};
+  std::string o = "<h3>Access patterns (IOMeter access specifications)</h3>\n";
+  for (const auto& nm : pattern_names(rows)) {
+    const bool db = nm == "database";
+    o += "<table class=\"cmp\"><caption>Pattern: " + html_escape(nm) + "</caption><thead><tr><th>load</th>" +
+         std::string(db ? "<th>writes</th>" : "") +
+         "<th>I/O per second</th><th>MB/s</th><th>mean latency (ms)</th></tr></thead><tbody>\n";
+    for (const auto& r : rows) {
+      if (r.pattern != nm) continue;
+      o += fmt::format("<tr><th>queue depth {:g}</th>", r.depth);
+      if (db) o += fmt::format("<td>{:g} %</td>", r.write_pct);
+      if (r.skipped) {
+        o += "<td colspan=\"3\" class=\"unit\">skipped" + (r.skip_reason.empty() ? "" : ": " + html_escape(r.skip_reason)) + "</td>";
+      } else {
+        o += num_cell(r.iops, "{:.1f}") + num_cell(r.mb_s, "{:.2f}") + num_cell(r.mean_ms, "{:.2f}");
+      }
+      o += "</tr>\n";
+    }
+    const int span = db ? 2 : 1;
+    o += fmt::format("<tr class=\"summary\"><th colspan=\"{}\">average over loads</th>", span) +
+         num_cell(pattern_average(p, rows, nm), "{:.1f}") + "<td></td><td></td></tr>\n";
+    if (nm == "workstation")
+      o += "<tr class=\"summary\"><th>rating (&Sigma; IOPS(q)/q, q = 1&hellip;32)</th>" +
+           num_cell(workstation_rating_of(p, rows), "{:.1f}") + "<td></td><td></td></tr>\n";
+    o += "</tbody></table>\n";
+  }
+  return o;
+}
+
+// An A/B run's results: A and B means, the difference with its confidence interval, the verdict.
+std::string ab_html(const json& ab) {
+  if (!ab.is_object() || !ab.contains("results") || !ab["results"].is_array() || ab["results"].empty()) return {};
+  double conf = json_number(ab, "confidence").value_or(0.95) * 100;
+  std::string o = "<h3>A/B results</h3>\n<table class=\"cmp\"><thead><tr><th>test</th><th>figure</th><th>A</th><th>B</th>"
+                  "<th>B vs A</th><th>" + fmt::format("{:g}", conf) + " % interval</th><th>verdict</th></tr></thead><tbody>\n";
+  for (const auto& r : ab["results"]) {
+    if (!r.is_object()) continue;
+    const bool sig = r.value("significant", false);
+    auto pct = [&](const char* k) { auto v = json_number(r, k); return v ? fmt::format("{:+.2f} %", *v) : std::string("&ndash;"); };
+    o += "<tr><th>" + html_escape(str(r, "test")) + "</th><th>" + html_escape(str(r, "figure")) + "</th>" +
+         num_cell(json_number(r, "a"), "{:.4g}") + num_cell(json_number(r, "b"), "{:.4g}") + "<td>" + pct("diff_pct") +
+         "</td><td>[" + pct("ci_low_pct") + ", " + pct("ci_high_pct") + "]</td><td" +
+         (sig ? " class=\"worst\">significant" : ">not significant") +
+         (r.value("spread_warning", false) ? " (spread larger than the difference)" : "") + "</td></tr>\n";
   }
   return o + "</tbody></table>\n";
 }
@@ -194,19 +244,14 @@ std::string render_html(const std::vector<HtmlDocument>& docs, const Comparison*
     o += "<h3>Drive</h3>\n" + identity_html(d.doc) + settings_html(d.doc);
     // The figures of this drive alone, as one column (the comparison below lines drives up).
     Comparison one = compare_documents({d.doc}, {d.name});
-    if (!one.tables.empty()) {
+    // The patterns have their own tables below (with MB/s and latency), A/B runs theirs.
+    std::erase_if(one.tables, [](const CompareTable& t) { return t.test == "patterns"; });
+    if (!one.tables.empty() && !d.doc.contains("ab")) {
       o += "<h3>Figures</h3>\n" + comparison_to_html(one);
     }
-    if (d.doc.contains("tests") && d.doc["tests"].is_object() && d.doc["tests"].contains("patterns") &&
-        d.doc["tests"]["patterns"].is_object()) {
-      const json& p = d.doc["tests"]["patterns"];
-      for (const char* key : {"tables", "patterns"})
-        if (p.contains(key) && p[key].is_array())
-          for (const auto& t : p[key])
-            if (t.is_object())
-              for (const char* rk : {"rows", "cells"})
-                if (t.contains(rk)) o += array_table(t[rk], "Pattern: " + str(t, "pattern") + str(t, "name"));
-    }
+    if (d.doc.contains("tests") && d.doc["tests"].is_object() && d.doc["tests"].contains("patterns"))
+      o += patterns_html(d.doc["tests"]["patterns"]);
+    if (d.doc.contains("ab")) o += ab_html(d.doc["ab"]);
     for (const auto& c : d.charts) {
       o += "<figure>\n";
       if (c.svg_ok) o += inline_svg(c.svg, fmt::format("c{}_", ++chart_no));

@@ -180,6 +180,15 @@ Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt, const 
   }
   if (lat_ms.size() < 10) return c.err ? fail() : Expected<AccessResult>(make_error("access: too few reads completed"));
   res.read = stats(lat_ms);
+  {
+    // Every read when they fit the bound, else an even stride through them (the order kept).
+    const std::size_t n = lat_ms.size(), keep = std::min(n, kMaxReadSamples);
+    res.reads.reserve(keep);
+    for (std::size_t k = 0; k < keep; ++k) {
+      const std::size_t i = k * n / keep;
+      res.reads.push_back({lbas[i], lat_ms[i]});
+    }
+  }
 
   // 5. Full stroke: alternate between the first and the last part of the span.
   {
@@ -225,6 +234,7 @@ Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt, const 
   //    read-ahead), refined twice, with the cache flushed by far reads in between.
   const double thr = slow_threshold_ms(res.full_stroke_ms.value > 0 ? res.full_stroke_ms.value : 30,
                                        rev_ms > 0 ? rev_ms : 17, res.overhead_ms.value);
+  res.slow_threshold_ms = thr;
   auto is_slow = [&](double ms) { return ms > thr; };
   auto flush = [&]() {
     std::vector<std::uint64_t> far;

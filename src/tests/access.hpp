@@ -47,8 +47,20 @@ struct SlowRegion {
   double location_uncertainty_blocks = 0;  // each edge is known to within this
 };
 
+// One timed random read of the access sweep: where it landed and how long it took.
+struct ReadSample {
+  std::uint64_t lba = 0;
+  double ms = 0;
+};
+
+// The per-read samples kept in the result are bounded (a report draws them, a JSON file carries
+// them): with more reads than this, an even stride through them is kept.
+inline constexpr std::size_t kMaxReadSamples = 4000;
+
 struct AccessResult {
   LatencyStats read;
+  std::vector<ReadSample> reads;  // the random reads of the sweep, in issue order (≤ kMaxReadSamples)
+  double slow_threshold_ms = 0;   // a read slower than this seeds a slow-region search
   std::optional<LatencyStats> write;
   Figure rotation_ms;
   Figure rpm;

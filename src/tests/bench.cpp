@@ -156,6 +156,11 @@ nlohmann::json bench_to_json(const BenchResult& r) {
     for (auto& m : a.map)
       j["map"].push_back({{"first_lba", m.first_lba}, {"last_lba", m.last_lba}, {"samples", m.n},
                           {"mean_ms", r3(m.mean_ms)}, {"slow", m.slow}});
+    // Per-read samples as two parallel arrays (compact: up to kMaxReadSamples reads).
+    json lba = json::array(), ms = json::array();
+    for (const auto& s : a.reads) lba.push_back(s.lba), ms.push_back(r4(s.ms));
+    j["reads"] = {{"lba", std::move(lba)}, {"ms", std::move(ms)}};
+    j["slow_threshold_ms"] = a.slow_threshold_ms > 0 ? json(r3(a.slow_threshold_ms)) : json(nullptr);
     j["drive_time_s"] = r3(a.drive_time_s);
     j["notes"] = a.notes;
     t["access"] = j;

@@ -105,10 +105,15 @@ TEST_CASE("compare: two drives side by side, rows lined up by label, marks on kn
 
 TEST_CASE("compare: patterns give the average over loads and the workstation rating") {
   auto pat = [](double scale) {
-    json rows = json::array();
-    for (int q : {1, 2, 4, 8, 16, 32}) rows.push_back({{"depth", q}, {"iops", scale * (100 + 10 * q)}});
+    // The cells as measure::patterns_to_json writes them, without its summary figures, so that
+    // the rating and the average are computed here (tests/app/report_real_test.cpp covers the
+    // binary's own documents).
+    json cells = json::array();
+    for (int q : {1, 2, 4, 8, 16, 32})
+      cells.push_back({{"pattern", "workstation"}, {"depth", q}, {"write_pct", 20}, {"skipped", false},
+                       {"iops", scale * (100 + 10 * q)}, {"mb_s", 1.0}, {"mean_ms", 5.0}});
     json d;
-    d["tests"]["patterns"] = {{"tables", json::array({{{"pattern", "workstation"}, {"rows", rows}}})}};
+    d["tests"]["patterns"] = {{"cells", cells}};
     return d;
   };
   auto c = ds::report::compare_documents({pat(1.0), pat(2.0)}, {"one", "two"});
@@ -131,7 +136,8 @@ TEST_CASE("compare: patterns give the average over loads and the workstation rat
 
 TEST_CASE("compare: one A/B document compares its two arms") {
   json d;
-  d["ab"] = {{"feature", "aam"}, {"values", {"quiet", "fast"}},
+  d["ab"] = {{"feature", "aam"}, {"a", {{"enabled", true}, {"level", 128}, {"text", "quiet"}}},
+             {"b", {{"enabled", true}, {"level", 254}, {"text", "fast"}}},
              {"results", json::array({{{"test", "access"}, {"figure", "mean_ms"}, {"a", 14.0}, {"b", 12.0}, {"diff_pct", -14.3}},
                                       {{"test", "transfer"}, {"figure", "outer_mb_s"}, {"a", 60.0}, {"b", 61.0}, {"diff_pct", 1.7}}})}};
   auto c = ds::report::compare_documents({d}, {});
