@@ -1,5 +1,7 @@
 #include "tests/common.hpp"
 
+#include <cerrno>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -32,6 +34,13 @@ std::int64_t busy_ns(const RunResult& r) {
 }
 
 }  // namespace
+
+std::string io_errno_text(int e) {
+  // A device that vanished fails its in-flight I/O with ENODEV/ENXIO: say so, like a refused submit.
+  if (e == ENODEV || e == ENXIO) return "the device is gone (errno " + std::to_string(e) + ")";
+  if (e == EIO) return "medium or device error (errno " + std::to_string(e) + ", EIO)";
+  return "errno " + std::to_string(e);
+}
 
 RunResult run_plan(IoEngine& io, std::span<const PlanEntry> plan, const RunOptions& opt,
                    Budget& budget, const KeepGoing& keep_going) {
@@ -90,8 +99,8 @@ RunResult run_plan(IoEngine& io, std::span<const PlanEntry> plan, const RunOptio
       if (c.tag >= plan.size()) continue;
       if (!c.ok()) {
         if (!r.error)
-          r.error = make_error("I/O failed at LBA " + std::to_string(plan[c.tag].lba) + ": errno " +
-                                   std::to_string(-c.result), -c.result);
+          r.error = make_error("I/O failed at LBA " + std::to_string(plan[c.tag].lba) + ": " +
+                                   io_errno_text(-c.result), -c.result);
         stop = true;
         continue;
       }

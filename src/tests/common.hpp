@@ -73,6 +73,9 @@ using KeepGoing = std::function<bool(const RunResult&)>;
 RunResult run_plan(IoEngine& io, std::span<const PlanEntry> plan, const RunOptions& opt,
                    Budget& budget, const KeepGoing& keep_going = {});
 
+// How a failed I/O's errno reads in an error message ("the device is gone (errno 19)").
+std::string io_errno_text(int err);
+
 // A plan of `count` consecutive reads of `blocks` blocks starting at `lba` (clipped to `end_lba`).
 std::vector<PlanEntry> sequential_plan(std::uint64_t lba, std::uint32_t blocks, std::size_t count,
                                        std::uint64_t end_lba);

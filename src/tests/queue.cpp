@@ -113,8 +113,8 @@ LoopResult run_closed_loop(IoEngine& io, const LoopOptions& opt, const NextReque
       if (!outstanding.erase(c.tag)) continue;  // not ours
       if (!c.ok()) {
         if (!r.error)
-          r.error = make_error(fmt::format("I/O failed at byte offset {}: errno {}",
-                                           by_seq[c.tag].offset_bytes, -c.result), -c.result);
+          r.error = make_error(fmt::format("I/O failed at byte offset {}: {}",
+                                           by_seq[c.tag].offset_bytes, io_errno_text(-c.result)), -c.result);
         submitting = false;
         continue;
       }
