@@ -195,7 +195,9 @@ Comparison compare_documents(const std::vector<json>& docs, const std::vector<st
         c.tables.push_back({test, "A/B: " + test, {}});
       }
       CompareRow r{fig, unit_of_figure(fig), better_for_key(fig), {num(e, "a"), num(e, "b")}, -1, -1, false};
-      mark_best_worst(r);
+      // An arm is only better when the difference is significant: a difference inside the run-to-run
+      // spread is not marked.
+      if (e.value("significant", false)) mark_best_worst(r);
       c.tables[index[test]].rows.push_back(std::move(r));
     }
     return c;

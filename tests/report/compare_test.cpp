@@ -138,8 +138,9 @@ TEST_CASE("compare: one A/B document compares its two arms") {
   json d;
   d["ab"] = {{"feature", "aam"}, {"a", {{"enabled", true}, {"level", 128}, {"text", "quiet"}}},
              {"b", {{"enabled", true}, {"level", 254}, {"text", "fast"}}},
-             {"results", json::array({{{"test", "access"}, {"figure", "mean_ms"}, {"a", 14.0}, {"b", 12.0}, {"diff_pct", -14.3}},
-                                      {{"test", "transfer"}, {"figure", "outer_mb_s"}, {"a", 60.0}, {"b", 61.0}, {"diff_pct", 1.7}}})}};
+             {"results", json::array({{{"test", "access"}, {"figure", "mean_ms"}, {"a", 14.0}, {"b", 12.0}, {"diff_pct", -14.3}, {"significant", true}},
+                                      {{"test", "transfer"}, {"figure", "outer_mb_s"}, {"a", 60.0}, {"b", 61.0}, {"diff_pct", 1.7}, {"significant", true}},
+                                      {{"test", "transfer"}, {"figure", "inner_mb_s"}, {"a", 30.0}, {"b", 30.1}, {"diff_pct", 0.3}, {"significant", false}}})}};
   auto c = ds::report::compare_documents({d}, {});
   REQUIRE(c.drives.size() == 2);
   CHECK(c.drives[0] == "A (quiet)");
@@ -150,4 +151,9 @@ TEST_CASE("compare: one A/B document compares its two arms") {
   REQUIRE(t);
   CHECK(t->best == 1);
   CHECK(t->worst == 0);
+  // Not significant: neither arm is marked, whatever the means.
+  auto* in = row(c, "transfer", "inner_mb_s");
+  REQUIRE(in);
+  CHECK(in->best == -1);
+  CHECK(in->worst == -1);
 }
