@@ -326,13 +326,24 @@ ChartSource access_hist_chart(const json& a, const std::string& name, const std:
 ChartSource seek_chart(const json& a, double sb, const std::string& name, const std::string& label) {
   ChartSource c{name, "seek_curve", with_label("Seek time by distance", label), "", ""};
   c.data = "# drivescope: seek curve: distance_gb(max of the bin) seek_ms samples\n";
+  double xmin = 0, xmax = 0, ymax = 0;
   for (const auto& b : *arr(a, "seek_curve")) {
     auto d = num(b, "max_distance_sectors"), ms = num(b, "seek_ms");
-    if (d && ms) c.data += fmt::format("{:.5f} {:.4f} {}\n", *d * sb / 1e9, *ms, num(b, "samples").value_or(0));
+    if (!d || !ms) continue;
+    const double gb = *d * sb / 1e9;
+    c.data += fmt::format("{:.5f} {:.4f} {}\n", gb, *ms, num(b, "samples").value_or(0));
+    if (gb > 0) xmin = xmin > 0 ? std::min(xmin, gb) : gb, xmax = std::max(xmax, gb);
+    ymax = std::max(ymax, *ms);
   }
-  std::string s = preamble(name, c.title, "top left");
+  if (auto v = num(a, "full_stroke_ms")) ymax = std::max(ymax, *v);
+  // The curve can cross any corner (short seeks are noisy): the key goes above the plot.
+  std::string s = preamble(name, c.title);
+  s += "set key tmargin center horizontal maxrows 2 width -2 samplen 2 spacing 1\n";
   s += "set xlabel 'Seek distance (GB of LBA space, log scale; upper end of each distance bin)'\nset ylabel 'Seek time (ms)'\n"
-       "set yrange [0:*]\nset logscale x 10\nset format x '%g'\n";
+       "set logscale x 10\nset format x '%g'\n";
+  // Room above the full-stroke line, and the distance axis ending near the largest bin.
+  s += ymax > 0 ? fmt::format("set yrange [0:{:.3f}]\n", ymax * 1.12) : std::string("set yrange [0:*]\n");
+  if (xmax > xmin && xmin > 0) s += fmt::format("set xrange [{:.5f}:{:.5f}]\n", xmin / 1.5, xmax * 1.5);
   std::string plot = "plot '" + name + ".dat' using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f5fa8' title 'seek time (access minus rotation and overhead)'";
   if (auto v = num(a, "avg_seek_ms"))
     plot += fmt::format(", {:.4f} with lines dt 2 lc rgb '#2e8b57' title 'average seek {:.2f} ms'", *v, *v);
