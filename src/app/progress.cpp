@@ -8,7 +8,9 @@
 namespace ds::app {
 
 std::string format_duration(double seconds) {
-  const long s = std::lround(std::max(0.0, seconds));
+  // Below a second (a simulated drive's clock runs far ahead of the wall's) "0 s" would read as done.
+  if (seconds < 0.5) return "<1 s";
+  const long s = std::lround(seconds);
   if (s < 60) return fmt::format("{} s", s);
   if (s < 3600) return fmt::format("{} min {:02} s", s / 60, s % 60);
   return fmt::format("{} h {:02} min", s / 3600, (s % 3600) / 60);

@@ -19,7 +19,7 @@ struct ProgressSnapshot {
   std::optional<double> eta_run_s;   // the run: at most the budget left (tests stop at their share)
 };
 
-// "45 s", "3 min 05 s", "1 h 02 min".
+// "<1 s", "45 s", "3 min 05 s", "1 h 02 min".
 std::string format_duration(double seconds);
 
 // One line, no newline: "access [2/4]  43.0 %  drive time 23.4 s  ETA ~14 s (run ≤ ~1 min 30 s)".

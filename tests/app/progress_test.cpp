@@ -31,11 +31,12 @@ bool has(const std::string& hay, const std::string& needle) { return hay.find(ne
 }  // namespace
 
 TEST_CASE("progress: durations read as seconds, minutes, hours") {
-  CHECK(format_duration(0.2) == "0 s");
+  CHECK(format_duration(0.2) == "<1 s");
+  CHECK(format_duration(0.7) == "1 s");
   CHECK(format_duration(45) == "45 s");
   CHECK(format_duration(185) == "3 min 05 s");
   CHECK(format_duration(3720) == "1 h 02 min");
-  CHECK(format_duration(-3) == "0 s");
+  CHECK(format_duration(-3) == "<1 s");
 }
 
 TEST_CASE("progress: ETA from the test's own progress and the budget left, only once it can be estimated") {
