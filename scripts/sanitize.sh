@@ -1,18 +1,40 @@
 #!/usr/bin/env bash
-# Builds the whole project with AddressSanitizer and UndefinedBehaviorSanitizer in a separate
-# build directory (-DDRIVESCOPE_SANITIZE=ON) and runs every test there except the QEMU ones (label
-# "vm": the guest runs the normal binary; a sanitized one would only slow the emulated boot).
-# A sanitizer report fails the test that triggered it: UBSan is built with
-# -fno-sanitize-recover, ASan aborts on the first error, and leaks count as errors.
-# Usage: scripts/sanitize.sh [BUILD_DIR]   (default: build-asan; JOBS=N to limit parallelism)
+# The sanitizer stage of scripts/test.sh (and CI): one clang build tree, built with
+# AddressSanitizer + UndefinedBehaviorSanitizer (-DDRIVESCOPE_SANITIZE=ON) and with the libFuzzer
+# targets (-DDRIVESCOPE_FUZZ=ON), without the benchmark programs. Then:
+#  1. every test except the QEMU ones (label "vm": the guest runs the normal release binary) under
+#     both sanitizers; a report fails the test that triggered it (UBSan is built with
+#     -fno-sanitize-recover, ASan aborts on the first error, leaks count as errors);
+#  2. scripts/fuzz.sh on the same tree: each fuzz target replays its committed corpus and the seeds
+#     in tests/data, then fuzzes for FUZZ_SECONDS; any crash, report, leak or hang fails.
+# Usage: scripts/sanitize.sh [BUILD_DIR]   (default: build-asan)
+#        JOBS=N (default nproc)  FUZZ_SECONDS=S (default 15; 0 = replay only; -1 = no fuzz stage)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-asan}
 jobs=${JOBS:-$(nproc)}
+fuzz_secs=${FUZZ_SECONDS:-15}
 
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDRIVESCOPE_SANITIZE=ON >/dev/null
+command -v clang++ >/dev/null || { echo "sanitize: clang++ not found (scripts/setup.sh installs it)" >&2; exit 2; }
+t0=$SECONDS
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+      -DDRIVESCOPE_SANITIZE=ON -DDRIVESCOPE_FUZZ=ON -DDRIVESCOPE_BENCH=OFF >/dev/null
 cmake --build "$build" -j"$jobs"
+echo "sanitize: build took $((SECONDS - t0)) s" >&2
 
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-ctest --test-dir "$build" --output-on-failure -j"$jobs" -LE vm
+# Readable stack traces when llvm-symbolizer is installed (setup.sh installs llvm-14).
+for s in llvm-symbolizer /usr/lib/llvm-14/bin/llvm-symbolizer; do
+  if command -v "$s" >/dev/null; then export ASAN_SYMBOLIZER_PATH=$(command -v "$s"); break; fi
+done
+t1=$SECONDS
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1} \
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+  ctest --test-dir "$build" --output-on-failure -j"$jobs" -LE vm
+echo "sanitize: test suite under ASan+UBSan took $((SECONDS - t1)) s" >&2
+
+if [ "$fuzz_secs" -ge 0 ]; then
+  t2=$SECONDS
+  FUZZ_BUILD=$build FUZZ_CONFIGURED=1 JOBS=$jobs scripts/fuzz.sh "$fuzz_secs"
+  echo "sanitize: fuzz stage took $((SECONDS - t2)) s" >&2
+fi
+echo "sanitize: whole stage took $((SECONDS - t0)) s" >&2

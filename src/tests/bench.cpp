@@ -87,8 +87,13 @@ Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const Pro
     o.allow_write = opt.allow_write;
     o.span_blocks = r.span_blocks;
     auto b = run_blocksize(io, o, pf);
-    if (b) r.blocksize = std::move(*b);
-    else r.errors.emplace_back("blocksize", b.error());
+    if (b) {
+      // Sizes measured before a failed I/O are kept; the failure still counts (exit 5/3).
+      if (b->error) r.errors.emplace_back("blocksize", *b->error);
+      r.blocksize = std::move(*b);
+    } else {
+      r.errors.emplace_back("blocksize", b.error());
+    }
   }
   if (want("queue")) {
     QueueOptions o;

@@ -43,10 +43,9 @@ Expected<BlocksizeResult> run_blocksize(IoEngine& io, const BlocksizeOptions& op
       budget.charge(r.drive_ns);
       std::size_t n = 0;
       while (n < r.done.size() && r.done[n]) ++n;
-      if (r.error && r.error->message != "drive-time budget spent") {
-        res.notes.push_back(std::to_string(sizes[i]) + " B: " + r.error->message);
-        if (n < 4) return res;
-      }
+      // The budget ending a size early is the normal way out; anything else is the drive failing.
+      // Going on with the next sizes would only fail again (or wait out a timeout per size).
+      if (r.error && r.error->message != "drive-time budget spent") res.error = r.error;
       if (n >= 3) {
         // From the first completion to the last: the first request's positioning is left out.
         const double ns = static_cast<double>(r.samples[n - 1].complete_ns - r.samples[0].complete_ns);
@@ -58,6 +57,13 @@ Expected<BlocksizeResult> run_blocksize(IoEngine& io, const BlocksizeOptions& op
           row.write_mb_s = rate;
         }
       }
+      if (res.error) break;
+    }
+    if (res.error) {
+      if (row.read_mb_s > 0) res.rows.push_back(row);
+      if (res.rows.empty()) return *res.error;
+      res.notes.push_back("stopped at " + std::to_string(sizes[i]) + " B: " + res.error->message);
+      break;
     }
     res.rows.push_back(row);
     if (progress && *progress) (*progress)("blocksize", (i + 1.0) / sizes.size(), budget.used_s());

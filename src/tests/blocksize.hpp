@@ -29,6 +29,10 @@ struct BlocksizeResult {
   std::vector<BlocksizeRow> rows;
   double drive_time_s = 0;
   std::vector<std::string> notes;
+  // A failed I/O (medium error, timeout, vanished device) ends the sweep: the sizes measured
+  // before it are kept in `rows` and the error is here, so that bench reports it (exit 5/3) as
+  // it does for the other tests. When no size was measured, run_blocksize returns the error.
+  std::optional<Error> error;
 };
 
 Expected<BlocksizeResult> run_blocksize(IoEngine& io, const BlocksizeOptions& opt,

@@ -181,3 +181,46 @@ TEST_CASE("safety: bench over medium errors: exit 5 and the failing LBA named") 
   CHECK(err.find("I/O failed at LBA") != std::string::npos);
   CHECK(err.find("errno 5") != std::string::npos);  // EIO
 }
+
+TEST_CASE("safety: blocksize on a drive where every read fails: exit 5, the error, no table") {
+  ds::sim::FaultSpec f;
+  auto m0 = base_model();
+  REQUIRE(m0.ok());
+  f.medium_errors.push_back({0, m0->capacity()});
+  const fs::path m = faulty_model("medium-bs", f);
+  auto r = run("bench --json --quiet --tests blocksize --budget 10 sim:" + m.string());
+  CHECK(r.rc == 5);
+  auto j = parse(r);
+  REQUIRE(j["tests"].contains("errors"));
+  REQUIRE(j["tests"]["errors"].contains("blocksize"));
+  const std::string err = j["tests"]["errors"]["blocksize"].get<std::string>();
+  CAPTURE(err);
+  CHECK(err.find("I/O failed at LBA") != std::string::npos);
+  CHECK(err.find("errno 5") != std::string::npos);  // EIO
+  CHECK_FALSE(j["tests"].contains("blocksize"));     // no rows of zeros standing for a result
+
+  auto t = run("bench --quiet --tests blocksize --budget 10 sim:" + m.string());
+  CHECK(t.rc == 5);
+  CHECK(t.err.find("I/O failed at LBA") != std::string::npos);
+}
+
+TEST_CASE("safety: blocksize on a drive that vanishes mid-sweep: exit 5, the sizes measured before kept") {
+  ds::sim::FaultSpec f;
+  // The sweep gets ~5 s of drive time for 12 sizes (512 B … 1 MiB) with --budget 30: at 2 s some
+  // sizes are done and some are not.
+  f.vanish_at_ns = 2'000'000'000;
+  const fs::path m = faulty_model("vanish-bs", f);
+  auto r = run("bench --json --quiet --tests blocksize --budget 30 sim:" + m.string());
+  CHECK(r.rc == 5);
+  auto j = parse(r);
+  REQUIRE(j["tests"].contains("errors"));
+  const std::string err = j["tests"]["errors"].dump();
+  CAPTURE(err);
+  CHECK(err.find("errno 19") != std::string::npos);  // ENODEV: in-flight reads of a vanished drive
+  REQUIRE(j["tests"].contains("blocksize"));
+  const auto& rows = j["tests"]["blocksize"]["rows"];
+  CHECK(rows.size() > 0);
+  CHECK(rows.size() < 12);
+  for (const auto& row : rows) CHECK(row["read_mb_s"].get<double>() > 0);
+  CHECK(r.wall_s < 60);
+}

@@ -80,8 +80,9 @@ TEST_CASE("malformed dumps: clear error, non-zero exit, never a crash") {
       {"garbage.hex", "zz 12 qq\nnot hex at all\n"},
       {"short.hex", "0040 3fff c837 0010\n"},
   };
-  for (const auto& [name, bytes] : cases) {
-    auto p = temp_file(name, bytes);
+  for (const auto& c : cases) {  // (no structured binding: clang 14 cannot CAPTURE one)
+    const char* const name = c.first;
+    auto p = temp_file(name, c.second);
     auto r = run("identify --from-file " + p.string());
     CAPTURE(name);
     CHECK(r.rc == 1);
