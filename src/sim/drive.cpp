@@ -34,7 +34,7 @@ SimDrive::SimDrive(DiskModel model, Mechanics mech) : model_(std::move(model)), 
 
 void SimDrive::set_write_cache(bool on) {
   // Turning the write cache off flushes it first (ACS-3 7.45.5): wait for pending media writes.
-  if (!on) advance_to(std::max(now_, mech_.busy_until()));
+  if (!on) advance_to(std::max(now_, mech_.flush()));
   mech_.set_write_cache(on);
 }
 

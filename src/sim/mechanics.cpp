@@ -94,7 +94,7 @@ void Mechanics::stop_stream(std::int64_t t) {
   if (!stream_.active) return;
   head_ = head_at(t);
   Segment& s = cache_[stream_.seg];
-  s.end = std::max(s.end, stream_pos(t));
+  s.end = std::max({s.end, stream_pos(t), stream_.served_end});
   s.first = std::max(s.first, s.end > cache_.segment_sectors() ? s.end - cache_.segment_sectors() : 0);
   stream_.active = false;
 }
@@ -112,6 +112,7 @@ void Mechanics::start_stream(int seg, std::uint64_t from, std::uint64_t end, std
   stream_.t0 = t0;
   stream_.limit = ahead_limit(end);
   stream_.t_limit = reach_ns(stream_.limit);
+  stream_.served_end = end;
   cache_.touch(seg);
 }
 
@@ -138,23 +139,47 @@ std::int64_t Mechanics::media_access(const Access& a, std::uint64_t from, std::i
   return done;
 }
 
+// A destage waits for the mechanism and for a read-ahead in progress to reach its limit (a short
+// run, read_ahead_sectors long: the firmware lets it finish rather than lose the track).
+std::int64_t Mechanics::destage_start() const {
+  return std::max({mech_free_, dirty_.front().ack_ns, stream_.active ? stream_.t_limit : std::int64_t{0}});
+}
+
+void Mechanics::destage_one() {
+  const std::int64_t start = destage_start();
+  const Dirty d = dirty_.front();
+  dirty_.pop_front();
+  dirty_bytes_ -= d.bytes;
+  std::int64_t data_start = 0;
+  media_access(d.access, d.access.lba, start, &data_start);
+}
+
+void Mechanics::destage_started_before(std::int64_t t) {
+  while (!dirty_.empty() && destage_start() < t) destage_one();
+}
+
+std::int64_t Mechanics::flush() {
+  while (!dirty_.empty()) destage_one();
+  return mech_free_;
+}
+
 std::int64_t Mechanics::write_back(const Access& a, std::int64_t t) {
   const std::uint64_t bytes = std::uint64_t{a.sectors} * model_.logical_sector_bytes;
   std::int64_t ack = t + interface_ns(bytes);
-  // The buffer holds at most cache.bytes of data not yet on the media.
-  while (!dirty_.empty() && (dirty_.front().done_ns <= ack || dirty_bytes_ + bytes > model_.cache.bytes)) {
-    ack = std::max(ack, dirty_.front().done_ns);
-    dirty_bytes_ -= dirty_.front().bytes;
-    dirty_.pop_front();
+  // The buffer holds at most cache.bytes of data not yet on the media, one write per segment
+  // (a segmented cache gives each write a segment): make room first. The segment bound keeps the
+  // backlog to what real firmware holds (tens of commands, not thousands of small writes).
+  const std::size_t max_writes = std::max<std::size_t>(1, model_.cache.segments);
+  while (!dirty_.empty() && (dirty_bytes_ + bytes > model_.cache.bytes || dirty_.size() >= max_writes)) {
+    destage_one();
+    ack = std::max(ack, mech_free_);
   }
   if (stream_.active) {
     const Segment& s = cache_[stream_.seg];
     if (s.first < a.lba + a.sectors && a.lba < stream_.limit) stop_stream(ack);
   }
   cache_.invalidate(a.lba, a.sectors, stream_.active ? stream_.seg : -1);
-  std::int64_t data_start = 0;
-  const std::int64_t done = media_access(a, a.lba, std::max(ack, mech_free_), &data_start);
-  dirty_.push_back({done, bytes});
+  dirty_.push_back({a, ack, bytes});
   dirty_bytes_ += bytes;
   return ack;
 }
@@ -164,9 +189,12 @@ std::int64_t Mechanics::serve(const Access& a, std::int64_t t_dispatch) {
   // The command is decoded (overhead) from its arrival on; t is when that is done.
   const std::int64_t t = std::max(t_dispatch, a.arrival_ns + overhead_ns_);
   const std::int64_t t_if = t + interface_ns(bytes);
+  // What the mechanism destaged while it had nothing else to do.
+  destage_started_before(t);
   const std::uint64_t end = a.lba + a.sectors;
   if (a.write) {
     if (write_cache_) return write_back(a, t);
+    flush();  // a write-through write goes to the media after everything buffered before it
     const std::int64_t t_mech = std::max(t, mech_free_);
     stop_stream(t_mech);
     cache_.invalidate(a.lba, a.sectors, -1);
@@ -195,6 +223,7 @@ std::int64_t Mechanics::serve(const Access& a, std::int64_t t_dispatch) {
           stream_.t_limit = reach_ns(stream_.limit);
         }
         mech_free_ = std::max(mech_free_, done);
+        stream_.served_end = std::max(stream_.served_end, end);
         cache_.touch(stream_.seg);
         return std::max(done, t_if);
       }

@@ -7,8 +7,11 @@
 // A read that starts inside the segment being read ahead completes when the head gets past its
 // last sector: this is what lets a host stream at the media rate with skews paid, and nothing
 // else (command overhead overlaps with the media work). Hits are served at the interface rate.
-// Writes with the write cache on complete when their data is in the buffer; the media write is
-// then done by the mechanism (which a later miss waits for).
+// Writes with the write cache on complete when their data is in the buffer; the mechanism writes
+// them to the media (destages) in arrival order whenever it is otherwise free. A read miss does
+// not wait behind the whole backlog, only behind the destage already under way when it arrives
+// (as drives give reads priority over write-back); a write that finds the buffer full waits until
+// destaging has made room.
 #pragma once
 #include <cstdint>
 #include <deque>
@@ -64,8 +67,9 @@ class Mechanics {
   // Nominal seek for d cylinders at the current AAM level (0 for d == 0).
   std::int64_t seek_ns(std::uint32_t d) const { return scale(seek_.ns(d), seek_fp_); }
   std::int64_t interface_ns(std::uint64_t bytes) const;
-  // Time the mechanism finishes the work it has been given (media writes included).
-  std::int64_t busy_until() const { return mech_free_; }
+  // Write every buffered write to the media (FLUSH CACHE, write cache turned off); returns when
+  // the mechanism is done with them.
+  std::int64_t flush();
 
  private:
   static constexpr int kFpShift = 20;
@@ -89,6 +93,11 @@ class Mechanics {
   std::int64_t media_access(const Access& a, std::uint64_t from, std::int64_t t_mech,
                             std::int64_t* data_start);
   std::int64_t write_back(const Access& a, std::int64_t t);
+  // Destage the oldest buffered write, starting when both it and the mechanism are ready.
+  void destage_one();
+  std::int64_t destage_start() const;  // when the oldest buffered write can go to the media
+  // Destage what the mechanism would have started before t (it was free, nothing else to do).
+  void destage_started_before(std::int64_t t);
 
   DiskModel model_;
   Layout layout_;
@@ -116,13 +125,18 @@ class Mechanics {
     std::int64_t t0 = 0;  // when the head is at the start of lba0
     std::uint64_t limit = 0;
     std::int64_t t_limit = 0;
+    // End of the requests served from this stream: they are complete whenever the stream is
+    // stopped (nothing else gets the mechanism earlier), so the segment holds at least them even
+    // where stream_pos() rounds a nanosecond short.
+    std::uint64_t served_end = 0;
   } stream_;
 
   struct Dirty {
-    std::int64_t done_ns;
+    Access access;
+    std::int64_t ack_ns;  // in the buffer from then on
     std::uint64_t bytes;
   };
-  std::deque<Dirty> dirty_;
+  std::deque<Dirty> dirty_;  // buffered writes not yet on the media, oldest first
   std::uint64_t dirty_bytes_ = 0;
 };
 
