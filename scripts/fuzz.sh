@@ -91,10 +91,11 @@ printf 'fuzz: %s\n' "${replayed[@]}"
 # hang; -rss_limit_mb bounds memory (a decoder must not allocate from a length field without
 # checking it).
 fuzz_one() {
-  local t=$1 work="$out/work-$t" log="$out/work-$t.log"
-  rm -rf "$work" && mkdir -p "$work" && cp "$root/fuzz/corpus/$t"/* "$out/seeds-$t"/* "$work"/
+  local t=$1
+  local work="$out/work-$t" log="$out/work-$t.log"
+  rm -rf "$work" && mkdir -p "$work" && cp "$root/fuzz/corpus/$t"/* "$work"/
   if ! (cd "$out" && "./fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-          -max_len=4096 -print_final_stats=1 "work-$t" >"$log" 2>&1); then
+          -max_len=4096 -print_final_stats=1 "work-$t" "seeds-$t" >"$log" 2>&1); then
     echo "fuzz: $t: FAILED (reproducer in $out):" >&2; tail -60 "$log" >&2; return 1
   fi
   local execs cov

@@ -34,9 +34,11 @@ Expected<SenseInfo> decode_sense(std::span<const std::uint8_t> sense) {
 
   // libsgutils2 walks descriptors by byte 7 rather than the length it is given (the fuzzer found
   // a 12-byte buffer claiming 72 more bytes read past its end: fuzz/regressions). So it gets a
-  // copy whose byte 7 matches what is really there, inside a zeroed buffer of the largest size
-  // sense data can have (8 + 255), so no walk can leave it.
-  std::array<std::uint8_t, 8 + 255> copy{};
+  // copy whose byte 7 matches what is really there, inside a zeroed buffer. Its descriptor
+  // printers also trust the lengths nested inside a descriptor (the fuzzer found a designation
+  // descriptor near the end whose own length ran 2 bytes past a 263-byte buffer), so beyond the
+  // largest sense data (8 + 255) there is room for the longest nested one (4 + 255) and more.
+  std::array<std::uint8_t, 1024> copy{};
   std::copy_n(sense.begin(), len, copy.begin());
   copy[7] = static_cast<std::uint8_t>(len - 8);
   const std::uint8_t* p = copy.data();
