@@ -42,6 +42,11 @@ struct Sample {
   double latency_ms() const { return static_cast<double>(complete_ns - submit_ns) * 1e-6; }
 };
 
+// run_plan's error when the budget ran out before the plan did: an end, not a failure.
+inline bool budget_spent(const std::optional<Error>& e) {
+  return e && e->message == "drive-time budget spent";
+}
+
 struct RunResult {
   std::vector<Sample> samples;   // in plan order; only the completed prefix when error is set
   std::vector<bool> done;        // done[i]: plan entry i completed
