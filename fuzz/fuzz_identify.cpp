@@ -1,10 +1,12 @@
-// libFuzzer target: the IDENTIFY DEVICE decoder (src/probe/identify.hpp). Any bytes: a block of
+// libFuzzer target: the IDENTIFY DEVICE decoder (src/probe/identify.hpp) and the General Purpose
+// Log page decoders (src/probe/ata_logs.hpp), all over 512-byte ATA pages. Any bytes: a block of
 // the wrong size must be refused with an error, a 512-byte block decoded (or refused for its
 // checksum) without a crash, in both checksum modes.
 #include <cstddef>
 #include <cstdint>
 #include <span>
 
+#include "probe/ata_logs.hpp"
 #include "probe/identify.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -20,6 +22,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       (void)ds::probe::ata_major_version_names(id->words[80]);
       (void)ds::probe::form_factor_name(static_cast<std::uint8_t>(id->words[168] & 0xF));
     }
+  }
+  auto dir = ds::probe::decode_log_directory(in);
+  if (size != 512 && dir.ok()) __builtin_trap();
+  if (dir.ok())
+    for (const auto& e : dir->logs) (void)ds::probe::log_name(e.address);
+  if (auto pages = ds::probe::decode_identify_log_pages(in); pages.ok()) {
+    if (size != 512) __builtin_trap();
+    for (auto p : *pages) (void)ds::probe::identify_log_page_name(p);
   }
   return 0;
 }

@@ -368,7 +368,7 @@ rc=$(cat "$status")
 if [ -z "$rc" ]; then
   [ "$qrc" != 124 ] || say "the VM hit the $TIMEOUT s limit and was killed"
   say "the guest did not finish (qemu exit $qrc); end of its kernel console:"
-  tail -n 30 "$RUN/console.log" >&2
+  tail -n 80 "$RUN/console.log" >&2
   exit 3
 fi
 say "guest exit $rc; boot+tests $(secs "$T_BOOT") s, total $(secs) s"

@@ -17,5 +17,5 @@ set_tests_properties(vm PROPERTIES LABELS vm SKIP_RETURN_CODE 77 TIMEOUT 420 RES
 # The safety test (issue 7): its own boot with two extra scratch disks, then a host-side SHA-256
 # check of every image (tests/vm/safety-host.sh).
 add_test(NAME vm-safety
-  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/safety-host.sh -S -t 300 -b $<TARGET_FILE:drivescope>)
-set_tests_properties(vm-safety PROPERTIES LABELS vm SKIP_RETURN_CODE 77 TIMEOUT 480 RESOURCE_LOCK ds_vm)
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/safety-host.sh -S -t 420 -b $<TARGET_FILE:drivescope>)
+set_tests_properties(vm-safety PROPERTIES LABELS vm SKIP_RETURN_CODE 77 TIMEOUT 600 RESOURCE_LOCK ds_vm)
