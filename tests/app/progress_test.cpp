@@ -11,24 +11,15 @@
 #include <sstream>
 
 #include "app/progress.hpp"
+#include "app_test_util.hpp"
 
 namespace fs = std::filesystem;
 using ds::app::format_duration;
 using ds::app::format_progress;
 using ds::app::ProgressEstimator;
 
-namespace {
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
-
-}  // namespace
+using apptest::slurp;
+using apptest::has;
 
 TEST_CASE("progress: durations read as seconds, minutes, hours") {
   CHECK(format_duration(0.2) == "<1 s");

@@ -15,20 +15,15 @@
 #include "app/report.hpp"
 #include "report/charts.hpp"
 #include "report/compare.hpp"
+#include "app_test_util.hpp"
 
 using nlohmann::json;
 namespace fs = std::filesystem;
 
+using apptest::slurp;
+using apptest::has;
+
 namespace {
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
 
 const fs::path& dir() {
   static fs::path d = [] {

@@ -15,18 +15,14 @@
 #include "app/compare.hpp"
 #include "app/report.hpp"
 #include "report/charts.hpp"
+#include "app_test_util.hpp"
 
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-namespace {
+using apptest::slurp;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+namespace {
 
 std::string run(const std::string& cmd) {
   std::string out;

@@ -18,6 +18,7 @@
 
 #include "sim/faults.hpp"
 #include "sim/sim.hpp"
+#include "app_test_util.hpp"
 
 namespace fs = std::filesystem;
 
@@ -36,10 +37,7 @@ fs::path scratch() {
   return d;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+using apptest::slurp;
 
 Run run(const std::string& args) {
   const fs::path errf = scratch() / "stderr.txt";
