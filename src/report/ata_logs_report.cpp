@@ -2,13 +2,13 @@
 
 #include <fmt/format.h>
 
+#include "report/text_out.hpp"
+
 namespace ds::report {
 
 using nlohmann::json;
 
 namespace {
-std::string hex2(unsigned v) { return fmt::format("{:#04x}", v); }
-
 json failure_json(const probe::LogReadFailure& f) {
   json e{{"command", f.command}, {"outcome", std::string(to_string(f.outcome))}, {"message", f.message}};
   if (f.ata) {
@@ -53,22 +53,26 @@ json gpl_to_json(const probe::GplProbe* g, bool claimed) {
 }
 
 std::string gpl_to_text(const probe::GplProbe* g, bool claimed) {
-  std::string out = "\nGeneral purpose logs (READ LOG EXT)\n";
-  out += fmt::format("  {:<22}{}\n", "claimed by IDENTIFY", claimed ? "yes" : "no");
-  if (!g) return out + fmt::format("  {:<22}{}\n", "read", "not tried (not claimed; --logs tries anyway)");
+  TextOut out;
+  out.section("General purpose logs (READ LOG EXT)");
+  out.line("Claimed by IDENTIFY", claimed ? "yes" : "no");
+  if (!g) {
+    out.line("Read", "not tried (not claimed; --logs tries anyway)");
+    return "\n" + std::move(out).str();
+  }
   if (g->directory) {
-    out += fmt::format("  {:<22}{}\n", "directory version", g->directory->version);
+    out.line("Directory version", std::to_string(g->directory->version));
     for (const auto& e : g->directory->logs)
-      out += fmt::format("  {:<22}{} ({} page{})\n", hex2(e.address), probe::log_name(e.address), e.pages,
-                         e.pages == 1 ? "" : "s");
+      out.line(hex2(e.address), fmt::format("{} ({} page{})", probe::log_name(e.address), e.pages,
+                                            e.pages == 1 ? "" : "s"));
   }
   if (g->identify_pages) {
     std::string list;
     for (auto p : *g->identify_pages) list += (list.empty() ? "" : ", ") + hex2(p);
-    out += fmt::format("  {:<22}{}\n", "IDENTIFY data pages", list.empty() ? "none" : list);
+    out.line("IDENTIFY data pages", list.empty() ? "none" : list);
   }
-  for (const auto& f : g->failures) out += fmt::format("  {:<22}{}\n", "error", failure_text(f));
-  return out;
+  for (const auto& f : g->failures) out.line("Error", failure_text(f));
+  return "\n" + std::move(out).str();
 }
 
 }  // namespace ds::report

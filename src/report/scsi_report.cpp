@@ -15,7 +15,6 @@ json opt(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
 }
 
-std::string hex2(unsigned v) { return fmt::format("0x{:02x}", v); }
 
 json inquiry_json(const StandardInquiry& q) {
   json j;

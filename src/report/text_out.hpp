@@ -7,6 +7,9 @@
 
 namespace ds::report {
 
+// A byte as the reports show it: 0x04.
+inline std::string hex2(unsigned v) { return fmt::format("0x{:02x}", v); }
+
 class TextOut {
  public:
   explicit TextOut(int label_width = 28) : width_(label_width) {}
