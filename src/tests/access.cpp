@@ -108,7 +108,7 @@ Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt, const 
     // Per step size, the chain with the lowest median: a chain that crosses a slow (defect)
     // region only ever reads slower, so it must not pull the fit (one did: 2315 rpm for 7200).
     std::map<unsigned, double> best;
-    Budget rot_budget(std::max(0.0, std::min(budget.left_s(), 0.25 * budget.limit_s())));
+    Budget rot_budget = budget.part(0.25);
     Ctx rc{io, rot_budget, span, {}};
     for (int rep = 0; rep < 3 && !rot_budget.exhausted(); ++rep)
       for (unsigned k : {1u, 2u, 3u, 5u, 8u}) {
@@ -166,7 +166,7 @@ Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt, const 
   // random reads theirs (without that, `ab --tests access` at its default 3 s per arm measured
   // nothing at all); without a track layout the one-cylinder seek is simply not measured.
   if (!spt && rev_ms > 0) {
-    Budget probe_budget(std::max(0.0, std::min(budget.left_s(), 0.25 * budget.limit_s())));
+    Budget probe_budget = budget.part(0.25);
     ProbeChoice pc = choose_stream(io, span / 2, probe_budget, 8, span);
     spt = pc.t.sectors_per_track;
     if (pc.blocks) {

@@ -3,6 +3,7 @@
 // small statistics every analysis needs. Measurement code sees a drive only through IoEngine
 // (include/drivescope/io.hpp): the same code runs on a real disk, a file and the simulated drive.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -27,6 +28,11 @@ class Budget {
   double left_s() const { return static_cast<double>(limit_ns_ - used_ns_) * 1e-9; }
   bool exhausted() const { return used_ns_ >= limit_ns_; }
   double limit_s() const { return static_cast<double>(limit_ns_) * 1e-9; }
+  // A budget of its own for one phase: `fraction` of the whole, never more than is left. The
+  // caller charges what the phase used back (charge(part.used_ns())).
+  Budget part(double fraction) const {
+    return Budget(std::max(0.0, std::min(left_s(), fraction * limit_s())));
+  }
 
  private:
   std::int64_t limit_ns_;
