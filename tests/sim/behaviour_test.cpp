@@ -54,14 +54,6 @@ void check_sptf_doubles(const std::string& spec) {
 
 }  // namespace
 
-TEST_CASE("sptf with 32 random reads queued at least doubles fifo throughput") {
-  std::vector<std::string> specs;
-  for (auto& m : simtest::model_files())
-    if (!hp_slow_short_seeks(m)) specs.push_back(m);
-  for (const char* p : {"sim:raptor", "sim:maxline3", "sim:cheetah15k3", "sim:modern8tb"}) specs.emplace_back(p);
-  for (const auto& spec : specs) check_sptf_doubles(spec);
-}
-
 TEST_CASE("sptf doubles fifo on the HP C2247A/C2249A (known shortfall: ~1.86x)" * doctest::may_fail()) {
   for (auto& m : simtest::model_files())
     if (hp_slow_short_seeks(m)) check_sptf_doubles(m);
@@ -120,11 +112,12 @@ double ideal_greedy_gain(const ds::sim::SimTarget& t, unsigned depth, int n) {
 
 }  // namespace
 
-TEST_CASE("sptf reaches the ideal greedy gain on every model, and 2x wherever that ideal allows") {
+TEST_CASE("sptf with 32 random reads queued at least doubles fifo, and reaches the ideal greedy gain") {
   // The 2x figure is a property of the geometry as much as of the scheduler: on the HP
   // C2247A/C2249A even the ideal greedy gain stays under 2 (every reordered access pays at least
   // a 2.9 ms track-to-track seek, a quarter revolution at 5400 rpm). So the simulator is held to
-  // the ideal on every model, and to 2x on every model whose ideal reaches 2.1.
+  // the ideal on every model, and to 2x on every other model and wherever the ideal reaches 2.1
+  // (the HP pair's literal 2x check is the may_fail case above).
   std::vector<std::string> specs = simtest::model_files();
   for (const char* p : {"sim:raptor", "sim:maxline3", "sim:cheetah15k3", "sim:modern8tb", "sim:atlas15k", "sim:mas3735"})
     specs.emplace_back(p);
@@ -137,7 +130,7 @@ TEST_CASE("sptf reaches the ideal greedy gain on every model, and 2x wherever th
     MESSAGE(spec << ": simulated sptf/fifo x" << gain << ", ideal greedy x" << ideal);
     CHECK(gain >= 0.95 * ideal);
     CHECK(gain <= 1.05 * ideal);  // nor better than perfect knowledge allows
-    if (ideal >= 2.1) CHECK(gain >= 2.0);
+    if (!hp_slow_short_seeks(spec) || ideal >= 2.1) CHECK(gain >= 2.0);
   }
 }
 
