@@ -130,3 +130,32 @@ TEST_CASE("list runs on this machine and gives a JSON array") {
   auto j = nlohmann::json::parse(r.out);
   CHECK(j["drives"].is_array());
 }
+
+TEST_CASE("cli: sim list names every preset; sim show prints a model file that opens as sim:PATH") {
+  Run l = run("sim list --json");
+  REQUIRE(l.rc == 0);
+  auto doc = nlohmann::json::parse(l.out, nullptr, false);
+  REQUIRE(doc.is_object());
+  REQUIRE(doc["presets"].is_array());
+  CHECK(doc["presets"].size() >= 9);
+  bool raptor = false;
+  for (const auto& p : doc["presets"]) {
+    CHECK(p["rpm"].get<double>() > 0);
+    CHECK(p["capacity_bytes"].get<std::uint64_t>() > 0);
+    raptor |= p["name"] == "raptor";
+  }
+  CHECK(raptor);
+  Run t = run("sim list");
+  CHECK(t.rc == 0);
+  CHECK(t.out.find("7200.7") != std::string::npos);
+
+  Run s = run("sim show wd740gd");  // an alias
+  REQUIRE(s.rc == 0);
+  const fs::path p = temp_file("mine.json", s.out);
+  Run b = run("identify sim:" + p.string() + " --json");
+  CHECK(b.rc == 0);
+  CHECK(b.out.find("WD740GD") != std::string::npos);
+  Run bad = run("sim show no-such-drive");
+  CHECK(bad.rc == 1);
+  fs::remove_all(p.parent_path());
+}
