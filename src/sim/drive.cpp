@@ -7,25 +7,38 @@
 
 namespace ds::sim {
 
+namespace {
+constexpr double kHostLatencySigma = 0.5;  // format /2: noise.host_latency_us is lognormal, sigma 0.5
+constexpr std::uint64_t kHostStream = 0x686F73745F726E67ull;  // the host noise's own stream of the seed
+}  // namespace
+
 Expected<std::shared_ptr<SimDrive>> SimDrive::create(DiskModel model, std::uint64_t seed) {
   auto seek = SeekCurve::build(model.seek, model.total_cylinders());
   if (!seek) return seek.error();
-  // Skews the model leaves open cover the slowest 1-cylinder seek: quietest AAM, jitter high.
-  const double quiet = model.aam.supported ? std::max(1.0, model.aam.quiet_seek_scale) : 1.0;
-  const double jit = 1.0 + model.noise.seek_jitter_pct / 100.0;
+  // Skews the model leaves open cover the slowest 1-cylinder seek: quietest AAM, jitter high
+  // (/1: the uniform jitter's bound; /2: three standard deviations of the normal one).
+  const double quiet = model.aam.supported && model.aam.short_seek_cylinders == 0
+                           ? std::max(1.0, model.aam.quiet_seek_scale) : 1.0;
+  const double jit = 1.0 + model.noise.seek_jitter_pct / 100.0 * (model.format_version >= 2 ? 3.0 : 1.0);
   const auto hs = static_cast<std::int64_t>(std::llround(model.head_switch_ms * 1e6));
   const auto seek1 = static_cast<std::int64_t>(std::ceil(static_cast<double>(seek->ns(1)) * quiet * jit));
-  auto layout = Layout::build(model, static_cast<std::int64_t>(std::ceil(static_cast<double>(hs) * jit)), seek1);
+  // The mechanism turns at the spindle's real speed (rpm_actual); IDENTIFY and VPD report the
+  // nominal rpm from model_.
+  DiskModel physical = model;
+  physical.rpm = model.spindle_rpm();
+  auto layout = Layout::build(physical, static_cast<std::int64_t>(std::ceil(static_cast<double>(hs) * jit)), seek1);
   if (!layout) return layout.error();
-  Mechanics mech(model, std::move(*layout), std::move(*seek), seed);
-  return std::shared_ptr<SimDrive>(new SimDrive(std::move(model), std::move(mech)));
+  Mechanics mech(physical, std::move(*layout), std::move(*seek), seed);
+  return std::shared_ptr<SimDrive>(new SimDrive(std::move(model), std::move(mech), seed));
 }
 
-SimDrive::SimDrive(DiskModel model, Mechanics mech) : model_(std::move(model)), mech_(std::move(mech)) {
+SimDrive::SimDrive(DiskModel model, Mechanics mech, std::uint64_t seed)
+    : model_(std::move(model)), mech_(std::move(mech)), host_rng_(seed ^ kHostStream) {
   depth_ = model_.queue.protocol == QueueProtocol::none ? 1 : std::max<std::uint32_t>(1, model_.queue.depth);
   free_.reserve(kHostDepth);
   for (std::size_t i = kHostDepth; i-- > 0;) free_.push_back(static_cast<std::uint16_t>(i));
   drive_q_.reserve(kHostDepth);
+  delayed_.reserve(kHostDepth);
   faults_ = FaultState(model_.faults);
   aam_enabled_ = model_.aam.supported;
   aam_level_ = model_.aam.supported ? model_.aam.default_level : 254;
@@ -107,42 +120,78 @@ void SimDrive::refill() {
   }
 }
 
-void SimDrive::dispatch() {
+std::size_t SimDrive::pick_sptf() const {
+  // drive_q_ is in arrival order: the oldest first.
+  const auto max_wait = static_cast<std::int64_t>(std::llround(model_.queue.max_wait_ms * 1e6));
+  if (max_wait > 0 && now_ - slots_[drive_q_.front()].access.arrival_ns >= max_wait) return 0;
+  const std::size_t n = model_.queue.window ? std::min<std::size_t>(drive_q_.size(), model_.queue.window)
+                                            : drive_q_.size();
+  const HeadPos from = mech_.head_for_decision(now_);
+  std::int64_t best = std::numeric_limits<std::int64_t>::max();
   std::size_t pick = 0;
-  if (model_.queue.policy == QueuePolicy::sptf && drive_q_.size() > 1) {
-    const HeadPos from = mech_.head_for_decision(now_);
-    std::int64_t best = std::numeric_limits<std::int64_t>::max();
-    for (std::size_t i = 0; i < drive_q_.size(); ++i) {
-      const std::int64_t e = mech_.positioning_estimate(slots_[drive_q_[i]].access, now_, from);
-      if (e < best) {  // ties: the oldest
-        best = e;
-        pick = i;
-      }
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t e = mech_.positioning_estimate(slots_[drive_q_[i]].access, now_, from);
+    if (e < best) {  // ties: the oldest
+      best = e;
+      pick = i;
     }
   }
+  return pick;
+}
+
+void SimDrive::dispatch() {
+  const std::size_t pick =
+      model_.queue.policy == QueuePolicy::sptf && drive_q_.size() > 1 ? pick_sptf() : 0;
   current_ = drive_q_[pick];
   drive_q_.erase(drive_q_.begin() + static_cast<std::ptrdiff_t>(pick));
   current_done_ = mech_.serve(slots_[current_].access, now_);
 }
 
+std::int64_t SimDrive::host_delay_ns() {
+  double ms = 0;
+  // Lognormal around the median (sigma 0.5): mostly near it, a long thin tail.
+  if (model_.noise.host_latency_us > 0)
+    ms += model_.noise.host_latency_us * 1e-3 * std::exp(kHostLatencySigma * host_rng_.normal());
+  if (model_.noise.host_stall_probability > 0 && host_rng_.uniform() < model_.noise.host_stall_probability)
+    ms += model_.noise.host_stall_ms;
+  return static_cast<std::int64_t>(std::llround(ms * 1e6));
+}
+
+void SimDrive::finish_current() {
+  const Slot& s = slots_[current_];
+  const std::uint32_t bs = model_.logical_sector_bytes;
+  const std::int32_t result = faults_.complete(s.req.offset_bytes / bs, s.req.length_bytes / bs, current_done_,
+                                               static_cast<std::int32_t>(s.req.length_bytes));
+  const auto slot = static_cast<std::uint16_t>(current_);
+  current_ = -1;
+  const std::int64_t delay = host_delay_ns();
+  if (delay > 0) delayed_.push_back({slot, current_done_ + delay, result});
+  else push_ready(slot, current_done_, result);
+  refill();
+}
+
 void SimDrive::run(std::int64_t limit, std::size_t want) {
   // Injected faults: a drive that stopped answering completes nothing more.
   limit = std::min(limit, faults_.answer_limit_ns() - 1);
+  constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
   while (ready_count_ < want) {
     if (faults_.stopped(now_)) return;
-    if (current_ < 0) {
-      if (drive_q_.empty()) return;
-      dispatch();
+    if (current_ < 0 && !drive_q_.empty()) dispatch();
+    // The next event: the drive finishing its command, or the host seeing an earlier one.
+    const std::int64_t drive_t = current_ >= 0 ? current_done_ : kNever;
+    auto host = std::min_element(delayed_.begin(), delayed_.end(),
+                                 [](const Delayed& a, const Delayed& b) { return a.visible_ns < b.visible_ns; });
+    const std::int64_t host_t = host == delayed_.end() ? kNever : host->visible_ns;
+    if (drive_t == kNever && host_t == kNever) return;
+    if (std::min(drive_t, host_t) > limit) return;
+    if (host_t < drive_t) {
+      now_ = std::max(now_, host_t);
+      push_ready(host->slot, host_t, host->result);
+      delayed_.erase(host);
+    } else {
+      now_ = std::max(now_, drive_t);
+      finish_current();
     }
-    if (current_done_ > limit) return;
-    now_ = std::max(now_, current_done_);
-    const Slot& s = slots_[current_];
-    const std::uint32_t bs = model_.logical_sector_bytes;
-    push_ready(static_cast<std::uint16_t>(current_), current_done_,
-               faults_.complete(s.req.offset_bytes / bs, s.req.length_bytes / bs, current_done_,
-                                static_cast<std::int32_t>(s.req.length_bytes)));
-    current_ = -1;
-    refill();
   }
 }
 

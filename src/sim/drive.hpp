@@ -4,8 +4,13 @@
 //
 // Queueing: the host may have up to 256 requests outstanding. The drive holds `queue.depth` of
 // them (1 for protocol none) and, whenever the mechanism is free, picks the next in `policy`
-// order: fifo, or the shortest positioning time from where the head is then (sptf). Requests
+// order: fifo, or the shortest positioning time from where the head is then (sptf; among the
+// queue.window oldest only, and the oldest first once it has waited queue.max_wait_ms). Requests
 // beyond the drive's depth wait on the host side in submission order.
+//
+// Host time (format /2 noise.host_latency_us, host_stall): a completion reaches the host some
+// time after the drive finished it; the drive goes on meanwhile, the stamp and the clock the host
+// sees are the later time.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -65,7 +70,7 @@ class SimDrive {
   std::int64_t run_control();
 
  private:
-  SimDrive(DiskModel model, Mechanics mech);
+  SimDrive(DiskModel model, Mechanics mech, std::uint64_t seed);
   struct Slot {
     IoRequest req;
     std::int64_t submit_ns = 0;
@@ -74,6 +79,10 @@ class SimDrive {
   void push_ready(std::uint16_t slot, std::int64_t done, std::int32_t result);
   void refill();
   void dispatch();
+  std::size_t pick_sptf() const;
+  // The drive finished the current command at current_done_: hand it to the host (now or later).
+  void finish_current();
+  std::int64_t host_delay_ns();  // what the host adds to one completion
   // Process completions up to t (inclusive) until `want` are ready; returns false when idle.
   void run(std::int64_t limit, std::size_t want);
   void update_aam();
@@ -97,6 +106,14 @@ class SimDrive {
   std::size_t unreaped_ = 0;
   std::uint32_t depth_ = 1;
   FaultState faults_;
+  // Completions the drive is done with that the host has not seen yet (host latency), unordered.
+  struct Delayed {
+    std::uint16_t slot;
+    std::int64_t visible_ns;
+    std::int32_t result;
+  };
+  std::vector<Delayed> delayed_;
+  Rng host_rng_;
 };
 
 }  // namespace ds::sim

@@ -11,15 +11,33 @@ std::int64_t pos_mod(std::int64_t v, std::int64_t m) {
   const std::int64_t r = v % m;
   return r < 0 ? r + m : r;
 }
+// Format /2 seek jitter is a normal draw: the SPTF planner allows this many standard deviations
+// (a plan then misses its sector on about 2 % of the seeks, each costing a revolution).
+constexpr double kPlanJitterSd = 2.0;
+constexpr double kOverheadFloor = 0.3;  // /2: the command overhead never drops below 0.3 × nominal
+// Independent noise streams, each from the drive's seed, so that one key does not shift another.
+constexpr std::uint64_t kOverheadStream = 0x6F76657268656164ull;
+constexpr std::uint64_t kRecalStream = 0x726563616C696272ull;
 }  // namespace
 
 Mechanics::Mechanics(const DiskModel& m, Layout layout, SeekCurve seek, std::uint64_t seed)
-    : model_(m), layout_(std::move(layout)), seek_(std::move(seek)), rng_(seed) {
+    : model_(m), layout_(std::move(layout)), seek_(std::move(seek)), rng_(seed),
+      overhead_rng_(seed ^ kOverheadStream) {
   rot_ns_ = layout_.rotation_ns();
   overhead_ns_ = ms_to_ns(m.command_overhead_ms);
   head_switch_ns_ = ms_to_ns(m.head_switch_ms);
   settle_ns_ = ms_to_ns(m.write_settle_ms);
   jitter_ = m.noise.seek_jitter_pct / 100.0;
+  v2_ = m.format_version >= 2;
+  short_seek_ = m.aam.short_seek_cylinders;
+  overhead_sd_ns_ = ms_to_ns(m.noise.overhead_jitter_ms);
+  for (const auto& r : m.remapped) remapped_.emplace_back(r.lba, ms_to_ns(r.extra_ms));
+  std::sort(remapped_.begin(), remapped_.end());
+  if (m.recalibration.every_s > 0) {
+    recal_every_ns_ = std::llround(m.recalibration.every_s * 1e9);
+    recal_ns_ = ms_to_ns(m.recalibration.duration_ms);
+    next_recal_ = static_cast<std::int64_t>(Rng(seed ^ kRecalStream).below(static_cast<std::uint64_t>(recal_every_ns_)));
+  }
   cache_.configure(m.cache.bytes, m.cache.segments, m.logical_sector_bytes);
   write_cache_ = m.cache.write_back && cache_.enabled();
   look_ahead_ = cache_.enabled();
@@ -49,8 +67,17 @@ std::int64_t Mechanics::lost_revs(std::uint64_t lba) const {
   return static_cast<std::int64_t>(std::floor(static_cast<double>(layout_.stream_ns(track_start)) * lost_per_ns_));
 }
 
+std::int64_t Mechanics::end_s(std::uint64_t end) const {
+  // S(end) itself, unless end starts another track: then S(end) lies after the skew (and any
+  // revolution lost to the switch), which a read ending with the track does not wait for.
+  const Chs last = layout_.locate(end - 1);
+  const std::uint32_t spt = layout_.zones()[last.zone].spt;
+  if (last.sector + 1 < spt) return layout_.stream_ns(end);
+  return layout_.stream_ns(end - 1) + std::llround(static_cast<double>(rot_ns_) / spt);
+}
+
 std::int64_t Mechanics::media_ns(std::uint64_t from, std::uint64_t end) const {
-  return layout_.stream_ns(end) - layout_.stream_ns(from) + rot_ns_ * (lost_revs(end - 1) - lost_revs(from));
+  return end_s(end) - layout_.stream_ns(from) + rot_ns_ * (lost_revs(end - 1) - lost_revs(from));
 }
 
 std::int64_t Mechanics::interface_ns(std::uint64_t bytes) const {
@@ -74,6 +101,48 @@ std::int64_t Mechanics::switch_ns(HeadPos from, const Chs& to) const {
   return std::max(seek_ns(d), head_switch_ns_);
 }
 
+std::int64_t Mechanics::move_ns(HeadPos from, const Chs& to, bool write) {
+  std::int64_t move = switch_ns(from, to);
+  const bool seek = to.cyl != from.cyl;
+  if (!v2_) {  // /1: the seek uniform within ±pct, the settle apart (kept exactly as it was)
+    if (jitter_ > 0 && seek)
+      move += static_cast<std::int64_t>(std::llround(static_cast<double>(move) * jitter_ * rng_.symmetric()));
+    return write ? move + settle_ns_ : move;
+  }
+  // /2: the whole seek, settle included, with a standard deviation of pct (never below zero).
+  if (write) move += settle_ns_;
+  if (jitter_ > 0 && seek)
+    move = std::llround(static_cast<double>(move) * std::max(0.0, 1.0 + jitter_ * rng_.normal()));
+  return move;
+}
+
+std::int64_t Mechanics::overhead_draw() {
+  if (overhead_sd_ns_ == 0) return overhead_ns_;
+  const double v = static_cast<double>(overhead_ns_) + static_cast<double>(overhead_sd_ns_) * overhead_rng_.normal();
+  return std::max(std::llround(v), std::llround(kOverheadFloor * static_cast<double>(overhead_ns_)));
+}
+
+std::int64_t Mechanics::recalibrate(std::int64_t t) {
+  if (recal_every_ns_ == 0) return t;
+  // A recalibration due while the mechanism works waits for the command in progress; the
+  // read-ahead is dropped for it.
+  while (next_recal_ <= t) {
+    const std::int64_t start = std::max(next_recal_, mech_free_);
+    stop_stream(start);
+    recal_start_ = start;
+    recal_end_ = mech_free_ = start + recal_ns_;
+    next_recal_ += recal_every_ns_;
+  }
+  return t >= recal_start_ && t < recal_end_ ? recal_end_ : t;
+}
+
+std::int64_t Mechanics::remap_extra(std::uint64_t first, std::uint64_t end) const {
+  std::int64_t extra = 0;
+  auto it = std::lower_bound(remapped_.begin(), remapped_.end(), std::pair<std::uint64_t, std::int64_t>{first, 0});
+  for (; it != remapped_.end() && it->first < end; ++it) extra += it->second;
+  return extra;
+}
+
 std::int64_t Mechanics::defect_extra(std::uint64_t first, std::uint64_t end) const {
   std::int64_t extra = 0;
   if (first >= end) return 0;  // (a stream already past a request's end has nothing to read)
@@ -89,7 +158,7 @@ std::int64_t Mechanics::reach_ns(std::uint64_t lba) const {
 }
 
 std::int64_t Mechanics::reach_end(std::uint64_t end) const {
-  return stream_.t0 + layout_.stream_ns(end) - stream_.s0 + rot_ns_ * (lost_revs(end - 1) - stream_.l0);
+  return stream_.t0 + end_s(end) - stream_.s0 + rot_ns_ * (lost_revs(end - 1) - stream_.l0);
 }
 
 std::uint64_t Mechanics::stream_pos(std::int64_t t) const {
@@ -162,21 +231,47 @@ void Mechanics::start_stream(int seg, std::uint64_t from, std::uint64_t end, std
 
 // ---- service ----------------------------------------------------------------------------------
 
+Mechanics::ZeroLatency Mechanics::zero_latency(const Access& a, const Chs& to, std::int64_t arrive) const {
+  ZeroLatency z;
+  const std::uint32_t n = layout_.zones()[to.zone].spt;
+  const std::uint64_t first = a.lba - to.sector, end = a.lba + a.sectors;
+  z.cached_first = a.lba;
+  z.track_end = first + n;
+  // A read going on to the next track needs the rest of this one in order anyway.
+  if (end > z.track_end) return z;
+  // The head reads from the next sector boundary on (sector h), round the track.
+  const double sector = static_cast<double>(rot_ns_) / n;
+  const double offset = static_cast<double>(pos_mod(arrive - layout_.stream_ns(first), rot_ns_));
+  auto h = static_cast<std::uint64_t>(std::ceil(offset / sector - 1e-9));
+  if (h >= n) h = 0;
+  const std::uint64_t i0 = to.sector, i1 = end - 1 - first;
+  if (h <= i0) {  // before the request: the sectors from h on come first
+    z.cached_first = first + h;
+    return z;
+  }
+  z.cached_first = first;  // past it, or inside: the head wraps round through the track start
+  if (h > i1) return z;
+  // Inside: the last of its sectors to pass is h − 1, one revolution after h.
+  z.whole_track = true;
+  z.done = arrive + std::llround(static_cast<double>(h) * sector - offset) + rot_ns_;
+  return z;
+}
+
 std::int64_t Mechanics::media_access(const Access& a, std::uint64_t from, std::int64_t t_mech,
-                                     std::int64_t* data_start) {
+                                     std::int64_t* data_start, ZeroLatency* zl) {
   stop_stream(t_mech);
   const std::uint64_t end = a.lba + a.sectors;
   const Chs to = from == a.lba ? a.chs : layout_.locate(from);
   const std::int64_t s_from = from == a.lba ? a.s_ns : layout_.stream_ns(from);
-  std::int64_t move = switch_ns(head_, to);
-  if (jitter_ > 0 && to.cyl != head_.cyl)
-    move += static_cast<std::int64_t>(std::llround(static_cast<double>(move) * jitter_ * rng_.symmetric()));
-  if (a.write) move += settle_ns_;
-  const std::int64_t arrive = t_mech + move;
+  const std::int64_t arrive = t_mech + move_ns(head_, to, a.write);
   const std::int64_t start = arrive + pos_mod(s_from - arrive, rot_ns_);
-  const std::int64_t extra = defect_extra(from, end);
+  const std::int64_t extra = defect_extra(from, end) + (a.write ? 0 : remap_extra(from, end));
   *data_start = start + extra;
-  const std::int64_t done = *data_start + media_ns(from, end);
+  std::int64_t done = *data_start + media_ns(from, end);
+  if (zl) {
+    *zl = zero_latency(a, to, arrive);
+    if (zl->whole_track) done = zl->done + extra;
+  }
   const Chs last = layout_.locate(end - 1);
   head_ = {last.cyl, last.head};
   mech_free_ = done;
@@ -231,7 +326,7 @@ std::int64_t Mechanics::write_back(const Access& a, std::int64_t t) {
 std::int64_t Mechanics::serve(const Access& a, std::int64_t t_dispatch) {
   const std::uint64_t bytes = std::uint64_t{a.sectors} * model_.logical_sector_bytes;
   // The command is decoded (overhead) from its arrival on; t is when that is done.
-  const std::int64_t t = std::max(t_dispatch, a.arrival_ns + overhead_ns_);
+  const std::int64_t t = recalibrate(std::max(t_dispatch, a.arrival_ns + overhead_draw()));
   const std::int64_t t_if = t + interface_ns(bytes);
   // What the mechanism destaged while it had nothing else to do.
   destage_started_before(t);
@@ -256,10 +351,12 @@ std::int64_t Mechanics::serve(const Access& a, std::int64_t t_dispatch) {
     if (a.lba >= window_first(t) && a.lba <= stream_.limit) {
       if (t < stream_.t_limit || end <= stream_.limit) {
         // The head is still reading on (or has read) through this request: no positioning.
-        // Only what it has not read yet can cost a slow region's time.
-        if (const std::int64_t extra = defect_extra(std::max(a.lba, stream_pos(t)), end); extra > 0)
+        // Only what it has not read yet can cost a slow region's time. (What it has read is
+        // there now; after a zero-latency read that is the whole track before the stream's start.)
+        const std::uint64_t unread = std::max(a.lba, stream_pos(t));
+        if (const std::int64_t extra = defect_extra(unread, end) + remap_extra(unread, end); extra > 0)
           pause_stream(t, extra);
-        const std::int64_t done = reach_end(end);
+        const std::int64_t done = end <= unread ? t : reach_end(end);
         if (end > stream_.limit || look_ahead_) {
           stream_.limit = std::max(stream_.limit, ahead_limit(end));
           stream_.t_limit = reach_end(stream_.limit);
@@ -282,8 +379,22 @@ std::int64_t Mechanics::serve(const Access& a, std::int64_t t_dispatch) {
     if (seg >= 0) cache_[seg].first = cache_[seg].end = a.lba;
   }
   std::int64_t data_start = 0;
-  const std::int64_t done = media_access(a, from, t_mech, &data_start);
-  if (seg >= 0) start_stream(seg, from, end, data_start);
+  ZeroLatency zl;
+  const bool zero_latency = model_.cache.zero_latency_read && from == a.lba;
+  const std::int64_t done = media_access(a, from, t_mech, &data_start, zero_latency ? &zl : nullptr);
+  if (seg < 0) return std::max(done, t_if);
+  if (zero_latency && zl.whole_track) {
+    // The whole track is in the segment; the read-ahead goes on from the next one.
+    std::int64_t t_next = done;
+    if (zl.track_end < layout_.capacity()) {
+      const std::int64_t ready = done + switch_ns(head_, layout_.locate(zl.track_end));
+      t_next = ready + pos_mod(layout_.stream_ns(zl.track_end) - ready, rot_ns_);
+    }
+    start_stream(seg, zl.track_end, zl.track_end, t_next);
+  } else {
+    start_stream(seg, from, end, data_start);
+  }
+  if (zero_latency) cache_[seg].first = zl.cached_first;
   return std::max(done, t_if);
 }
 
@@ -305,8 +416,10 @@ std::int64_t Mechanics::positioning_estimate(const Access& a, std::int64_t t, He
   const std::int64_t t_mech = std::max({t, a.arrival_ns + overhead_ns_, mech_free_});
   std::int64_t move = switch_ns(from, a.chs);
   // Plan with the slowest the seek may turn out (jitter): a plan that cuts it too fine would
-  // lose a whole revolution whenever the seek runs long, as real firmware knows.
-  if (jitter_ > 0 && from.cyl != a.chs.cyl) move += static_cast<std::int64_t>(std::ceil(static_cast<double>(move) * jitter_));
+  // lose a whole revolution whenever the seek runs long, as real firmware knows. (/2: the jitter
+  // is normal, unbounded: kPlanJitterSd standard deviations.)
+  const double margin = v2_ ? kPlanJitterSd * jitter_ : jitter_;
+  if (jitter_ > 0 && from.cyl != a.chs.cyl) move += static_cast<std::int64_t>(std::ceil(static_cast<double>(move) * margin));
   std::int64_t arrive = t_mech + move;
   if (a.write) arrive += settle_ns_;
   return arrive + pos_mod(a.s_ns - arrive, rot_ns_) - t;

@@ -17,6 +17,8 @@
 #pragma once
 #include <cstdint>
 #include <deque>
+#include <utility>
+#include <vector>
 
 #include "sim/cache.hpp"
 #include "sim/layout.hpp"
@@ -66,8 +68,11 @@ class Mechanics {
   bool look_ahead() const { return look_ahead_; }
 
   std::int64_t rotation_ns() const { return rot_ns_; }
-  // Nominal seek for d cylinders at the current AAM level (0 for d == 0).
-  std::int64_t seek_ns(std::uint32_t d) const { return scale(seek_.ns(d), seek_fp_); }
+  // Nominal seek for d cylinders at the current AAM level (0 for d == 0); seeks up to
+  // aam.short_seek_cylinders keep their speed at every level.
+  std::int64_t seek_ns(std::uint32_t d) const {
+    return d <= short_seek_ ? seek_.ns(d) : scale(seek_.ns(d), seek_fp_);
+  }
   std::int64_t interface_ns(std::uint64_t bytes) const;
   // Write every buffered write to the media (FLUSH CACHE, write cache turned off); returns when
   // the mechanism is done with them.
@@ -79,6 +84,15 @@ class Mechanics {
     return static_cast<std::int64_t>((static_cast<__int128>(v) * fp) >> kFpShift);
   }
   std::int64_t switch_ns(HeadPos from, const Chs& to) const;
+  // The head's move for a media access, seek jitter and write settle included (draws noise).
+  std::int64_t move_ns(HeadPos from, const Chs& to, bool write);
+  // The controller time of one command (draws noise in a /2 model with overhead_jitter_ms).
+  std::int64_t overhead_draw();
+  // Run the recalibrations due by t (each when the mechanism is next free); returns when the
+  // drive can serve a command that is ready at t.
+  std::int64_t recalibrate(std::int64_t t);
+  // Extra time of the remapped LBAs in [first, end) (reads only).
+  std::int64_t remap_extra(std::uint64_t first, std::uint64_t end) const;
   // Extra time of the slow regions [first, end) touches; nothing for an empty range.
   std::int64_t defect_extra(std::uint64_t first, std::uint64_t end) const;
   // AAM rate scale r < 1: whole revolutions lost to slowed switches before lba's track (see
@@ -87,6 +101,8 @@ class Mechanics {
   // Time from the start of sector `from` until the last sector before `end` has passed, for a
   // head reading without a break.
   std::int64_t media_ns(std::uint64_t from, std::uint64_t end) const;
+  // Stream time at which the sector before `end` has passed (S(end) but for the skew gap).
+  std::int64_t end_s(std::uint64_t end) const;
 
   // Read-ahead stream.
   std::int64_t reach_ns(std::uint64_t lba) const;  // when the streaming head reaches lba
@@ -101,9 +117,18 @@ class Mechanics {
   void start_stream(int seg, std::uint64_t from, std::uint64_t end, std::int64_t t0);
   std::uint64_t ahead_limit(std::uint64_t end) const;
 
+  // cache.zero_latency_read: what a read that lands on its track at `arrive` does.
+  struct ZeroLatency {
+    std::uint64_t cached_first = 0;  // the segment holds from here on once the read is done
+    bool whole_track = false;        // it landed inside its sectors: the track is read in one turn
+    std::int64_t done = 0;           // ... and done then (media only)
+    std::uint64_t track_end = 0;
+  };
+  ZeroLatency zero_latency(const Access& a, const Chs& to, std::int64_t arrive) const;
   // Position and transfer [from, end) starting no earlier than t_mech; returns the media end.
+  // zl: when given, a read may be served as a zero-latency read (cache.zero_latency_read).
   std::int64_t media_access(const Access& a, std::uint64_t from, std::int64_t t_mech,
-                            std::int64_t* data_start);
+                            std::int64_t* data_start, ZeroLatency* zl = nullptr);
   std::int64_t write_back(const Access& a, std::int64_t t);
   // Destage the oldest buffered write, starting when both it and the mechanism are ready.
   void destage_one();
@@ -123,6 +148,14 @@ class Mechanics {
   std::int64_t seek_fp_ = 1 << kFpShift;  // AAM seek scale, fixed point
   double lost_per_ns_ = 0;  // AAM rate scale r: (1/r − 1) / rotation, revolutions lost per ns streamed
   double jitter_ = 0;                      // fraction
+  bool v2_ = false;                        // format /2 noise semantics
+  std::uint32_t short_seek_ = 0;           // aam.short_seek_cylinders
+  Rng overhead_rng_;
+  std::int64_t overhead_sd_ns_ = 0;
+  std::vector<std::pair<std::uint64_t, std::int64_t>> remapped_;  // (lba, extra ns), sorted
+  std::int64_t recal_every_ns_ = 0, recal_ns_ = 0;
+  std::int64_t next_recal_ = 0;                     // when the next recalibration is due
+  std::int64_t recal_start_ = -1, recal_end_ = -1;  // the last one run
   bool write_cache_ = false;
   bool look_ahead_ = true;
 

@@ -15,6 +15,7 @@
 namespace ds::sim {
 
 inline constexpr std::string_view kModelFormat = "drivescope-disk-model/1";
+inline constexpr std::string_view kModelFormat2 = "drivescope-disk-model/2";
 
 enum class Transport : std::uint8_t { ata, scsi };
 enum class QueueProtocol : std::uint8_t { none, ncq, tcq };
@@ -50,19 +51,23 @@ struct CacheSpec {
   std::uint32_t segments = 1;
   std::uint32_t read_ahead_sectors = 0;
   bool write_back = false;  // the write cache's initial state (SET FEATURES can change it)
+  bool zero_latency_read = false;  // /2: a miss landing inside its track reads from the head on
 };
 
 struct QueueSpec {
   QueueProtocol protocol = QueueProtocol::none;
   std::uint32_t depth = 1;
   QueuePolicy policy = QueuePolicy::fifo;
+  std::uint32_t window = 0;  // /2: SPTF picks among this many oldest commands (0: all)
+  double max_wait_ms = 0;    // /2: a command waiting this long is served next (0: no bound)
 };
 
 struct AamSpec {
   bool supported = false;
   std::uint8_t default_level = 254;
   double quiet_seek_scale = 1.0;  // seek time multiplier at level 128
-  double quiet_rate_scale = 1.0;  // media rate multiplier at level 128
+  double quiet_rate_scale = 1.0;  // sequential rate multiplier at level 128 (as switch time)
+  std::uint32_t short_seek_cylinders = 0;  // /2: seeks up to this distance ignore the level
 };
 
 struct DefectRegion {
@@ -73,7 +78,21 @@ struct DefectRegion {
 
 struct NoiseSpec {
   std::uint64_t seed = 1;
-  double seek_jitter_pct = 0;
+  double seek_jitter_pct = 0;  // /1: uniform ±pct on seeks; /2: normal sd, settle included
+  double overhead_jitter_ms = 0;  // /2: sd of the command overhead
+  double host_latency_us = 0;     // /2: median host time added to each completion (lognormal)
+  double host_stall_probability = 0;  // /2: noise.host_stall: a completion delayed by ...
+  double host_stall_ms = 0;           //   ... this much, with this probability
+};
+
+struct RemappedLba {  // /2: a grown defect, its sector moved to the spare area
+  std::uint64_t lba = 0;
+  double extra_ms = 0;
+};
+
+struct RecalibrationSpec {  // /2: the drive serves nothing for duration_ms every every_s
+  double every_s = 0;       // 0: never
+  double duration_ms = 0;
 };
 
 struct DiskModel {
@@ -99,6 +118,11 @@ struct DiskModel {
   AamSpec aam;
   std::vector<DefectRegion> defects;
   NoiseSpec noise;
+  // Format /2 (see docs/simulator.md); a /1 file leaves them at their defaults.
+  int format_version = 1;
+  std::optional<double> rpm_actual;  // the spindle's real speed; rpm stays the nominal one
+  std::vector<RemappedLba> remapped;
+  RecalibrationSpec recalibration;
   FaultSpec faults;  // optional "faults" object: injected failures (sim/faults.hpp)
 
   // Σ cylinders × surfaces × sectors_per_track over the zones.
@@ -106,6 +130,8 @@ struct DiskModel {
   // The user capacity: zone_sectors() cut to capacity_sectors when given.
   std::uint64_t capacity() const;
   std::uint32_t total_cylinders() const;
+  // The speed the platters turn at: rpm_actual when given, else rpm.
+  double spindle_rpm() const { return rpm_actual.value_or(rpm); }
 };
 
 // Parse and validate a model. Errors name the field, e.g.

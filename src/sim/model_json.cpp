@@ -146,6 +146,75 @@ class Reader {
 
 constexpr std::uint64_t kMaxU32 = 0xFFFFFFFFu;
 
+// The timing keys of format /2 (the layout keys: model_json_layout.cpp). Only a /2 file has them:
+// in a /1 file they are unknown keys and ignored, so that it behaves exactly as before.
+void parse_v2_timing(Reader& r, const json& doc, DiskModel& m) {
+  const std::string top;
+  if (auto v = r.number(doc, top, "rpm_actual", false, 0, true)) {
+    m.rpm_actual = *v;
+    if (!r.err && (*v < 600 || *v > 30000)) r.fail("rpm_actual", "must be between 600 and 30000");
+  }
+  if (const json* n = r.object(doc, top, "noise", false)) {
+    m.noise.overhead_jitter_ms = r.number(*n, "noise", "overhead_jitter_ms", false, 0, false).value_or(0);
+    m.noise.host_latency_us = r.number(*n, "noise", "host_latency_us", false, 0, false).value_or(0);
+    if (const json* h = r.object(*n, "noise", "host_stall", false)) {
+      m.noise.host_stall_probability = r.number(*h, "noise.host_stall", "probability", true, 0, false).value_or(0);
+      m.noise.host_stall_ms = r.number(*h, "noise.host_stall", "ms", true, 0, false).value_or(0);
+      if (!r.err && m.noise.host_stall_probability > 1) r.fail("noise.host_stall.probability", "must be at most 1");
+    }
+  }
+  if (const json* rs = r.member(doc, top, "remapped", false)) {
+    if (!rs->is_array()) r.fail("remapped", "must be an array");
+    for (std::size_t i = 0; rs->is_array() && i < rs->size() && !r.err; ++i) {
+      const std::string p = "remapped[" + std::to_string(i) + "]";
+      if (!(*rs)[i].is_object()) {
+        r.fail(p, "must be an object");
+        break;
+      }
+      RemappedLba x;
+      x.lba = r.integer((*rs)[i], p, "lba", true, false).value_or(0);
+      x.extra_ms = r.number((*rs)[i], p, "extra_ms", true, 0, false).value_or(0);
+      if (!r.err && x.lba >= m.capacity()) r.fail(p + ".lba", "lies beyond the capacity");
+      m.remapped.push_back(x);
+    }
+  }
+  if (const json* c = r.object(doc, top, "recalibration", false)) {
+    m.recalibration.every_s = r.number(*c, "recalibration", "every_s", true, 0, true).value_or(0);
+    m.recalibration.duration_ms = r.number(*c, "recalibration", "duration_ms", true, 0, false).value_or(0);
+    if (!r.err && m.recalibration.duration_ms >= m.recalibration.every_s * 1000)
+      r.fail("recalibration.duration_ms", "must be shorter than every_s");
+  }
+  if (const json* a = r.object(doc, top, "aam", false))
+    m.aam.short_seek_cylinders =
+        static_cast<std::uint32_t>(r.integer(*a, "aam", "short_seek_cylinders", false, false, kMaxU32).value_or(0));
+  if (const json* c = r.object(doc, top, "cache", false))
+    m.cache.zero_latency_read = r.boolean(*c, "cache", "zero_latency_read", false).value_or(false);
+  if (const json* q = r.object(doc, top, "queue", false)) {
+    m.queue.window = static_cast<std::uint32_t>(r.integer(*q, "queue", "window", false, true, 256).value_or(0));
+    m.queue.max_wait_ms = r.number(*q, "queue", "max_wait_ms", false, 0, true).value_or(0);
+  }
+}
+
+// The same keys back (only those set).
+void write_v2_timing(const DiskModel& m, json& j) {
+  if (m.rpm_actual) j["rpm_actual"] = *m.rpm_actual;
+  if (m.noise.overhead_jitter_ms > 0) j["noise"]["overhead_jitter_ms"] = m.noise.overhead_jitter_ms;
+  if (m.noise.host_latency_us > 0) j["noise"]["host_latency_us"] = m.noise.host_latency_us;
+  if (m.noise.host_stall_probability > 0)
+    j["noise"]["host_stall"] = {{"probability", m.noise.host_stall_probability}, {"ms", m.noise.host_stall_ms}};
+  if (!m.remapped.empty()) {
+    json rs = json::array();
+    for (const auto& x : m.remapped) rs.push_back({{"lba", x.lba}, {"extra_ms", x.extra_ms}});
+    j["remapped"] = rs;
+  }
+  if (m.recalibration.every_s > 0)
+    j["recalibration"] = {{"every_s", m.recalibration.every_s}, {"duration_ms", m.recalibration.duration_ms}};
+  if (m.aam.short_seek_cylinders > 0) j["aam"]["short_seek_cylinders"] = m.aam.short_seek_cylinders;
+  if (m.cache.zero_latency_read) j["cache"]["zero_latency_read"] = true;
+  if (m.queue.window > 0) j["queue"]["window"] = m.queue.window;
+  if (m.queue.max_wait_ms > 0) j["queue"]["max_wait_ms"] = m.queue.max_wait_ms;
+}
+
 }  // namespace
 
 Expected<DiskModel> parse_model(std::string_view text) {
@@ -156,9 +225,10 @@ Expected<DiskModel> parse_model(std::string_view text) {
   DiskModel m;
   const std::string top;
 
-  if (auto f = r.string(doc, top, "format", true); f && *f != kModelFormat)
+  if (auto f = r.string(doc, top, "format", true); f && *f != kModelFormat && *f != kModelFormat2)
     r.fail("format", "unknown value \"" + *f + "\" (expected \"" + std::string(kModelFormat) + "\")");
   if (r.err) return *r.err;
+  m.format_version = doc.at("format").get<std::string>() == kModelFormat2 ? 2 : 1;
   m.name = r.string(doc, top, "name", true).value_or("");
   if (auto t = r.string(doc, top, "transport", true)) {
     if (*t == "ata") m.transport = Transport::ata;
@@ -308,6 +378,7 @@ Expected<DiskModel> parse_model(std::string_view text) {
     m.noise.seek_jitter_pct = r.number(*n, "noise", "seek_jitter_pct", false, 0, false).value_or(0);
     if (!r.err && m.noise.seek_jitter_pct > 50) r.fail("noise.seek_jitter_pct", "must be at most 50");
   }
+  if (m.format_version >= 2 && !r.err) parse_v2_timing(r, doc, m);
   if (r.err) return *r.err;
   if (auto f = doc.find("faults"); f != doc.end()) {
     auto fs = parse_faults(*f, m.capacity());
@@ -329,7 +400,7 @@ Expected<DiskModel> load_model_file(const std::string& path) {
 
 std::string model_to_json(const DiskModel& m) {
   json j;
-  j["format"] = std::string(kModelFormat);
+  j["format"] = std::string(m.format_version >= 2 ? kModelFormat2 : kModelFormat);
   j["name"] = m.name;
   j["transport"] = std::string(to_string(m.transport));
   j["identity"] = {{"vendor", m.identity.vendor}, {"model", m.identity.model},
@@ -372,6 +443,7 @@ std::string model_to_json(const DiskModel& m) {
     ds.push_back({{"first_lba", d.first_lba}, {"sectors", d.sectors}, {"extra_ms", d.extra_ms}});
   j["defects"] = ds;
   j["noise"] = {{"seed", m.noise.seed}, {"seek_jitter_pct", m.noise.seek_jitter_pct}};
+  if (m.format_version >= 2) write_v2_timing(m, j);
   if (!m.faults.empty()) j["faults"] = faults_to_json(m.faults);
   return j.dump(1);
 }

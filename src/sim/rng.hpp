@@ -1,6 +1,7 @@
 // Deterministic noise source: xoshiro256** seeded through splitmix64 (Blackman & Vigna). Same
 // seed, same sequence on every platform, so simulated runs are bit-for-bit reproducible.
 #pragma once
+#include <cmath>
 #include <cstdint>
 
 namespace ds::sim {
@@ -29,6 +30,14 @@ class Rng {
   }
   // Uniform in [-1, 1).
   double symmetric() { return static_cast<double>(next() >> 11) * 0x1.0p-52 - 1.0; }
+  // Standard normal (Box-Muller on two uniforms; one draw per call, for a reproducible sequence).
+  double normal() {
+    const double u1 = (static_cast<double>(next() >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]
+    const double u2 = static_cast<double>(next() >> 11) * 0x1.0p-53;
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+  }
+  // Uniform in [0, 1).
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
   // Uniform in [0, n).
   std::uint64_t below(std::uint64_t n) {
     return static_cast<std::uint64_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
