@@ -33,7 +33,8 @@ void Mechanics::set_aam_scales(double seek_scale, double rate_scale, std::int64_
   seek_fp_ = std::llround(seek_scale * (1 << kFpShift));
   rate_fp_ = std::max<std::int64_t>(1, std::llround(rate_scale * (1 << kFpShift)));
   // Streaming pays a whole revolution wherever a switch outlasts its skew.
-  layout_.set_switch_times(head_switch_ns_, std::max(seek_ns(1), head_switch_ns_));
+  layout_.set_switch_times(head_switch_ns_, std::max(seek_ns(1), head_switch_ns_),
+                           [this](std::uint32_t d) { return std::max(seek_ns(d), head_switch_ns_); });
 }
 
 std::int64_t Mechanics::stretch(std::int64_t media_ns) const {

@@ -25,9 +25,7 @@ std::string_view to_string(QueueProtocol p) {
 std::string_view to_string(QueuePolicy p) { return p == QueuePolicy::fifo ? "fifo" : "sptf"; }
 
 std::uint64_t DiskModel::zone_sectors() const {
-  std::uint64_t n = 0;
-  for (const auto& z : zones) n += std::uint64_t{z.cylinders} * surfaces * z.sectors_per_track;
-  return n;
+  return layout_user_sectors(*this);
 }
 std::uint64_t DiskModel::capacity() const {
   const auto all = zone_sectors();
@@ -156,7 +154,7 @@ Expected<DiskModel> parse_model(std::string_view text) {
   DiskModel m;
   const std::string top;
 
-  if (auto f = r.string(doc, top, "format", true); f && *f != kModelFormat)
+  if (auto f = r.string(doc, top, "format", true); f && *f != kModelFormat && *f != kModelFormat2)
     r.fail("format", "unknown value \"" + *f + "\" (expected \"" + std::string(kModelFormat) + "\")");
   if (r.err) return *r.err;
   m.name = r.string(doc, top, "name", true).value_or("");
@@ -203,8 +201,9 @@ Expected<DiskModel> parse_model(std::string_view text) {
         }
         Zone z;
         z.cylinders = static_cast<std::uint32_t>(r.integer(zj, p, "cylinders", true, true, 10'000'000).value_or(0));
-        z.sectors_per_track =
-            static_cast<std::uint32_t>(r.integer(zj, p, "sectors_per_track", true, true, 1'000'000).value_or(0));
+        if (!zj.contains("sectors_per_track") || !zj["sectors_per_track"].is_array())  // /2 lists: parse_layout_keys
+          z.sectors_per_track =
+              static_cast<std::uint32_t>(r.integer(zj, p, "sectors_per_track", true, true, 1'000'000).value_or(0));
         if (auto v = r.integer(zj, p, "track_skew_sectors", false, false, kMaxU32)) z.track_skew_sectors = *v;
         if (auto v = r.integer(zj, p, "cylinder_skew_sectors", false, false, kMaxU32))
           z.cylinder_skew_sectors = *v;
@@ -212,6 +211,7 @@ Expected<DiskModel> parse_model(std::string_view text) {
       }
     }
   }
+  if (!r.err) r.err = parse_layout_keys(doc, m);
   if (auto v = r.integer(doc, top, "capacity_sectors", false, true)) m.capacity_sectors = *v;
   if (!r.err && m.capacity_sectors && *m.capacity_sectors > m.zone_sectors())
     r.fail("capacity_sectors", "exceeds what the zones hold (" + std::to_string(m.zone_sectors()) + ")");
@@ -373,6 +373,7 @@ std::string model_to_json(const DiskModel& m) {
   j["defects"] = ds;
   j["noise"] = {{"seed", m.noise.seed}, {"seek_jitter_pct", m.noise.seek_jitter_pct}};
   if (!m.faults.empty()) j["faults"] = faults_to_json(m.faults);
+  layout_keys_to_json(m, j);
   return j.dump(1);
 }
 
