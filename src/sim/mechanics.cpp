@@ -57,7 +57,8 @@ void Mechanics::set_aam_scales(double seek_scale, double rate_scale, std::int64_
   // stay as they are, so the drive keeps one rotation period.
   lost_per_ns_ = rate_scale < 1.0 ? (1.0 / rate_scale - 1.0) / static_cast<double>(rot_ns_) : 0.0;
   // Streaming pays a whole revolution wherever a switch outlasts its skew.
-  layout_.set_switch_times(head_switch_ns_, std::max(seek_ns(1), head_switch_ns_));
+  layout_.set_switch_times(head_switch_ns_, std::max(seek_ns(1), head_switch_ns_),
+                           [this](std::uint32_t d) { return std::max(seek_ns(d), head_switch_ns_); });
 }
 
 std::int64_t Mechanics::lost_revs(std::uint64_t lba) const {

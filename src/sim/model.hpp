@@ -11,6 +11,7 @@
 
 #include "drivescope/expected.hpp"
 #include "sim/faults.hpp"
+#include "sim/layout_spec.hpp"
 
 namespace ds::sim {
 
@@ -37,6 +38,7 @@ struct Zone {
   std::uint32_t sectors_per_track = 0;
   std::optional<std::uint32_t> track_skew_sectors;     // else the model default, else derived
   std::optional<std::uint32_t> cylinder_skew_sectors;
+  std::vector<std::uint32_t> spt_per_surface;  // /2: one per surface (else empty); [0] above
 };
 
 struct SeekSpec {
@@ -124,8 +126,10 @@ struct DiskModel {
   std::vector<RemappedLba> remapped;
   RecalibrationSpec recalibration;
   FaultSpec faults;  // optional "faults" object: injected failures (sim/faults.hpp)
+  LayoutSpec layout_spec;  // /2 layout keys: serpentine, spares, slipped (sim/layout_spec.hpp)
 
-  // Σ cylinders × surfaces × sectors_per_track over the zones.
+  // User sectors: Σ cylinders × surfaces × sectors_per_track over the zones (/2: less spares and
+  // slipped sectors, sim/layout_spec.hpp).
   std::uint64_t zone_sectors() const;
   // The user capacity: zone_sectors() cut to capacity_sectors when given.
   std::uint64_t capacity() const;

@@ -25,9 +25,7 @@ std::string_view to_string(QueueProtocol p) {
 std::string_view to_string(QueuePolicy p) { return p == QueuePolicy::fifo ? "fifo" : "sptf"; }
 
 std::uint64_t DiskModel::zone_sectors() const {
-  std::uint64_t n = 0;
-  for (const auto& z : zones) n += std::uint64_t{z.cylinders} * surfaces * z.sectors_per_track;
-  return n;
+  return layout_user_sectors(*this);
 }
 std::uint64_t DiskModel::capacity() const {
   const auto all = zone_sectors();
@@ -273,8 +271,9 @@ Expected<DiskModel> parse_model(std::string_view text) {
         }
         Zone z;
         z.cylinders = static_cast<std::uint32_t>(r.integer(zj, p, "cylinders", true, true, 10'000'000).value_or(0));
-        z.sectors_per_track =
-            static_cast<std::uint32_t>(r.integer(zj, p, "sectors_per_track", true, true, 1'000'000).value_or(0));
+        if (!zj.contains("sectors_per_track") || !zj["sectors_per_track"].is_array())  // /2 lists: parse_layout_keys
+          z.sectors_per_track =
+              static_cast<std::uint32_t>(r.integer(zj, p, "sectors_per_track", true, true, 1'000'000).value_or(0));
         if (auto v = r.integer(zj, p, "track_skew_sectors", false, false, kMaxU32)) z.track_skew_sectors = *v;
         if (auto v = r.integer(zj, p, "cylinder_skew_sectors", false, false, kMaxU32))
           z.cylinder_skew_sectors = *v;
@@ -282,6 +281,7 @@ Expected<DiskModel> parse_model(std::string_view text) {
       }
     }
   }
+  if (!r.err) r.err = parse_layout_keys(doc, m);
   if (auto v = r.integer(doc, top, "capacity_sectors", false, true)) m.capacity_sectors = *v;
   if (!r.err && m.capacity_sectors && *m.capacity_sectors > m.zone_sectors())
     r.fail("capacity_sectors", "exceeds what the zones hold (" + std::to_string(m.zone_sectors()) + ")");
@@ -445,6 +445,7 @@ std::string model_to_json(const DiskModel& m) {
   j["noise"] = {{"seed", m.noise.seed}, {"seek_jitter_pct", m.noise.seek_jitter_pct}};
   if (m.format_version >= 2) write_v2_timing(m, j);
   if (!m.faults.empty()) j["faults"] = faults_to_json(m.faults);
+  layout_keys_to_json(m, j);
   return j.dump(1);
 }
 

@@ -50,9 +50,8 @@ inline Truth truth_for(const ds::sim::SimTarget& t, const std::string& truth_fil
   const double lb = m.logical_sector_bytes;
   for (const auto& z : L.zones()) {
     if (z.first_lba >= z.end_lba) continue;
-    const double sector_ns = static_cast<double>(L.rotation_ns()) / z.spt;
-    const double cyl_ns = static_cast<double>(z.cylinder_units) * sector_ns;
-    double seq = L.surfaces() * z.spt * lb / cyl_ns * 1e3;  // bytes/ns → MB/s
+    // User sectors of a band (a cylinder in the cylinder layout) over the time to stream it.
+    const double seq = static_cast<double>(z.band_user_sectors) * lb / z.band_ns * 1e3;  // bytes/ns → MB/s
     tr.zones.push_back({z.first_lba, z.end_lba, std::min(seq, m.interface_mb_s)});
   }
   tr.outer = tr.zones.front().seq_mb_s;
@@ -76,7 +75,7 @@ inline Truth truth_for(const ds::sim::SimTarget& t, const std::string& truth_fil
     std::uint64_t bl = rnd();
     auto b = L.locate(bl);
     double ms = sc.ms(a.cyl > b.cyl ? a.cyl - b.cyl : b.cyl - a.cyl);
-    ms += tr.rotation_ms / 2 + m.command_overhead_ms + L.sector_ns(b.zone) * 1e-6;
+    ms += tr.rotation_ms / 2 + m.command_overhead_ms + L.sector_ns(b.zone, b.head) * 1e-6;
     for (auto& d : m.defects)
       if (bl >= d.first_lba && bl < d.first_lba + d.sectors) ms += d.extra_ms;
     sum += ms;
