@@ -17,8 +17,6 @@ namespace ds::sim {
 
 struct DiskModel;
 
-inline constexpr std::string_view kModelFormat2 = "drivescope-disk-model/2";
-
 enum class LayoutKind : std::uint8_t {
   cylinder,            // a track, the next surface of the cylinder, the next cylinder
   surface_serpentine,  // within a band: a surface across the band, the next surface back

@@ -61,20 +61,49 @@ void Mechanics::set_aam_scales(double seek_scale, double rate_scale, std::int64_
                            [this](std::uint32_t d) { return std::max(seek_ns(d), head_switch_ns_); });
 }
 
+namespace {
+bool same_track(const Chs& a, const Chs& b) { return a.cyl == b.cyl && a.head == b.head; }
+}  // namespace
+
+std::uint64_t Mechanics::track_first_lba(std::uint64_t lba) const {
+  const Chs c = layout_.locate(lba);
+  // The track's first LBA lies at most its physical sector count back: binary search for the
+  // first LBA of [lba − sector, lba] still on this track.
+  std::uint64_t lo = lba >= c.sector ? lba - c.sector : 0, hi = lba;
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (same_track(layout_.locate(mid), c)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+std::uint64_t Mechanics::track_end_lba(std::uint64_t lba) const {
+  const Chs c = layout_.locate(lba);
+  const std::uint32_t spt = layout_.zones()[c.zone].surface[c.head].spt;
+  std::uint64_t lo = lba + 1, hi = std::min<std::uint64_t>(layout_.capacity(), lba + (spt - c.sector));
+  while (lo < hi) {  // the first LBA after lba that is on another track (or the capacity)
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (same_track(layout_.locate(mid), c)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 std::int64_t Mechanics::lost_revs(std::uint64_t lba) const {
   if (lost_per_ns_ == 0) return 0;
   lba = std::min(lba, layout_.capacity() - 1);
-  const std::uint64_t track_start = lba - layout_.locate(lba).sector;
+  const std::uint64_t track_start = track_first_lba(lba);
   return static_cast<std::int64_t>(std::floor(static_cast<double>(layout_.stream_ns(track_start)) * lost_per_ns_));
 }
 
 std::int64_t Mechanics::end_s(std::uint64_t end) const {
   // S(end) itself, unless end starts another track: then S(end) lies after the skew (and any
   // revolution lost to the switch), which a read ending with the track does not wait for.
+  if (end < layout_.capacity() && same_track(layout_.locate(end), layout_.locate(end - 1)))
+    return layout_.stream_ns(end);
   const Chs last = layout_.locate(end - 1);
-  const std::uint32_t spt = layout_.zones()[last.zone].spt;
-  if (last.sector + 1 < spt) return layout_.stream_ns(end);
-  return layout_.stream_ns(end - 1) + std::llround(static_cast<double>(rot_ns_) / spt);
+  return layout_.stream_ns(end - 1) + std::llround(layout_.sector_ns(last.zone, last.head));
 }
 
 std::int64_t Mechanics::media_ns(std::uint64_t from, std::uint64_t end) const {
@@ -234,10 +263,12 @@ void Mechanics::start_stream(int seg, std::uint64_t from, std::uint64_t end, std
 
 Mechanics::ZeroLatency Mechanics::zero_latency(const Access& a, const Chs& to, std::int64_t arrive) const {
   ZeroLatency z;
-  const std::uint32_t n = layout_.zones()[to.zone].spt;
-  const std::uint64_t first = a.lba - to.sector, end = a.lba + a.sectors;
+  // Positions on the track are physical sectors (spares pass under the head too); the mapping
+  // back to LBAs counts the track's LBAs from its first, which is exact without slipped sectors.
+  const std::uint32_t n = layout_.zones()[to.zone].surface[to.head].spt;
+  const std::uint64_t first = track_first_lba(a.lba), end = a.lba + a.sectors;
   z.cached_first = a.lba;
-  z.track_end = first + n;
+  z.track_end = track_end_lba(a.lba);
   // A read going on to the next track needs the rest of this one in order anyway.
   if (end > z.track_end) return z;
   // The head reads from the next sector boundary on (sector h), round the track.
@@ -245,7 +276,7 @@ Mechanics::ZeroLatency Mechanics::zero_latency(const Access& a, const Chs& to, s
   const double offset = static_cast<double>(pos_mod(arrive - layout_.stream_ns(first), rot_ns_));
   auto h = static_cast<std::uint64_t>(std::ceil(offset / sector - 1e-9));
   if (h >= n) h = 0;
-  const std::uint64_t i0 = to.sector, i1 = end - 1 - first;
+  const std::uint64_t i0 = to.sector, i1 = layout_.locate(end - 1).sector;
   if (h <= i0) {  // before the request: the sectors from h on come first
     z.cached_first = first + h;
     return z;

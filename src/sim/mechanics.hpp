@@ -103,6 +103,10 @@ class Mechanics {
   std::int64_t media_ns(std::uint64_t from, std::uint64_t end) const;
   // Stream time at which the sector before `end` has passed (S(end) but for the skew gap).
   std::int64_t end_s(std::uint64_t end) const;
+  // The LBAs of the track holding lba: [track_first_lba, track_end_lba). A track's LBAs are
+  // consecutive (spares and slipped sectors hold none), so both follow from locate() alone.
+  std::uint64_t track_first_lba(std::uint64_t lba) const;
+  std::uint64_t track_end_lba(std::uint64_t lba) const;
 
   // Read-ahead stream.
   std::int64_t reach_ns(std::uint64_t lba) const;  // when the streaming head reaches lba

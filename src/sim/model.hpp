@@ -1,5 +1,5 @@
-// The disk model: a drive described physically (format drivescope-disk-model/1, see
-// /work/shared/spec/disk-model.md and docs/simulator.md). Only the simulator reads these; the
+// The disk model: a drive described physically (formats drivescope-disk-model/1 and /2, see
+// docs/disk-model.md and docs/simulator.md). Only the simulator reads these; the
 // measurement modules must recover them by timing alone.
 #pragma once
 #include <cstdint>

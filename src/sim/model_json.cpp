@@ -224,7 +224,8 @@ Expected<DiskModel> parse_model(std::string_view text) {
   const std::string top;
 
   if (auto f = r.string(doc, top, "format", true); f && *f != kModelFormat && *f != kModelFormat2)
-    r.fail("format", "unknown value \"" + *f + "\" (expected \"" + std::string(kModelFormat) + "\")");
+    r.fail("format", "unknown value \"" + *f + "\" (expected \"" + std::string(kModelFormat) + "\" or \"" +
+                         std::string(kModelFormat2) + "\")");
   if (r.err) return *r.err;
   m.format_version = doc.at("format").get<std::string>() == kModelFormat2 ? 2 : 1;
   m.name = r.string(doc, top, "name", true).value_or("");
