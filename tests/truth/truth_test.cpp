@@ -145,6 +145,8 @@ TEST_CASE("/2: spares and slipped sectors take LBAs away; per-surface sectors pe
   CHECK(t.bytes_per_track == doctest::Approx(98 * 512));
   // The spares still pass under the head: same time per cylinder, fewer user bytes.
   CHECK(t.zones.at(0).sequential_mb_s == doctest::Approx(193 * 512 / 23.0 / 1000));
+  j["slipped"] = {98, 99, 100};  // track 0's two spares (no LBA lost), track 1's first sector
+  CHECK(of(j).capacity == 100 * (2 * 98 - 3) - 1);
   j = small_drive();
   j["format"] = "drivescope-disk-model/2";
   j["zones"][0]["sectors_per_track"] = {100, 80};

@@ -46,6 +46,11 @@ double rounded(double v, int places) {
   return std::round(v * f) / f;
 }
 
+std::uint64_t spt_of(const json& zone, unsigned surface) {
+  const json& s = zone["sectors_per_track"];
+  return (s.is_array() ? s[surface] : s).get<std::uint64_t>();
+}
+
 // Adaptive formatting: each surface's density off by its own factor in every zone.
 void per_surface_spt(json& m, Rng& rng) {
   const unsigned surfaces = m.value("surfaces", 1u);
@@ -66,9 +71,8 @@ std::uint64_t zone_user_sectors(const json& m, unsigned per_track) {
   std::uint64_t total = 0;
   for (const auto& z : m["zones"]) {
     std::uint64_t per_cyl = 0;
-    const json& s = z["sectors_per_track"];
     for (unsigned i = 0; i < surfaces; ++i) {
-      const auto spt = (s.is_array() ? s[i] : s).get<std::uint64_t>();
+      const auto spt = spt_of(z, i);
       per_cyl += spt > per_track ? spt - per_track : 0;
     }
     total += per_cyl * z.value("cylinders", 0ull);
@@ -76,9 +80,41 @@ std::uint64_t zone_user_sectors(const json& m, unsigned per_track) {
   return total;
 }
 
-void defects(json& m, Rng& rng, std::uint64_t capacity) {
+// A physical sector number (every sector of every track, spares included, in fill order) of a
+// user sector, in a zone that lies within the capacity: a slip never lands on a spare.
+std::uint64_t user_sector(const json& m, Rng& rng, unsigned per_track, std::uint64_t capacity) {
+  const unsigned surfaces = m.value("surfaces", 1u);
+  std::vector<std::uint64_t> base{0};  // physical number of each zone's first sector
+  std::uint64_t users = 0;
+  std::size_t zones = 0;
+  for (const auto& z : m["zones"]) {
+    std::uint64_t phys = 0, user = 0;
+    for (unsigned i = 0; i < surfaces; ++i) {
+      phys += spt_of(z, i);
+      user += spt_of(z, i) - per_track;
+    }
+    users += user * z.value("cylinders", 0ull);
+    if (users > capacity) break;
+    base.push_back(base.back() + phys * z.value("cylinders", 0ull));
+    ++zones;
+  }
+  const std::size_t zi = rng.below(std::max<std::size_t>(zones, 1));
+  const json& z = m["zones"][zi];
+  std::uint64_t at = base[zi];
+  std::uint64_t per_cyl = 0;
+  for (unsigned i = 0; i < surfaces; ++i) per_cyl += spt_of(z, i);
+  at += rng.below(z.value("cylinders", 1ull)) * per_cyl;
+  const unsigned surface = static_cast<unsigned>(rng.below(surfaces));
+  for (unsigned i = 0; i < surface; ++i) at += spt_of(z, i);
+  return at + rng.below(spt_of(z, surface) - per_track);
+}
+
+void defects(json& m, Rng& rng, unsigned per_track, std::uint64_t capacity) {
   std::vector<std::uint64_t> slipped;
-  for (int i = 0; i < kSlipped; ++i) slipped.push_back(rng.below(capacity));
+  while (slipped.size() < static_cast<std::size_t>(kSlipped)) {
+    const std::uint64_t p = user_sector(m, rng, per_track, capacity);
+    if (std::find(slipped.begin(), slipped.end(), p) == slipped.end()) slipped.push_back(p);
+  }
   std::sort(slipped.begin(), slipped.end());
   m["slipped"] = slipped;
   m["remapped"] = json::array();
@@ -114,7 +150,7 @@ json make_variant(const json& model, std::uint64_t seed) {
       const auto first = d.value("first_lba", 0ull), sectors = d.value("sectors", 0ull);
       if (first + sectors > capacity && sectors <= capacity) d["first_lba"] = capacity - sectors;
     }
-  defects(m, rng, capacity);
+  defects(m, rng, per_track, capacity);
   m["recalibration"] = {{"every_s", rounded(rng.uniform(kRecalEveryS), 0)},
                         {"duration_ms", rounded(rng.uniform(kRecalMs), 0)}};
   return m;

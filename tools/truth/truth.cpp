@@ -33,7 +33,7 @@ struct Walker {
   const Model& m;
   double rot_ms;
   Walk w;
-  std::uint64_t slot = 0;  // LBA numbering before slips
+  std::uint64_t phys = 0;  // physical sector number: every sector of every track, in fill order
   std::uint64_t cap = std::numeric_limits<std::uint64_t>::max();
 
   void track(std::size_t zone, std::uint64_t cyl, unsigned surface) {
@@ -41,10 +41,12 @@ struct Walker {
     const std::uint32_t spt = z.spt[surface];
     std::int64_t user = static_cast<std::int64_t>(spt) - m.spares_per_track;
     if (surface + 1 == m.surfaces) user -= m.spares_per_cylinder;  // the cylinder's last track
+    const std::uint64_t first = phys;
+    phys += spt;
     if (user <= 0) return;
-    const auto lo = std::lower_bound(m.slipped.begin(), m.slipped.end(), slot);
-    const auto hi = std::lower_bound(m.slipped.begin(), m.slipped.end(), slot + static_cast<std::uint64_t>(user));
-    slot += static_cast<std::uint64_t>(user);
+    // A slipped sector among the track's user sectors takes one LBA away (one on a spare: none).
+    const auto lo = std::lower_bound(m.slipped.begin(), m.slipped.end(), first);
+    const auto hi = std::lower_bound(m.slipped.begin(), m.slipped.end(), first + static_cast<std::uint64_t>(user));
     std::uint64_t lbas = static_cast<std::uint64_t>(user) - static_cast<std::uint64_t>(hi - lo);
     lbas = std::min(lbas, cap - w.capacity);
     w.capacity += lbas;
