@@ -1,0 +1,159 @@
+#include "variants.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace accuracy {
+namespace {
+
+using nlohmann::json;
+
+// Ranges of the imperfections (the "plausible" drive; docs/accuracy.md).
+constexpr double kRpmOff = 0.003;                 // rpm_actual within ±0.3 % of rpm
+constexpr double kJitterPct[] = {1, 3};           // seek jitter sd, %
+constexpr double kOverheadJitter[] = {0.10, 0.20};  // sd of the controller time, share of it
+constexpr double kHostUs[] = {10, 40};            // median host latency
+constexpr double kStallProbability = 0.001;
+constexpr double kStallMs[] = {2, 5};
+constexpr int kRemapped = 3;
+constexpr double kRemapMs[] = {8, 20};
+constexpr int kSlipped = 4;
+constexpr double kSurfaceSpread = 0.03;           // per-surface sectors per track within ±3 %
+constexpr double kRecalEveryS[] = {200, 600};
+constexpr double kRecalMs[] = {50, 150};
+
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed) : s_(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull) {}
+  std::uint64_t next() {  // splitmix64
+    std::uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  double uniform(double a, double b) { return a + (b - a) * static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  double uniform(const double (&r)[2]) { return uniform(r[0], r[1]); }
+  std::uint64_t below(std::uint64_t n) { return n ? next() % n : 0; }
+  bool coin() { return next() & 1; }
+
+ private:
+  std::uint64_t s_;
+};
+
+double rounded(double v, int places) {
+  const double f = std::pow(10.0, places);
+  return std::round(v * f) / f;
+}
+
+std::uint64_t spt_of(const json& zone, unsigned surface) {
+  const json& s = zone["sectors_per_track"];
+  return (s.is_array() ? s[surface] : s).get<std::uint64_t>();
+}
+
+// Adaptive formatting: each surface's density off by its own factor in every zone.
+void per_surface_spt(json& m, Rng& rng) {
+  const unsigned surfaces = m.value("surfaces", 1u);
+  std::vector<double> factor(surfaces);
+  for (auto& f : factor) f = 1 + rng.uniform(-kSurfaceSpread, kSurfaceSpread);
+  for (auto& z : m["zones"]) {
+    if (!z["sectors_per_track"].is_number()) continue;
+    const double spt = z["sectors_per_track"].get<double>();
+    json list = json::array();
+    for (double f : factor) list.push_back(std::max(1.0, std::round(spt * f)));
+    z["sectors_per_track"] = list;
+  }
+}
+
+// User sectors the zones hold with the spares taken out (before slips and the capacity cut).
+std::uint64_t zone_user_sectors(const json& m, unsigned per_track) {
+  const unsigned surfaces = m.value("surfaces", 1u);
+  std::uint64_t total = 0;
+  for (const auto& z : m["zones"]) {
+    std::uint64_t per_cyl = 0;
+    for (unsigned i = 0; i < surfaces; ++i) {
+      const auto spt = spt_of(z, i);
+      per_cyl += spt > per_track ? spt - per_track : 0;
+    }
+    total += per_cyl * z.value("cylinders", 0ull);
+  }
+  return total;
+}
+
+// A physical sector number (every sector of every track, spares included, in fill order) of a
+// user sector, in a zone that lies within the capacity: a slip never lands on a spare.
+std::uint64_t user_sector(const json& m, Rng& rng, unsigned per_track, std::uint64_t capacity) {
+  const unsigned surfaces = m.value("surfaces", 1u);
+  std::vector<std::uint64_t> base{0};  // physical number of each zone's first sector
+  std::uint64_t users = 0;
+  std::size_t zones = 0;
+  for (const auto& z : m["zones"]) {
+    std::uint64_t phys = 0, user = 0;
+    for (unsigned i = 0; i < surfaces; ++i) {
+      phys += spt_of(z, i);
+      user += spt_of(z, i) - per_track;
+    }
+    users += user * z.value("cylinders", 0ull);
+    if (users > capacity) break;
+    base.push_back(base.back() + phys * z.value("cylinders", 0ull));
+    ++zones;
+  }
+  const std::size_t zi = rng.below(std::max<std::size_t>(zones, 1));
+  const json& z = m["zones"][zi];
+  std::uint64_t at = base[zi];
+  std::uint64_t per_cyl = 0;
+  for (unsigned i = 0; i < surfaces; ++i) per_cyl += spt_of(z, i);
+  at += rng.below(z.value("cylinders", 1ull)) * per_cyl;
+  const unsigned surface = static_cast<unsigned>(rng.below(surfaces));
+  for (unsigned i = 0; i < surface; ++i) at += spt_of(z, i);
+  return at + rng.below(spt_of(z, surface) - per_track);
+}
+
+void defects(json& m, Rng& rng, unsigned per_track, std::uint64_t capacity) {
+  std::vector<std::uint64_t> slipped;
+  while (slipped.size() < static_cast<std::size_t>(kSlipped)) {
+    const std::uint64_t p = user_sector(m, rng, per_track, capacity);
+    if (std::find(slipped.begin(), slipped.end(), p) == slipped.end()) slipped.push_back(p);
+  }
+  std::sort(slipped.begin(), slipped.end());
+  m["slipped"] = slipped;
+  m["remapped"] = json::array();
+  for (int i = 0; i < kRemapped; ++i)
+    m["remapped"].push_back({{"lba", rng.below(capacity - kSlipped)}, {"extra_ms", rounded(rng.uniform(kRemapMs), 2)}});
+}
+
+}  // namespace
+
+json make_variant(const json& model, std::uint64_t seed) {
+  json m = model;
+  Rng rng(seed);
+  m["format"] = "drivescope-disk-model/2";
+  const double rpm = m.value("rpm", 7200.0);
+  m["rpm_actual"] = rounded(rpm * (1 + rng.uniform(-kRpmOff, kRpmOff)), 2);
+  json& noise = m["noise"];
+  if (!noise.is_object()) noise = json::object();
+  noise["seek_jitter_pct"] = rounded(rng.uniform(kJitterPct), 2);
+  noise["overhead_jitter_ms"] = rounded(m.value("command_overhead_ms", 0.1) * rng.uniform(kOverheadJitter), 4);
+  noise["host_latency_us"] = rounded(rng.uniform(kHostUs), 1);
+  noise["host_stall"] = {{"probability", kStallProbability}, {"ms", rounded(rng.uniform(kStallMs), 2)}};
+  if (rng.coin()) per_surface_spt(m, rng);
+  const unsigned per_track = rng.coin() ? static_cast<unsigned>(1 + rng.below(2)) : 0;
+  if (per_track) m["spares"] = {{"per_track", per_track}, {"per_cylinder", 0}};
+  // Spares and thinner surfaces take user sectors away: the capacity shrinks to what is left.
+  std::uint64_t capacity = zone_user_sectors(m, per_track) - kSlipped;
+  if (m.contains("capacity_sectors") && m["capacity_sectors"].is_number())
+    capacity = std::min(capacity, m["capacity_sectors"].get<std::uint64_t>());
+  m["capacity_sectors"] = capacity;
+  // A slow region the shrunken capacity would cut keeps its size and moves in from the end.
+  if (m.contains("defects") && m["defects"].is_array())
+    for (auto& d : m["defects"]) {
+      const auto first = d.value("first_lba", 0ull), sectors = d.value("sectors", 0ull);
+      if (first + sectors > capacity && sectors <= capacity) d["first_lba"] = capacity - sectors;
+    }
+  defects(m, rng, per_track, capacity);
+  m["recalibration"] = {{"every_s", rounded(rng.uniform(kRecalEveryS), 0)},
+                        {"duration_ms", rounded(rng.uniform(kRecalMs), 0)}};
+  return m;
+}
+
+}  // namespace accuracy

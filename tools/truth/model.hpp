@@ -1,0 +1,51 @@
+// The judge's own reading of a disk-model file: only the keys that the ground truth depends on,
+// parsed from JSON without any help from the simulator.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "drivescope/expected.hpp"
+
+namespace truth::detail {
+
+struct Zone {
+  std::uint32_t cylinders = 0;
+  std::vector<std::uint32_t> spt;  // physical sectors per track, one per surface
+  std::optional<double> track_skew, cylinder_skew;  // sectors; empty: model default or derived
+};
+
+struct Model {
+  std::string name;
+  std::uint32_t sector_bytes = 512;
+  double rpm = 0, rpm_actual = 0;
+  unsigned surfaces = 1, platters = 1;
+  std::vector<Zone> zones;
+  std::optional<std::uint64_t> capacity_sectors;
+  std::optional<double> track_skew, cylinder_skew;
+  double t2t_ms = 0, avg_ms = 0, full_ms = 0;
+  std::vector<std::pair<double, double>> curve;
+  double head_switch_ms = 0, overhead_ms = 0, interface_mb_s = 0;
+  double cache_bytes = 0;
+  bool reorders = false;
+  bool aam_supported = false;
+  double aam_level = 254, quiet_seek_scale = 1, short_seek_cylinders = 0;
+  bool serpentine = false;
+  std::uint32_t band_cylinders = 0;
+  std::uint32_t spares_per_track = 0, spares_per_cylinder = 0;
+  std::vector<std::uint64_t> slipped;  // sorted
+  struct Defect { std::uint64_t first = 0, sectors = 0; double extra_ms = 0; };
+  std::vector<Defect> defects;
+  struct Remap { std::uint64_t lba = 0; double extra_ms = 0; };
+  std::vector<Remap> remapped;
+  double host_latency_us = 0, stall_probability = 0, stall_ms = 0;
+  double recal_every_s = 0, recal_ms = 0;
+};
+
+ds::Expected<Model> parse(const nlohmann::json& j);
+
+}  // namespace truth::detail
