@@ -34,6 +34,10 @@ struct Model {
   bool reorders = false;
   bool aam_supported = false;
   double aam_level = 254, quiet_seek_scale = 1, short_seek_cylinders = 0;
+  // A skew left null covers the slowest switch the drive may make (docs/disk-model.md): switch
+  // times are scaled by these before the derived skew is sized.
+  double jitter_cover = 1;  // 1 + the seek jitter's bound (/1: its pct; /2: three sd)
+  double quiet_cover = 1;   // the quietest AAM level's seek scale, where AAM slows 1-cylinder seeks
   bool serpentine = false;
   std::uint32_t band_cylinders = 0;
   std::uint32_t spares_per_track = 0, spares_per_cylinder = 0;

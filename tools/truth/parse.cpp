@@ -112,6 +112,9 @@ void parse_drive(const json& j, Model& m) {
   m.aam_level = num(a, "default_level", 254, "aam.");
   m.quiet_seek_scale = num(a, "quiet_seek_scale", 1, "aam.");
   m.short_seek_cylinders = num(a, "short_seek_cylinders", 0, "aam.");
+  if (m.aam_supported && m.short_seek_cylinders == 0) m.quiet_cover = std::max(1.0, m.quiet_seek_scale);
+  const bool v2 = j.value("format", "") == "drivescope-disk-model/2";
+  m.jitter_cover = 1 + num(obj(j, "noise"), "seek_jitter_pct", 0, "noise.") / 100 * (v2 ? 3 : 1);
   m.cache_bytes = num(obj(j, "cache"), "bytes", 0, "cache.");
   m.head_switch_ms = num(j, "head_switch_ms", 0, "");
   m.overhead_ms = num(j, "command_overhead_ms", 0, "");

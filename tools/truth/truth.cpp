@@ -84,11 +84,13 @@ struct Walker {
   }
 };
 
-// Time a switch costs while streaming: its skew (given, or just enough sectors to cover the
-// switch), plus whole revolutions while the skew is shorter than the switch.
-double switch_ms(std::optional<double> skew_sectors, std::uint32_t spt_next, double switch_time, double rot) {
+// Time a switch costs while streaming: its skew (given, or just enough sectors to cover
+// `cover_time`, the slowest that kind of switch may be), plus whole revolutions while the skew is
+// shorter than the switch.
+double switch_ms(std::optional<double> skew_sectors, std::uint32_t spt_next, double switch_time, double rot,
+                 double cover_time) {
   const double sector = rot / spt_next;
-  const double skew = skew_sectors ? *skew_sectors * sector : std::ceil(switch_time / sector - 1e-9) * sector;
+  const double skew = skew_sectors ? *skew_sectors * sector : std::ceil(cover_time / sector - 1e-9) * sector;
   if (skew >= switch_time) return skew;
   return skew + std::ceil((switch_time - skew) / rot - 1e-9) * rot;
 }
@@ -105,17 +107,22 @@ Rates zone_rates(const Model& m, const detail::Zone& z, const SeekFn& seek, doub
   for (auto s : z.spt) spt_mean += static_cast<double>(s) / H;
   const double user_per_cyl = H * (spt_mean - m.spares_per_track) - m.spares_per_cylinder;
   double user = user_per_cyl, ms = H * rot;  // every physical sector passes: one turn per track
-  for (unsigned s = 1; s < H; ++s) ms += switch_ms(track_skew, z.spt[s], m.head_switch_ms, rot);
+  // Derived skews cover the slowest switch (docs/disk-model.md): a head switch at the jitter's
+  // bound; a cylinder switch as the slower of that and the 1-cylinder seek at the quietest AAM
+  // level and the jitter's bound.
+  const double track_cover = m.head_switch_ms * m.jitter_cover;
+  const double cyl_cover = std::max(seek.ms(1) * m.quiet_cover * m.jitter_cover, track_cover);
+  for (unsigned s = 1; s < H; ++s) ms += switch_ms(track_skew, z.spt[s], m.head_switch_ms, rot, track_cover);
   if (!m.serpentine) {
-    ms += switch_ms(cyl_skew, z.spt[0], std::max(seek.ms(1), m.head_switch_ms), rot);
+    ms += switch_ms(cyl_skew, z.spt[0], std::max(seek.ms(1), m.head_switch_ms), rot, cyl_cover);
   } else {
     // Per band: one 1-cylinder seek per track move along a surface, a head switch per surface
     // change, and the seek to the next band's first track (the head switch overlapping it).
     const std::uint32_t band = std::min(m.band_cylinders, z.cylinders);
     ms = H * band * rot + (ms - H * rot);
-    for (unsigned s = 0; s < H; ++s) ms += (band - 1) * switch_ms(cyl_skew, z.spt[s], seek.ms(1), rot);
+    for (unsigned s = 0; s < H; ++s) ms += (band - 1) * switch_ms(cyl_skew, z.spt[s], seek.ms(1), rot, cyl_cover);
     const double to_next = H % 2 == 0 ? band : 2.0 * band - 1;
-    ms += switch_ms(cyl_skew, z.spt[0], std::max(seek.ms(to_next), m.head_switch_ms), rot);
+    ms += switch_ms(cyl_skew, z.spt[0], std::max(seek.ms(to_next), m.head_switch_ms), rot, cyl_cover);
     user = band * user_per_cyl;
   }
   Rates r;
