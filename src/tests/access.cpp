@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "tests/track_seek.hpp"
 #include "tests/transfer.hpp"
 
 namespace ds::measure {
@@ -158,26 +159,6 @@ Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt, const 
   const double rev_ms = res.rotation_ms.value;
   const double base_ms = rev_ms / 2 + res.overhead_ms.value + res.sector_ms.value;
 
-  // 3. Track layout for the one-cylinder seeks.
-  std::uint32_t spt = opt.sectors_per_track;
-  unsigned H = opt.surfaces;
-  // Without a revolution there are no tracks to find (and the probe would spend the budget).
-  // It gets at most a quarter of the budget of its own, so that a small budget still leaves the
-  // random reads theirs (without that, `ab --tests access` at its default 3 s per arm measured
-  // nothing at all); without a track layout the one-cylinder seek is simply not measured.
-  if (!spt && rev_ms > 0) {
-    Budget probe_budget = budget.part(0.25);
-    ProbeChoice pc = choose_stream(io, span / 2, probe_budget, 8, span);
-    spt = pc.t.sectors_per_track;
-    if (pc.blocks) {
-      StreamProbe p = probe_stream(io, pc.end_lba, pc.blocks, 0.3, 8, probe_budget, 2, span);
-      if (p.t.sectors_per_track) spt = p.t.sectors_per_track;
-      H = p.t.surfaces;
-    }
-    budget.charge(probe_budget.used_ns());
-    if (!spt) res.notes.push_back("track layout: not found within a quarter of the budget; no track-to-track figure");
-  }
-
   // 4. Random reads over the span. A read never lands just after the previous one, where the
   //    drive's read-ahead could serve it.
   const unsigned N = opt.samples ? opt.samples : 1500;
@@ -234,26 +215,21 @@ Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt, const 
       res.full_stroke_ms = {mean(v) - base_ms, stddev(v) / std::sqrt(static_cast<double>(v.size()))};
     }
   }
-  // 6. Track to track: one cylinder on, at a random angle; the quickest of many is the seek plus
-  //    almost no rotational wait.
-  if (spt && !c.err) {
-    const std::uint64_t cyl = static_cast<std::uint64_t>(spt) * (H ? H : 1);
-    std::vector<std::uint64_t> pairs;
-    for (int i = 0; i < 40; ++i) {
-      std::uint64_t x = rng.below(span - 2 * cyl - spt);
-      pairs.push_back(x);
-      pairs.push_back(x + cyl + rng.below(spt));
-    }
-    auto l = qd1(c, pairs);
-    std::vector<double> v;
-    for (std::size_t i = 1; i < l.size(); i += 2)
-      if (l[i] > 0) v.push_back(l[i] * 1e-6);
-    if (!v.empty()) {
-      double mn = *std::min_element(v.begin(), v.end());
-      res.track_to_track_ms = {mn - res.overhead_ms.value - res.sector_ms.value,
-                               rev_ms / static_cast<double>(v.size() + 1)};
-    }
-    if (!H) res.notes.push_back("track_to_track: surfaces unknown, measured one track on");
+  // 6. Track to track: inside one zone, with that zone's own layout (track_seek.hpp).
+  if (rev_ms > 0 && !c.err) {
+    TrackSeekInput ti;
+    ti.first_lba = opt.zone_last_lba > opt.zone_first_lba ? opt.zone_first_lba : span / 4;
+    ti.last_lba = opt.zone_last_lba > opt.zone_first_lba ? std::min(opt.zone_last_lba, span - 1) : span / 2;
+    ti.rotation_ns = rev_ms * 1e6;
+    ti.overhead_ms = res.overhead_ms.value;
+    ti.overhead_uncertainty_ms = res.overhead_ms.uncertainty;
+    ti.surfaces = opt.surfaces;
+    ti.seed = opt.seed;
+    Budget tb = budget.part(0.2);
+    TrackSeekResult tr = measure_track_to_track(io, ti, tb);
+    budget.charge(tb.used_ns());
+    res.track_to_track_ms = tr.seek_ms;
+    for (auto& n : tr.notes) res.notes.push_back(n);
   }
   report(0.7);
 

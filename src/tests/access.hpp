@@ -18,8 +18,9 @@ struct AccessOptions {
   unsigned samples = 0;           // random reads; 0: as many as ~half the budget allows (≤ 1500)
   std::uint64_t seed = 1;
   bool allow_write = false;       // also time random writes (the target must be writable)
-  // Track layout when the transfer test already found it (saves the access test's own probe).
-  std::uint32_t sectors_per_track = 0;
+  // Where to measure the one-cylinder seek: a zone the transfer test found (first..last LBA, 0/0:
+  // the middle of the span), and its surface count (0: told by the access test's own probe).
+  std::uint64_t zone_first_lba = 0, zone_last_lba = 0;
   unsigned surfaces = 0;
 };
 

@@ -60,13 +60,16 @@ Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const Pro
     o.budget_s = share("access");
     o.seed = opt.seed;
     o.allow_write = opt.allow_write;
-    if (r.transfer && r.transfer->zones.size()) {
-      // The layout the transfer test found near the middle of the span.
-      const auto mid = r.span_blocks / 2;
+    if (r.transfer) {
+      // The one-cylinder seek is measured inside the largest zone with a known track size.
+      std::uint64_t best = 0;
       for (auto& z : r.transfer->zones)
-        if (z.first_lba <= mid && mid <= z.last_lba) o.sectors_per_track = z.sectors_per_track;
+        if (z.sectors_per_track && z.last_lba - z.first_lba > best) {
+          best = z.last_lba - z.first_lba;
+          o.zone_first_lba = z.first_lba;
+          o.zone_last_lba = z.last_lba;
+        }
       o.surfaces = r.transfer->surfaces_estimate;
-      if (!o.surfaces) o.sectors_per_track = 0;
     }
     auto a = run_access(io, o, pf);
     if (a) r.access = std::move(*a);
