@@ -157,6 +157,9 @@ nlohmann::json bench_to_json(const BenchResult& r) {
       j["slow_regions"].push_back({{"first_lba", s.first_lba}, {"last_lba", s.last_lba},
                                    {"mean_ms", r3(s.mean_ms)},
                                    {"location_uncertainty_sectors", s.location_uncertainty_blocks}});
+    j["slow_spikes"] = json::array();
+    for (auto& s : a.slow_spikes) j["slow_spikes"].push_back({{"lba", s.lba}, {"mean_ms", r3(s.mean_ms)}});
+    j["outliers"] = {{"count", a.outliers}, {"median_excess_ms", a.outliers ? json(r3(a.outlier_excess_ms)) : json(nullptr)}};
     j["seek_curve"] = json::array();
     for (auto& b : a.seek_curve)
       j["seek_curve"].push_back({{"max_distance_sectors", b.max_distance}, {"samples", b.n}, {"seek_ms", r3(b.seek_ms)}});
@@ -285,6 +288,10 @@ std::string bench_to_text(const BenchResult& r) {
     if (a.slow_regions.empty()) line("slow regions", "none");
     for (auto& s : a.slow_regions)
       line("slow region", fmt::format("LBA {}–{}, {:.1f} ms", s.first_lba, s.last_lba, s.mean_ms));
+    for (auto& s : a.slow_spikes) line("slow LBA (spike)", fmt::format("LBA {}, {:.1f} ms", s.lba, s.mean_ms));
+    if (a.outliers)
+      line("outliers", fmt::format("{} reads slow once, normal when read again (host stalls, pauses; median {:.1f} ms over)",
+                                   a.outliers, a.outlier_excess_ms));
     for (auto& n : a.notes) o += "  note: " + n + "\n";
   }
   if (r.cache) {

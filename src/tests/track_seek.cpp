@@ -112,8 +112,22 @@ Sweep sweep(IoEngine& io, Budget& budget, std::uint64_t top, std::uint64_t cyl, 
 TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, Budget& budget) {
   TrackSeekResult res;
   if (in.rotation_ns <= 0 || in.last_lba <= in.first_lba) return res;
-  // The zone's own layout, from a stream in its middle.
-  const std::uint64_t loc = in.first_lba + (in.last_lba - in.first_lba) / 3;
+  // The zone's own layout, from a stream at a third of it (or another place clear of the ranges
+  // to avoid: the stream, the sweep above it and a margin).
+  const std::uint64_t zlen = in.last_lba - in.first_lba;
+  std::uint64_t loc = 0;
+  bool clear = false;
+  for (double at : {1.0 / 3, 2.0 / 3, 1.0 / 6, 0.5, 5.0 / 6}) {
+    loc = in.first_lba + static_cast<std::uint64_t>(at * static_cast<double>(zlen));
+    const std::uint64_t hi = loc + zlen / 6;
+    clear = true;
+    for (auto& [f, l] : in.avoid) clear &= l < loc || f > hi;
+    if (clear) break;
+  }
+  if (!clear) {
+    res.notes.push_back("track_to_track: no place in the zone clear of slow regions; not measured");
+    return res;
+  }
   ProbeChoice pc = choose_stream(io, loc, budget, 8, in.last_lba);
   if (!pc.blocks) {
     res.notes.push_back("track_to_track: no track structure found in the zone; not measured");
@@ -138,6 +152,7 @@ TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, B
   // The stream's own revolution (track size × sector time) is far more precise than the
   // rotation fit of the access test: it sets the slope of the sawtooth.
   const double rev_ms = spt * t.sector_ns * 1e-6;
+  res.rotation_ns = spt * t.sector_ns;
   const std::uint64_t cyl = static_cast<std::uint64_t>(spt) * H;
   const std::uint64_t need = (2 * (kCoarse + kFine) + 4) * cyl;
   const std::uint64_t start = std::max(p.end_lba, pc.end_lba) + 4 * cyl;

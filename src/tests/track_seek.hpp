@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "drivescope/io.hpp"
@@ -21,6 +22,9 @@ struct TrackSeekInput {
   double overhead_uncertainty_ms = 0;
   unsigned surfaces = 0;                       // tracks per cylinder (0: unknown)
   std::uint64_t seed = 1;
+  // LBA ranges to keep the sweep out of (slow regions: their extra time, modulo a revolution,
+  // would shift the foot of the sawtooth).
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> avoid;
 };
 
 struct TrackSeekResult {
@@ -28,6 +32,7 @@ struct TrackSeekResult {
   std::uint32_t sectors_per_track = 0;
   unsigned surfaces = 0;
   std::uint64_t at_lba = 0;        // the first source track of the sweep
+  double rotation_ns = 0;          // the zone stream's revolution: track size × sector time
   std::vector<std::string> notes;
 };
 
