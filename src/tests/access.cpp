@@ -326,10 +326,11 @@ Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt, const 
     res.track_to_track_ms = tr.seek_ms;
     if (tr.rotation_ns > 0) {
       // A revolution from a stream (integer track size × fitted sector time) is exact to a few
-      // parts per million on every simulated drive; stated to kStreamRotationFloor.
-      const double u = kStreamRotationFloor * tr.rotation_ns;
-      res.rotation_ms = {tr.rotation_ns * 1e-6, u * 1e-6};
-      res.rpm = {60e9 / tr.rotation_ns, 60e9 / tr.rotation_ns * kStreamRotationFloor};
+      // parts per million when the track size is right.
+      // The track size is an integer fitted from boundaries: one sector off is 1/spt of it.
+      const double rel = std::max(kStreamRotationFloor, 1.0 / tr.sectors_per_track);
+      res.rotation_ms = {tr.rotation_ns * 1e-6, rel * tr.rotation_ns * 1e-6};
+      res.rpm = {60e9 / tr.rotation_ns, 60e9 / tr.rotation_ns * rel};
       res.notes.push_back("rotation: from the track stream of the track-to-track probe (track size x sector time)");
     }
     for (auto& n : tr.notes) res.notes.push_back(n);
