@@ -3,7 +3,8 @@
 
 Seeds are small real inputs: IDENTIFY blocks, hdparm hex dumps and libatasmart blobs of real
 drives, the SCSI responses and sense data of sg3_utils' examples, the ATA PASS-THROUGH CDBs
-sg3_utils builds, and the DiskSim-derived disk models. Usage: scripts/fuzz-seeds.py
+sg3_utils builds, the DiskSim-derived disk models, and the heads of DiskSim's validation traces
+(with small fio iolog and blkparse samples) for the trace readers. Usage: scripts/fuzz-seeds.py
 """
 import json
 import pathlib
@@ -61,3 +62,20 @@ m = json.loads(models[0].read_text())
 m["faults"] = {"medium_errors": [{"first_lba": 1000, "sectors": 8}], "stop_answering_after_ios": 100,
                "stop_answering_at_ms": 2500, "vanish_after_ios": 200, "vanish_at_ms": 3000.5}
 put("disk_model", "with-faults.json", json.dumps(m, indent=1))
+
+# Trace readers: the first 40 lines of each DiskSim validation trace (the fuzzers cut inputs at
+# 4 KiB), and one small sample of each other format.
+for t in sorted((data / "disksim-traces").glob("*.trace")):
+    put("trace", t.stem + ".head", "".join(t.read_text().splitlines(True)[:40]))
+put("trace", "fio-v2.iolog", "fio version 2 iolog\n/dev/sdb add\n/dev/sdb open\n/dev/sdb read 0 4096\n"
+    "/dev/sdb wait 1500 0\n/dev/sdb write 8192 512\n/dev/sdb sync 0 0\n/dev/sdb close\n")
+put("trace", "fio-v3.iolog", "fio version 3 iolog\n100 /dev/sdb add\n110 /dev/sdb open\n"
+    "150 /dev/sdb read 4096 4096\n2150 /dev/sdb write 0 8192\n9000 /dev/sdb close\n")
+put("trace", "blkparse.txt",
+    "  8,16   1        1     0.000000000  4242  Q   R 2048 + 8 [fio]\n"
+    "  8,16   1        2     0.000002500  4242  M   R 2056 + 8 [fio]\n"
+    "  8,16   1        3     0.000010000  4242  D   R 2048 + 16 [fio]\n"
+    "  8,16   1        4     0.004010000     0  C   R 2048 + 16 [0]\n"
+    "  8,16   0        5     0.005003000  4243  D FWS 0 + 0 [kworker]\n"
+    "CPU0 (8,16):\n Reads Queued:           2,       16KiB\n")
+

@@ -16,7 +16,7 @@ root=$PWD
 secs=${1:-20}
 build=${FUZZ_BUILD:-build-fuzz}
 jobs=${JOBS:-$(nproc)}
-targets=${FUZZ_TARGETS:-"identify scsi_decode sense dump_reader disk_model"}
+targets=${FUZZ_TARGETS:-"identify scsi_decode sense dump_reader disk_model trace"}
 
 command -v clang++ >/dev/null || { echo "fuzz: clang++ not found (scripts/setup.sh installs clang)" >&2; exit 2; }
 if [ "${FUZZ_CONFIGURED:-0}" != 1 ]; then
@@ -69,6 +69,8 @@ data_seeds() {
       for f in "$data"/disk-models/*.json; do
         case $f in *.truth.json) ;; *) cp "$f" "$dir"/ ;; esac
       done ;;
+    trace)
+      for f in "$data"/disksim-traces/*.trace; do head -40 "$f" >"$dir/$(basename "$f" .trace).head"; done ;;
   esac
 }
 

@@ -25,10 +25,11 @@ Expected<json> load_results(const std::string& path) {
   ss << f.rdbuf();
   json doc = json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return make_error(fmt::format("{}: not valid JSON", path));
-  if (!doc.is_object() || !(doc.contains("tests") || doc.contains("ab")))
-    return make_error(fmt::format("{}: not a drivescope result (no \"tests\" or \"ab\"; make one with "
-                                  "`drivescope bench TARGET --json > FILE`)", path));
-  if (doc.contains("error") && !doc.contains("tests") && !doc.contains("ab"))
+  const bool result = doc.is_object() && (doc.contains("tests") || doc.contains("ab") || doc.contains("replay"));
+  if (!result)
+    return make_error(fmt::format("{}: not a drivescope result (no \"tests\", \"ab\" or \"replay\"; make one "
+                                  "with `drivescope bench TARGET --json > FILE`)", path));
+  if (doc.contains("error") && !doc.contains("tests") && !doc.contains("ab") && !doc.contains("replay"))
     return make_error(fmt::format("{}: the run failed: {}", path, doc["error"].dump()));
   return doc;
 }

@@ -30,5 +30,7 @@ Action add_restore(CLI::App& app);
 Action add_ncq(CLI::App& app);  // the NCQ/TCQ claimed / enabled / effective verdict
 Action add_report(CLI::App& app);
 Action add_compare(CLI::App& app);
+Action add_sim(CLI::App& app);  // sim list / sim show: the simulator's presets
+Action add_replay(CLI::App& app);  // a block trace with its timing, DiskSim's demerit
 
 }  // namespace ds::cli

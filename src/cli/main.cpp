@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
       ds::cli::add_ncq(app),
       ds::cli::add_report(app),
       ds::cli::add_compare(app),
+      ds::cli::add_sim(app),
+      ds::cli::add_replay(app),
   };
   try {
     app.parse(argc, argv);

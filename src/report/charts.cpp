@@ -612,10 +612,31 @@ std::string size_label(double bytes) {
   return fmt::format("{:g} B", bytes);
 }
 
+// Replay: the replayed and the trace's measured service-time CDFs (as `replay --json` gives them,
+// at every whole percent), with DiskSim's demerit between them in the key.
+ChartSource replay_chart(const json& r, const json* sim, const std::string& name, const std::string& label) {
+  ChartSource c{name, "replay_cdf", with_label("Service time distribution: replayed and measured", label), "", ""};
+  c.data = "# drivescope: replay CDFs: fraction replayed_ms measured_ms (NaN: the trace has none)\n";
+  const json* real = r.contains("measured") ? arr(r["measured"], "cdf") : nullptr;
+  for (std::size_t i = 0; i < sim->size(); ++i) {
+    auto p = num((*sim)[i], "p"), ms = num((*sim)[i], "ms");
+    auto m = real && i < real->size() ? num((*real)[i], "ms") : std::nullopt;
+    if (p && ms) c.data += fmt::format("{:.2f} {:.4f} {}\n", *p, *ms, m ? fmt::format("{:.4f}", *m) : "NaN");
+  }
+  const auto dm = num(r, "demerit_ms");
+  std::string plot = "plot '" + name + ".dat' using 2:1 with lines lw 2 lc rgb '#1f5fa8' title 'replayed'";
+  if (real)
+    plot += ", '' using 3:1 with lines lw 2 dt 2 lc rgb '#c0392b' title " +
+            q(dm ? fmt::format("measured (demerit {:.3f} ms)", *dm) : std::string("measured"));
+  c.script = preamble(name, c.title, "bottom right") +
+             "set xlabel 'Service time (ms)'\nset ylabel 'Fraction of requests'\nset yrange [0:1]\n" + plot + "\n";
+  return c;
+}
+
 const std::vector<std::string>& chart_kinds() {
   static const std::vector<std::string> k{"transfer",      "access_map",   "access_histogram", "seek_curve",
                                           "queue_heatmap", "queue_surface", "queue_iops",       "blocksize",
-                                          "patterns",      "ab"};
+                                          "patterns",      "ab",         "replay_cdf"};
   return k;
 }
 
@@ -658,6 +679,9 @@ std::vector<ChartSource> build_charts(const nlohmann::json& doc, const std::stri
         what = " (" + doc["ab"]["feature"].get<std::string>() + ")";
       out.push_back(ab_chart(*r, what, prefix + "ab", label));
     }
+  if (doc.contains("replay") && doc["replay"].contains("summary"))
+    if (const json* sim = arr(doc["replay"]["summary"], "cdf"))
+      out.push_back(replay_chart(doc["replay"], sim, prefix + "replay_cdf", label));
   return out;
 }
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "drivescope/commands.hpp"
+#include "drivescope/opcodes.hpp"
 
 namespace ds::sim {
 

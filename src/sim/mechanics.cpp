@@ -27,20 +27,31 @@ Mechanics::Mechanics(const DiskModel& m, Layout layout, SeekCurve seek, std::uin
 }
 
 void Mechanics::set_aam_scales(double seek_scale, double rate_scale, std::int64_t now) {
-  // The read-ahead timeline was computed at the old rate: end it here (the firmware aborts
-  // read-ahead for a SET FEATURES anyway).
-  stop_stream(now);
+  // The read-ahead timeline was computed for the old switch times: end it where the head is when
+  // the mechanism is next free (the firmware aborts read-ahead for a SET FEATURES anyway).
+  stop_stream(std::max(now, mech_free_));
   seek_fp_ = std::llround(seek_scale * (1 << kFpShift));
-  rate_fp_ = std::max<std::int64_t>(1, std::llround(rate_scale * (1 << kFpShift)));
+  // The rate scale r < 1 is a longer switch, never a longer sector: at a quiet level the head
+  // settles slower after a track or cylinder switch, and a share of the switches overrun their
+  // skew and wait one more revolution. The share is set so that a stretch whose clean stream
+  // time is T costs T / r: (1/r − 1)·T / rotation revolutions, lost one at a time at the track
+  // starts where that count steps up (evenly spread; lost_revs()). Rotation and sector time
+  // stay as they are, so the drive keeps one rotation period.
+  lost_per_ns_ = rate_scale < 1.0 ? (1.0 / rate_scale - 1.0) / static_cast<double>(rot_ns_) : 0.0;
   // Streaming pays a whole revolution wherever a switch outlasts its skew.
   layout_.set_switch_times(head_switch_ns_, std::max(seek_ns(1), head_switch_ns_));
 }
 
-std::int64_t Mechanics::stretch(std::int64_t media_ns) const {
-  if (rate_fp_ == (1 << kFpShift)) return media_ns;
-  return static_cast<std::int64_t>((static_cast<__int128>(media_ns) << kFpShift) / rate_fp_);
+std::int64_t Mechanics::lost_revs(std::uint64_t lba) const {
+  if (lost_per_ns_ == 0) return 0;
+  lba = std::min(lba, layout_.capacity() - 1);
+  const std::uint64_t track_start = lba - layout_.locate(lba).sector;
+  return static_cast<std::int64_t>(std::floor(static_cast<double>(layout_.stream_ns(track_start)) * lost_per_ns_));
 }
-std::int64_t Mechanics::unstretch(std::int64_t elapsed_ns) const { return scale(elapsed_ns, rate_fp_); }
+
+std::int64_t Mechanics::media_ns(std::uint64_t from, std::uint64_t end) const {
+  return layout_.stream_ns(end) - layout_.stream_ns(from) + rot_ns_ * (lost_revs(end - 1) - lost_revs(from));
+}
 
 std::int64_t Mechanics::interface_ns(std::uint64_t bytes) const {
   // MB/s = 10^6 bytes per second: bytes·1000/rate ns.
@@ -65,6 +76,7 @@ std::int64_t Mechanics::switch_ns(HeadPos from, const Chs& to) const {
 
 std::int64_t Mechanics::defect_extra(std::uint64_t first, std::uint64_t end) const {
   std::int64_t extra = 0;
+  if (first >= end) return 0;  // (a stream already past a request's end has nothing to read)
   for (const auto& d : model_.defects)
     if (d.first_lba < end && first < d.first_lba + d.sectors) extra += ms_to_ns(d.extra_ms);
   return extra;
@@ -73,14 +85,44 @@ std::int64_t Mechanics::defect_extra(std::uint64_t first, std::uint64_t end) con
 // ---- read-ahead stream ----------------------------------------------------------------------
 
 std::int64_t Mechanics::reach_ns(std::uint64_t lba) const {
-  return stream_.t0 + stretch(layout_.stream_ns(lba) - stream_.s0);
+  return stream_.t0 + layout_.stream_ns(lba) - stream_.s0 + rot_ns_ * (lost_revs(lba) - stream_.l0);
+}
+
+std::int64_t Mechanics::reach_end(std::uint64_t end) const {
+  return stream_.t0 + layout_.stream_ns(end) - stream_.s0 + rot_ns_ * (lost_revs(end - 1) - stream_.l0);
 }
 
 std::uint64_t Mechanics::stream_pos(std::int64_t t) const {
   if (t >= stream_.t_limit) return stream_.limit;
   if (t <= stream_.t0) return stream_.lba0;
-  const std::uint64_t lba = layout_.lba_at_stream_ns(stream_.s0 + unstretch(t - stream_.t0));
-  return std::clamp(lba, stream_.lba0, stream_.limit);
+  if (lost_per_ns_ == 0) {
+    const std::uint64_t lba = layout_.lba_at_stream_ns(stream_.s0 + (t - stream_.t0));
+    return std::clamp(lba, stream_.lba0, stream_.limit);
+  }
+  // With revolutions lost at some switches: the last sector whose start the head has reached
+  // (reach_ns is monotonic), then within it as without losses.
+  std::uint64_t lo = stream_.lba0, hi = stream_.limit;  // reach_ns(lo) <= t < reach_ns(hi)
+  while (hi - lo > 1) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    (reach_ns(mid) <= t ? lo : hi) = mid;
+  }
+  const std::uint64_t lba = layout_.lba_at_stream_ns(layout_.stream_ns(lo) + (t - reach_ns(lo)));
+  return std::clamp(lba, lo, lo + 1);
+}
+
+std::uint64_t Mechanics::window_first(std::int64_t t) const {
+  const std::uint64_t pos = stream_pos(t), seg = cache_.segment_sectors();
+  return std::max(cache_[stream_.seg].first, pos > seg ? pos - seg : 0);
+}
+
+void Mechanics::pause_stream(std::int64_t t, std::int64_t extra) {
+  const std::uint64_t p = stream_pos(t);
+  const std::int64_t at = reach_ns(p);
+  stream_.lba0 = p;
+  stream_.s0 = layout_.stream_ns(p);
+  stream_.l0 = lost_revs(p);
+  stream_.t0 = at + extra;
+  stream_.t_limit = reach_end(stream_.limit);
 }
 
 HeadPos Mechanics::head_at(std::int64_t t) const {
@@ -94,6 +136,7 @@ void Mechanics::stop_stream(std::int64_t t) {
   if (!stream_.active) return;
   head_ = head_at(t);
   Segment& s = cache_[stream_.seg];
+  s.first = window_first(t);
   s.end = std::max({s.end, stream_pos(t), stream_.served_end});
   s.first = std::max(s.first, s.end > cache_.segment_sectors() ? s.end - cache_.segment_sectors() : 0);
   stream_.active = false;
@@ -109,9 +152,10 @@ void Mechanics::start_stream(int seg, std::uint64_t from, std::uint64_t end, std
   stream_.seg = seg;
   stream_.lba0 = from;
   stream_.s0 = layout_.stream_ns(from);
+  stream_.l0 = lost_revs(from);
   stream_.t0 = t0;
   stream_.limit = ahead_limit(end);
-  stream_.t_limit = reach_ns(stream_.limit);
+  stream_.t_limit = reach_end(stream_.limit);
   stream_.served_end = end;
   cache_.touch(seg);
 }
@@ -132,7 +176,7 @@ std::int64_t Mechanics::media_access(const Access& a, std::uint64_t from, std::i
   const std::int64_t start = arrive + pos_mod(s_from - arrive, rot_ns_);
   const std::int64_t extra = defect_extra(from, end);
   *data_start = start + extra;
-  const std::int64_t done = *data_start + stretch(layout_.stream_ns(end) - s_from);
+  const std::int64_t done = *data_start + media_ns(from, end);
   const Chs last = layout_.locate(end - 1);
   head_ = {last.cyl, last.head};
   mech_free_ = done;
@@ -209,18 +253,16 @@ std::int64_t Mechanics::serve(const Access& a, std::int64_t t_dispatch) {
   std::uint64_t from = a.lba;
   int seg = -1;
   if (stream_.active) {
-    Segment& s = cache_[stream_.seg];
-    if (a.lba >= s.first && a.lba <= stream_.limit) {
+    if (a.lba >= window_first(t) && a.lba <= stream_.limit) {
       if (t < stream_.t_limit || end <= stream_.limit) {
         // The head is still reading on (or has read) through this request: no positioning.
-        std::int64_t done = reach_ns(end);
-        if (const std::int64_t extra = defect_extra(std::max(a.lba, stream_pos(t)), end); extra > 0) {
-          done += extra;
-          stream_.t0 += extra;
-        }
+        // Only what it has not read yet can cost a slow region's time.
+        if (const std::int64_t extra = defect_extra(std::max(a.lba, stream_pos(t)), end); extra > 0)
+          pause_stream(t, extra);
+        const std::int64_t done = reach_end(end);
         if (end > stream_.limit || look_ahead_) {
           stream_.limit = std::max(stream_.limit, ahead_limit(end));
-          stream_.t_limit = reach_ns(stream_.limit);
+          stream_.t_limit = reach_end(stream_.limit);
         }
         mech_free_ = std::max(mech_free_, done);
         stream_.served_end = std::max(stream_.served_end, end);
@@ -254,8 +296,7 @@ std::int64_t Mechanics::positioning_estimate(const Access& a, std::int64_t t, He
     if (!a.write) {
       const int skip = stream_.active ? stream_.seg : -1;
       if (cache_.find(a.lba, a.sectors, skip) >= 0) return 0;
-      if (stream_.active && a.lba >= cache_[stream_.seg].first && a.lba <= stream_.limit &&
-          t < stream_.t_limit)
+      if (stream_.active && a.lba >= window_first(t) && a.lba <= stream_.limit && t < stream_.t_limit)
         return std::max<std::int64_t>(0, reach_ns(a.lba) - t);
     }
   } else {

@@ -7,6 +7,8 @@
 // A read that starts inside the segment being read ahead completes when the head gets past its
 // last sector: this is what lets a host stream at the media rate with skews paid, and nothing
 // else (command overhead overlaps with the media work). Hits are served at the interface rate.
+// The segment being filled holds at most segment_sectors(): what the head read before that has
+// scrolled out of it.
 // Writes with the write cache on complete when their data is in the buffer; the mechanism writes
 // them to the media (destages) in arrival order whenever it is otherwise free. A read miss does
 // not wait behind the whole backlog, only behind the destage already under way when it arrives
@@ -76,14 +78,24 @@ class Mechanics {
   static std::int64_t scale(std::int64_t v, std::int64_t fp) {
     return static_cast<std::int64_t>((static_cast<__int128>(v) * fp) >> kFpShift);
   }
-  std::int64_t stretch(std::int64_t media_ns) const;     // media time at the AAM rate scale
-  std::int64_t unstretch(std::int64_t elapsed_ns) const;
   std::int64_t switch_ns(HeadPos from, const Chs& to) const;
+  // Extra time of the slow regions [first, end) touches; nothing for an empty range.
   std::int64_t defect_extra(std::uint64_t first, std::uint64_t end) const;
+  // AAM rate scale r < 1: whole revolutions lost to slowed switches before lba's track (see
+  // set_aam_scales); 0 at r = 1.
+  std::int64_t lost_revs(std::uint64_t lba) const;
+  // Time from the start of sector `from` until the last sector before `end` has passed, for a
+  // head reading without a break.
+  std::int64_t media_ns(std::uint64_t from, std::uint64_t end) const;
 
   // Read-ahead stream.
   std::int64_t reach_ns(std::uint64_t lba) const;  // when the streaming head reaches lba
+  std::int64_t reach_end(std::uint64_t end) const;  // when it has read the sector before end
   std::uint64_t stream_pos(std::int64_t t) const;  // first LBA not yet read at t
+  // First LBA the streaming segment still holds at t: it keeps only the last segment_sectors().
+  std::uint64_t window_first(std::int64_t t) const;
+  // The head stops `extra` ns at the first sector not yet read at t (a slow region's retries).
+  void pause_stream(std::int64_t t, std::int64_t extra);
   void stop_stream(std::int64_t t);
   HeadPos head_at(std::int64_t t) const;
   void start_stream(int seg, std::uint64_t from, std::uint64_t end, std::int64_t t0);
@@ -109,7 +121,7 @@ class Mechanics {
   std::int64_t head_switch_ns_ = 0;
   std::int64_t settle_ns_ = 0;
   std::int64_t seek_fp_ = 1 << kFpShift;  // AAM seek scale, fixed point
-  std::int64_t rate_fp_ = 1 << kFpShift;  // AAM media rate scale, fixed point
+  double lost_per_ns_ = 0;  // AAM rate scale r: (1/r − 1) / rotation, revolutions lost per ns streamed
   double jitter_ = 0;                      // fraction
   bool write_cache_ = false;
   bool look_ahead_ = true;
@@ -122,6 +134,7 @@ class Mechanics {
     int seg = -1;
     std::uint64_t lba0 = 0;
     std::int64_t s0 = 0;  // stream_ns(lba0)
+    std::int64_t l0 = 0;  // lost_revs(lba0)
     std::int64_t t0 = 0;  // when the head is at the start of lba0
     std::uint64_t limit = 0;
     std::int64_t t_limit = 0;

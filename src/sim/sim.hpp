@@ -24,6 +24,9 @@ std::vector<std::string> preset_aliases();     // every accepted name, canonical
 Expected<DiskModel> preset(std::string_view name);
 // A one-line description of a preset ("WD Raptor WD740GD 74 GB, 10000 rpm, SATA TCQ").
 std::string preset_summary(std::string_view name);
+// The other names a preset answers to, and its model file's text (models/NAME.json).
+std::vector<std::string> preset_aliases_of(std::string_view name);
+Expected<std::string> preset_json(std::string_view name);
 
 struct SimOptions {
   std::optional<std::uint64_t> seed;  // overrides the model's noise.seed

@@ -1,6 +1,6 @@
 // Feature control (src/app/features) and the restore machinery (src/app/restore) on the
 // simulated drive and on a QEMU-like fake ATA device that accepts SET FEATURES AAM as a no-op and
-// never reports AAM in IDENTIFY (what /work/shared/vm-recipe/README.md measured).
+// never reports AAM in IDENTIFY (what the QEMU recipe behind tests/vm measured).
 #include <doctest/doctest.h>
 
 #include <unistd.h>

@@ -12,6 +12,7 @@
 
 #include "app/progress.hpp"
 #include "app_test_util.hpp"
+#include "../support/skip.hpp"
 
 namespace fs = std::filesystem;
 using ds::app::format_duration;
@@ -78,7 +79,7 @@ TEST_CASE("progress: a simulated drive's fast clock shortens the wall-clock ETA"
   CHECK(*s.eta_test_s == doctest::Approx(0.2));
 }
 
-TEST_CASE("progress: no progress line into a pipe or file, a clean --json stdout; a line with an ETA on a terminal") {
+TEST_CASE("progress: no progress line into a pipe or file, a clean --json stdout; a line with an ETA on a terminal" * doctest::test_suite("env")) {
   const fs::path dir = fs::temp_directory_path() / ("ds_progress_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const std::string bin = DS_BINARY;
@@ -95,8 +96,10 @@ TEST_CASE("progress: no progress line into a pipe or file, a clean --json stdout
 
   // stderr on a pseudo-terminal (util-linux `script`), stdout still into a file.
   if (std::system("command -v script > /dev/null 2>&1") != 0) {
-    MESSAGE("`script` not available: terminal case skipped");
-  } else {
+    fs::remove_all(dir);
+    DS_SKIP("`script` (util-linux) not available: the terminal case was not run");
+  }
+  {
     std::string inner = bin + " bench sim:raptor --tests transfer,access --seed 2 --json > " + (dir / "tty.json").string();
     cmd = "script -qfec '" + inner + "' " + (dir / "tty.log").string() + " > /dev/null 2>&1 < /dev/null";
     REQUIRE(std::system(cmd.c_str()) == 0);

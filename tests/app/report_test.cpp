@@ -16,6 +16,7 @@
 #include "app/report.hpp"
 #include "report/charts.hpp"
 #include "app_test_util.hpp"
+#include "../support/skip.hpp"
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -62,10 +63,9 @@ bool count_ok(const std::string& hay, const std::string& needle, std::size_t wan
 
 }  // namespace
 
-TEST_CASE("report: full bench of a simulated drive -> self-contained HTML with every chart inline") {
+TEST_CASE("report: full bench of a simulated drive -> self-contained HTML with every chart inline" * doctest::test_suite("env")) {
   if (ds::report::find_gnuplot().empty() || std::getenv("DRIVESCOPE_GNUPLOT")) {
-    MESSAGE("gnuplot not available: skipped");
-    return;
+    DS_SKIP("gnuplot not available: skipped");
   }
   fs::path results = bench("raptor");
   auto doc = ds::app::load_results(results.string());

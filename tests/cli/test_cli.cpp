@@ -130,3 +130,69 @@ TEST_CASE("list runs on this machine and gives a JSON array") {
   auto j = nlohmann::json::parse(r.out);
   CHECK(j["drives"].is_array());
 }
+
+TEST_CASE("cli: sim list names every preset; sim show prints a model file that opens as sim:PATH") {
+  Run l = run("sim list --json");
+  REQUIRE(l.rc == 0);
+  auto doc = nlohmann::json::parse(l.out, nullptr, false);
+  REQUIRE(doc.is_object());
+  REQUIRE(doc["presets"].is_array());
+  CHECK(doc["presets"].size() >= 9);
+  bool raptor = false;
+  for (const auto& p : doc["presets"]) {
+    CHECK(p["rpm"].get<double>() > 0);
+    CHECK(p["capacity_bytes"].get<std::uint64_t>() > 0);
+    raptor |= p["name"] == "raptor";
+  }
+  CHECK(raptor);
+  Run t = run("sim list");
+  CHECK(t.rc == 0);
+  CHECK(t.out.find("7200.7") != std::string::npos);
+
+  Run s = run("sim show wd740gd");  // an alias
+  REQUIRE(s.rc == 0);
+  const fs::path p = temp_file("mine.json", s.out);
+  Run b = run("identify sim:" + p.string() + " --json");
+  CHECK(b.rc == 0);
+  CHECK(b.out.find("WD740GD") != std::string::npos);
+  Run bad = run("sim show no-such-drive");
+  CHECK(bad.rc == 1);
+  fs::remove_all(p.parent_path());
+TEST_CASE("replay: a DiskSim trace on its simulated drive, as JSON, with the demerit") {
+  std::ifstream in(data("disksim-traces/hp_c2247a.trace"));
+  std::string head, line;
+  for (int i = 0; i < 300 && std::getline(in, line); ++i) head += line + "\n";
+  const auto trace = temp_file("head.trace", head);
+  const std::string model = "sim:" + data("disk-models/hp_c2247a.json");
+  auto r = run("replay " + model + " " + trace.string() + " --write --json");
+  REQUIRE(r.rc == 0);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["replay"]["requests"].size() == 300);
+  const auto& q = j["replay"]["requests"][0];
+  CHECK(q["lba"] == 564347);
+  CHECK(q["blocks"] == 2);
+  CHECK(q["write"] == false);
+  CHECK(q["service_ms"].get<double>() > 0);
+  CHECK(q["measured_ms"].get<double>() == doctest::Approx(14.09537));
+  CHECK(j["replay"]["format"] == "disksim-validate");
+  CHECK(j["replay"]["demerit_ms"].is_number());
+  CHECK(j["replay"]["summary"]["p99_ms"].get<double>() >= j["replay"]["summary"]["p50_ms"].get<double>());
+  CHECK(j["replay"]["summary"]["cdf"].size() == 101);
+  CHECK(j["replay"]["measured"]["count"] == 300);
+  // The same trace without --write: refused before any I/O (it holds writes).
+  CHECK(run("replay " + model + " " + trace.string()).rc == 1);
+}
+
+TEST_CASE("replay: an fio iolog has no measured times; bad traces and options are refused") {
+  const auto iolog = temp_file("v2.iolog", "fio version 2 iolog\n/dev/x add\n/dev/x read 0 4096\n/dev/x read 1048576 4096\n");
+  auto r = run("replay sim:raptor " + iolog.string() + " --json");
+  REQUIRE(r.rc == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["replay"]["requests"].size() == 2);
+  CHECK(j["replay"]["demerit_ms"].is_null());
+  CHECK(j["replay"]["requests"][1]["lba"] == 2048);
+  const auto bad = temp_file("bad.trace", "R Hit 1 2 3 4\nR Hit x 2 3 4\n");
+  CHECK(run("replay sim:raptor " + bad.string()).rc == 1);
+  CHECK(run("replay sim:raptor " + iolog.string() + " --format csv").rc == 2);
+  CHECK(run("replay sim:raptor /nonexistent/trace").rc == 1);
+}

@@ -16,6 +16,7 @@
 #include "io/aio_engine.hpp"
 #include "io/histogram.hpp"
 #include "io_test_util.hpp"
+#include "../support/skip.hpp"
 
 using namespace std::chrono_literals;
 using ds::IoCompletion;
@@ -263,11 +264,10 @@ TEST_CASE("aio engine: a reap that sees nothing before its timeout is an error, 
   if (!saw_timeout) MESSAGE("the disk answered every reap within 0 ms; timeout path not exercised");
 }
 
-TEST_CASE("aio engine: /dev/shm is used directly when O_DIRECT works, refused otherwise") {
+TEST_CASE("aio engine: /dev/shm is used directly when O_DIRECT works, refused otherwise" * doctest::test_suite("env")) {
   TempFile f("/dev/shm", 1 << 20);
   if (!f.ok()) {
-    MESSAGE("no /dev/shm here");
-    return;
+    DS_SKIP("no /dev/shm here");
   }
   auto e = AioEngine::open(f.path, AioOptions{.max_queue_depth = 8});
   if (e.ok()) {
@@ -282,12 +282,11 @@ TEST_CASE("aio engine: /dev/shm is used directly when O_DIRECT works, refused ot
   run_reads(**b, 8, 4096, 100);
 }
 
-TEST_CASE("aio engine: a 4096-byte-sector loop device reads single sectors of 4096 bytes") {
+TEST_CASE("aio engine: a 4096-byte-sector loop device reads single sectors of 4096 bytes" * doctest::test_suite("env")) {
   TempFile f("/tmp", 4 << 20);
   ds_test::LoopDevice loop(f.path, 4096);
   if (!loop.ok()) {
-    MESSAGE("losetup --sector-size 4096 is not available here: " << loop.why);
-    return;
+    DS_SKIP("losetup --sector-size 4096 is not available here: " << loop.why);
   }
   auto e = AioEngine::open(loop.dev, AioOptions{.max_queue_depth = 16});
   REQUIRE_MESSAGE(e.ok(), (e.ok() ? "" : e.error().message));
@@ -307,12 +306,11 @@ TEST_CASE("aio engine: a 4096-byte-sector loop device reads single sectors of 40
   CHECK(asfile.error().message.find("not a regular file") != std::string::npos);
 }
 
-TEST_CASE("aio engine: a 512-byte-sector loop device and its latencies in a histogram") {
+TEST_CASE("aio engine: a 512-byte-sector loop device and its latencies in a histogram" * doctest::test_suite("env")) {
   TempFile f("/tmp", 4 << 20);
   ds_test::LoopDevice loop(f.path, 512);
   if (!loop.ok()) {
-    MESSAGE("losetup is not available here: " << loop.why);
-    return;
+    DS_SKIP("losetup is not available here: " << loop.why);
   }
   auto e = AioEngine::open(loop.dev, AioOptions{.max_queue_depth = 4});
   REQUIRE(e.ok());
@@ -378,12 +376,11 @@ TEST_CASE("aio engine: a read-only run holds the target read-only and O_DIRECT")
   CHECK((flags[0] & O_ACCMODE) == O_RDWR);
 }
 
-TEST_CASE("aio engine: exclusive opens of a block device exclude each other, via IoEngine") {
+TEST_CASE("aio engine: exclusive opens of a block device exclude each other, via IoEngine" * doctest::test_suite("env")) {
   TempFile f("/tmp", 1 << 20);
   ds_test::LoopDevice loop(f.path, 512);
   if (!loop.ok()) {
-    MESSAGE("losetup is not available here: " << loop.why);
-    return;
+    DS_SKIP("losetup is not available here: " << loop.why);
   }
   auto first = AioEngine::open(loop.dev, AioOptions{.exclusive = true, .max_queue_depth = 2});
   REQUIRE(first.ok());

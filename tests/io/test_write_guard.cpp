@@ -11,6 +11,7 @@
 
 #include "io/write_guard.hpp"
 #include "io_test_util.hpp"
+#include "../support/skip.hpp"
 
 namespace fs = std::filesystem;
 using ds::io::BlockDeviceId;
@@ -186,7 +187,7 @@ TEST_CASE("write guard: regular files need --write only; other file types are re
   CHECK(has(check_write_allowed("/tmp/drivescope-nope-nope", o), "No such file"));
 }
 
-TEST_CASE("write guard: the live system's mounted root disk is refused") {
+TEST_CASE("write guard: the live system's mounted root disk is refused" * doctest::test_suite("env")) {
   // Read-only check: the guard only reads /proc and /sys and tries (and releases) an O_EXCL open.
   std::string root_dev;
   std::ifstream mi("/proc/self/mountinfo");
@@ -199,8 +200,7 @@ TEST_CASE("write guard: the live system's mounted root disk is refused") {
   }
   struct stat st {};
   if (root_dev.empty() || ::stat(root_dev.c_str(), &st) != 0 || !S_ISBLK(st.st_mode)) {
-    MESSAGE("the root filesystem is not on a visible block device here");
-    return;
+    DS_SKIP("the root filesystem is not on a visible block device here");
   }
   WriteGuardOptions o;
   o.write = o.destructive = true;
@@ -211,12 +211,11 @@ TEST_CASE("write guard: the live system's mounted root disk is refused") {
   CHECK(r.error().message.find("O_EXCL") != std::string::npos);
 }
 
-TEST_CASE("write guard: a real idle loop device passes, and fails while someone holds it O_EXCL") {
+TEST_CASE("write guard: a real idle loop device passes, and fails while someone holds it O_EXCL" * doctest::test_suite("env")) {
   ds_test::TempFile f("/tmp", 1 << 20);
   ds_test::LoopDevice loop(f.path, 512);
   if (!loop.ok()) {
-    MESSAGE("losetup is not available here: " << loop.why);
-    return;
+    DS_SKIP("losetup is not available here: " << loop.why);
   }
   WriteGuardOptions o;
   o.write = o.destructive = true;

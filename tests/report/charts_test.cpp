@@ -11,6 +11,7 @@
 
 #include "report/charts.hpp"
 #include "report/html.hpp"
+#include "../support/skip.hpp"
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -97,11 +98,10 @@ TEST_CASE("charts: data files carry the document's figures in chart units") {
   }
 }
 
-TEST_CASE("charts: gnuplot renders every chart to SVG, one to PNG; the SVG inlines cleanly") {
+TEST_CASE("charts: gnuplot renders every chart to SVG, one to PNG; the SVG inlines cleanly" * doctest::test_suite("env")) {
   std::string gp = ds::report::find_gnuplot();
   if (gp.empty() || std::getenv("DRIVESCOPE_GNUPLOT")) {
-    MESSAGE("gnuplot not available: rendering not tested here");
-    return;
+    DS_SKIP("gnuplot not available: rendering not tested here");
   }
   fs::path dir = fs::temp_directory_path() / ("ds_charts_" + std::to_string(::getpid()));
   fs::remove_all(dir);
@@ -173,4 +173,31 @@ TEST_CASE("html: the inliner drops prolog, namespaces, scripts and external href
   CHECK(o.find("data:image/png;base64,AAAA") != std::string::npos);
   CHECK(o.find("trailing") == std::string::npos);
   CHECK(ds::report::inline_svg("no svg here", "x").empty());
+}
+
+TEST_CASE("charts: a replay document gives the two service-time CDFs, the demerit in the key") {
+  json cdf_sim = json::array(), cdf_real = json::array();
+  for (int k = 0; k <= 100; ++k) {
+    cdf_sim.push_back({{"p", k / 100.0}, {"ms", 1.0 + 0.2 * k}});
+    cdf_real.push_back({{"p", k / 100.0}, {"ms", 1.5 + 0.2 * k}});
+  }
+  json d;
+  d["replay"] = {{"summary", {{"cdf", cdf_sim}}}, {"measured", {{"cdf", cdf_real}}}, {"demerit_ms", 0.5}};
+  CHECK(ds::report::expected_chart_kinds(d) == std::vector<std::string>{"replay_cdf"});
+  const auto c = ds::report::build_charts(d, "", "").front();
+  std::istringstream data(c.data);
+  std::string line;
+  std::getline(data, line);  // header
+  std::getline(data, line);
+  CHECK(line == "0.00 1.0000 1.5000");
+  int rows = 1;
+  while (std::getline(data, line)) ++rows;
+  CHECK(rows == 101);
+  CHECK(c.script.find("measured (demerit 0.500 ms)") != std::string::npos);
+  // A trace without measured times: one curve, NaN in the measured column.
+  d["replay"].erase("measured");
+  d["replay"]["demerit_ms"] = nullptr;
+  const auto one = ds::report::build_charts(d, "", "").front();
+  CHECK(one.data.find("NaN") != std::string::npos);
+  CHECK(one.script.find("using 3:1") == std::string::npos);
 }

@@ -1,3 +1,6 @@
+// The device interface's own code (include/drivescope/device.hpp): names of outcomes and target
+// kinds, and the "no passthrough here" defaults of a Device. Every backend links this, and only this,
+// of the interface.
 #include "drivescope/device.hpp"
 
 namespace ds {

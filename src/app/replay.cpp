@@ -1,0 +1,144 @@
+#include "app/replay.hpp"
+
+#include <fmt/core.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "app/target.hpp"
+
+namespace ds::app {
+
+namespace {
+
+using nlohmann::json;
+
+// A trace is read whole; anything larger is surely not a block trace meant for this.
+constexpr std::uintmax_t kMaxTraceBytes = 1ull << 30;
+
+Expected<std::string> read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return make_error(fmt::format("{}: cannot open the trace", path));
+  f.seekg(0, std::ios::end);
+  const auto size = f.tellg();
+  if (size > 0 && static_cast<std::uintmax_t>(size) > kMaxTraceBytes)
+    return make_error(fmt::format("{}: larger than 1 GiB; split the trace", path));
+  f.seekg(0);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+json num(double v) { return std::isfinite(v) ? json(v) : json(); }
+
+json distribution_json(const measure::Distribution& d) {
+  json cdf = json::array();
+  for (const auto& p : d.cdf) cdf.push_back({{"p", p.p}, {"ms", p.ms}});
+  return {{"count", d.count}, {"mean_ms", d.mean_ms}, {"p50_ms", d.p50_ms}, {"p90_ms", d.p90_ms},
+          {"p99_ms", d.p99_ms}, {"max_ms", d.max_ms}, {"cdf", cdf}};
+}
+
+json comparison_json(const measure::Comparison& c) {
+  return {{"subset", c.subset},
+          {"simulated", distribution_json(c.simulated)},
+          {"measured", distribution_json(c.measured)},
+          {"demerit_ms", num(c.demerit_ms)},
+          {"demerit_pct", num(c.demerit_pct)},
+          {"fast_ms", c.fast_ms},
+          {"simulated_fast_fraction", c.simulated_fast_fraction},
+          {"measured_fast_fraction", c.measured_fast_fraction}};
+}
+
+std::string distribution_line(const char* label, const measure::Distribution& d) {
+  return fmt::format("  {:<10} {:>6}  mean {:8.3f}  p50 {:8.3f}  p90 {:8.3f}  p99 {:8.3f}  max {:8.3f} ms\n",
+                     label, d.count, d.mean_ms, d.p50_ms, d.p90_ms, d.p99_ms, d.max_ms);
+}
+
+std::string comparisons_text(const std::vector<measure::Comparison>& cs) {
+  if (cs.empty()) return "";
+  std::string s = fmt::format(
+      "\nAgainst the trace's measured times (demerit: DiskSim's rms, the RMS horizontal distance\n"
+      "between the two service-time CDFs; fast: at most {:.3f} ms, about what a cache hit costs):\n",
+      cs.front().fast_ms);
+  s += fmt::format("  {:<10} {:>6}  {:>9} {:>9}  {:>10} {:>8}  {:>9} {:>9}\n", "subset", "count", "sim mean",
+                   "real mean", "demerit ms", "%", "sim fast", "real fast");
+  for (const auto& c : cs)
+    s += fmt::format("  {:<10} {:>6}  {:9.3f} {:9.3f}  {:10.3f} {:7.1f}%  {:8.1f}% {:8.1f}%\n", c.subset,
+                     c.measured.count, c.simulated.mean_ms, c.measured.mean_ms, c.demerit_ms, c.demerit_pct,
+                     100 * c.simulated_fast_fraction, 100 * c.measured_fast_fraction);
+  return s;
+}
+
+}  // namespace
+
+Report replay_report(const ReplayRequest& req, const measure::Trace& trace, const measure::ReplayResult& r) {
+  Report rep;
+  json reqs = json::array();
+  for (const auto& q : r.requests)
+    reqs.push_back({{"lba", q.lba}, {"blocks", q.blocks}, {"write", q.write}, {"service_ms", q.service_ms},
+                    {"measured_ms", q.measured_ms ? json(*q.measured_ms) : json()},
+                    {"issue_ms", static_cast<double>(q.submit_ns) * 1e-6},
+                    {"action", q.action.empty() ? json() : json(q.action)}});
+  json replay = {{"trace", req.trace_path},
+                 {"format", measure::to_string(trace.format)},
+                 {"variant", trace.variant},
+                 {"timing", trace.timing == measure::TraceTiming::at_time ? "at_time" : "after_completion"},
+                 {"queue_depth", trace.timing == measure::TraceTiming::at_time ? req.queue_depth : 1u},
+                 {"wrap", req.wrap},
+                 {"elapsed_ms", r.elapsed_ms},
+                 {"virtual_time", r.virtual_time},
+                 {"summary", distribution_json(r.service)},
+                 {"requests", reqs}};
+  json comps = json::array();
+  for (const auto& c : r.comparisons) comps.push_back(comparison_json(c));
+  replay["comparisons"] = comps;
+  replay["demerit_ms"] = r.comparisons.empty() ? json() : num(r.comparisons.front().demerit_ms);
+  replay["measured"] = r.comparisons.empty() ? json() : distribution_json(r.comparisons.front().measured);
+  rep.json = {{"drivescope", {{"version", version()}}},
+              {"target", {{"name", req.target}}},
+              {"replay", replay},
+              {"settings", {{"seed", req.seed}, {"write", req.write}}}};
+  rep.text = fmt::format("drivescope replay {} {}\n{} ({}), {} requests ({} writes), over {:.3f} s{}\n\n",
+                         req.target, req.trace_path, measure::to_string(trace.format), trace.variant,
+                         r.requests.size(), trace.writes(), r.elapsed_ms / 1e3,
+                         r.virtual_time ? " of virtual time" : "");
+  rep.text += "Service times:\n" + distribution_line("replayed", r.service);
+  if (!r.comparisons.empty()) rep.text += distribution_line("measured", r.comparisons.front().measured);
+  rep.text += comparisons_text(r.comparisons);
+  return rep;
+}
+
+Expected<Report> run_replay(const ReplayRequest& req) {
+  std::optional<measure::TraceFormat> fmt_given;
+  if (!req.format.empty()) {
+    auto f = measure::parse_trace_format(req.format);
+    if (!f) return f.error();
+    fmt_given = *f;
+  }
+  auto text = read_text(req.trace_path);
+  if (!text) return text.error();
+  auto trace = measure::parse_trace(*text, fmt_given);
+  if (!trace) return make_error(fmt::format("{}: {}", req.trace_path, trace.error().message));
+  if (trace->writes() > 0 && !req.write)
+    return make_error(fmt::format("{}: the trace holds {} write(s): replay them with --write (on a real device "
+                                  "also --destructive: its data is overwritten)", req.trace_path, trace->writes()));
+  OpenOptions oo;
+  oo.want_io = true;
+  oo.write = req.write;
+  oo.destructive = req.destructive;
+  oo.seed = req.seed;
+  auto t = open_target(req.target, oo);
+  if (!t) return t.error();
+  measure::ReplayOptions ro;
+  ro.queue_depth = req.queue_depth;
+  ro.wrap = req.wrap;
+  ro.allow_write = req.write;
+  auto r = measure::replay(*t->io, *trace, ro);
+  if (!r) return r.error();
+  auto rep = replay_report(req, *trace, *r);
+  rep.json["target"]["kind"] = to_string(t->kind);
+  return rep;
+}
+
+}  // namespace ds::app
