@@ -282,7 +282,9 @@ Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt, const 
     for (bool moved = true; moved;) {
       moved = false;
       for (auto& r : res.slow_regions) {
-        const auto m = static_cast<std::uint64_t>(r.location_uncertainty_blocks);
+        // Edge uncertainty, bounded: a region whose edge search was cut short must not close the
+        // windows on the whole span.
+        const auto m = std::min<std::uint64_t>(static_cast<std::uint64_t>(r.location_uncertainty_blocks), span / 200);
         const std::uint64_t f = r.first_lba > m ? r.first_lba - m : 0, l = std::min(span - 1, r.last_lba + m);
         if (lo <= l && lo + w >= f && l + 1 > lo) lo = l + 1, moved = true;
         if (hi >= f && hi <= l + w && f > 0 && f - 1 < hi) hi = f - 1, moved = true;
