@@ -218,6 +218,8 @@ nlohmann::json bench_to_json(const BenchResult& r) {
     t["cache"] = {{"burst_mb_s", fig(c.burst_mb_s)}, {"burst_uncertainty_mb_s", unc(c.burst_mb_s)},
                   {"hit_overhead_ms", r4(c.hit_overhead_ms.value)},
                   {"size_bytes_estimate", c.size_bytes_estimate ? json(c.size_bytes_estimate) : json(nullptr)},
+                  {"size_at_least", c.size_at_least},
+                  {"segment_bytes_estimate", c.segment_bytes_estimate ? json(c.segment_bytes_estimate) : json(nullptr)},
                   {"largest_hit_bytes", c.largest_hit_bytes},
                   {"read_ahead", c.read_ahead},
                   {"read_ahead_bytes_estimate", c.read_ahead_bytes_estimate},
@@ -298,7 +300,9 @@ std::string bench_to_text(const BenchResult& r) {
     const auto& c = *r.cache;
     o += fmt::format("\ncache ({:.1f} s)\n", c.drive_time_s);
     line("burst (interface)", pm(c.burst_mb_s, "MB/s", 1));
-    line("cache size estimate", c.size_bytes_estimate ? fmt::format("{} KiB", c.size_bytes_estimate / 1024) : "-");
+    line("cache size estimate", c.size_bytes_estimate ? fmt::format("{}{} KiB", c.size_at_least ? "at least " : "",
+                                                                    c.size_bytes_estimate / 1024) : "-");
+    if (c.segment_bytes_estimate) line("segment size", fmt::format("{} KiB", c.segment_bytes_estimate / 1024));
     line("read-ahead", c.read_ahead ? fmt::format("yes, ≥ {} KiB", c.read_ahead_bytes_estimate / 1024) : "not seen");
     for (auto& n : c.notes) o += "  note: " + n + "\n";
   }
