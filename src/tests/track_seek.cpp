@@ -172,6 +172,10 @@ TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, B
   std::vector<std::uint32_t> coarse;
   for (unsigned i = 0; i < kCoarse; ++i) coarse.push_back(static_cast<std::uint32_t>(i * spt / kCoarse));
   Sweep s1 = sweep(io, budget, top, cyl, spt, coarse, rng);
+  if (s1.err) {
+    res.error = s1.err;
+    return res;
+  }
   SawtoothFoot f = sawtooth_foot(s1.samples, rev_ms);
   if (f.k_ms <= 0) {
     res.notes.push_back("track_to_track: the one-cylinder latencies do not follow the platter; not measured");
@@ -185,6 +189,7 @@ TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, B
     fine.push_back(static_cast<std::uint32_t>(std::llround(ph * spt)) % spt);
   }
   Sweep s2 = sweep(io, budget, top - 2 * cyl * kCoarse, cyl, spt, fine, rng);
+  if (s2.err) res.error = s2.err;
   std::vector<PhaseSample> all = s1.samples;
   all.insert(all.end(), s2.samples.begin(), s2.samples.end());
   SawtoothFoot g = sawtooth_foot(all, rev_ms);

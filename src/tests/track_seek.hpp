@@ -6,6 +6,7 @@
 // revolution, a fine sweep of that gap to within 1/400. See docs/methods.md.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,7 @@ struct TrackSeekResult {
   std::uint64_t at_lba = 0;        // the first source track of the sweep
   double rotation_ns = 0;          // the zone stream's revolution: track size × sector time
   std::vector<std::string> notes;
+  std::optional<Error> error;      // a failed I/O (not a spent budget)
 };
 
 // One point of a sweep: the phase offset d/spt of the target (in revolutions, [0,1)) and the
