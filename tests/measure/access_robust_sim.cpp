@@ -141,3 +141,21 @@ TEST_CASE("host stalls and recalibration pauses invent no slow region and are co
   }
   CHECK(outliers > 0);
 }
+
+TEST_CASE("the rpm interval holds the model's rpm over seeds, and is not wider than 2 %") {
+  int covered = 0, runs = 0;
+  for (const char* p : {"raptor", "7k400", "maxline3", "atlas15k"})
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+      auto m = model_of(p);
+      m.noise.seed = seed;
+      auto t = ds::sim::open(m);
+      REQUIRE(t.ok());
+      AccessResult a = access_on(*t->io, seed);
+      ++runs;
+      INFO(p << " seed " << seed << ": " << a.rpm.value << " ± " << a.rpm.uncertainty << " vs " << m.rpm);
+      CHECK(a.rpm.uncertainty <= 0.02 * m.rpm);
+      covered += std::fabs(a.rpm.value - m.rpm) <= a.rpm.uncertainty;
+    }
+  MESSAGE("rpm interval covers the model's rpm in " << covered << "/" << runs);
+  CHECK(covered * 10 >= runs * 9);
+}
