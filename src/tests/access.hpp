@@ -18,8 +18,9 @@ struct AccessOptions {
   unsigned samples = 0;           // random reads; 0: as many as ~half the budget allows (≤ 1500)
   std::uint64_t seed = 1;
   bool allow_write = false;       // also time random writes (the target must be writable)
-  // Track layout when the transfer test already found it (saves the access test's own probe).
-  std::uint32_t sectors_per_track = 0;
+  // Where to measure the one-cylinder seek: a zone the transfer test found (first..last LBA, 0/0:
+  // the middle of the span), and its surface count (0: told by the access test's own probe).
+  std::uint64_t zone_first_lba = 0, zone_last_lba = 0;
   unsigned surfaces = 0;
 };
 
@@ -41,6 +42,12 @@ struct RegionStat {
   bool slow = false;
 };
 
+// A single slow LBA (a remapped sector): slow when read again, its neighbours normal.
+struct SlowSpike {
+  std::uint64_t lba = 0;
+  double mean_ms = 0;
+};
+
 struct SlowRegion {
   std::uint64_t first_lba = 0, last_lba = 0;
   double mean_ms = 0;
@@ -60,7 +67,7 @@ inline constexpr std::size_t kMaxReadSamples = 4000;
 struct AccessResult {
   LatencyStats read;
   std::vector<ReadSample> reads;  // the random reads of the sweep, in issue order (≤ kMaxReadSamples)
-  double slow_threshold_ms = 0;   // a read slower than this seeds a slow-region search
+  double slow_threshold_ms = 0;   // the highest per-distance slow threshold (full-stroke distance)
   std::optional<LatencyStats> write;
   Figure rotation_ms;
   Figure rpm;
@@ -72,6 +79,9 @@ struct AccessResult {
   std::vector<SeekBin> seek_curve;
   std::vector<RegionStat> map;
   std::vector<SlowRegion> slow_regions;
+  std::vector<SlowSpike> slow_spikes;
+  std::size_t outliers = 0;        // reads slow once and normal when read again (stalls, pauses)
+  double outlier_excess_ms = 0;    // their median time beyond the slow threshold
   double drive_time_s = 0;
   std::vector<std::string> notes;
   std::uint32_t block_bytes = 512;  // size of every single-block read: the logical block
@@ -81,9 +91,6 @@ struct AccessResult {
 // Chains of backward steps: latency(k) = rotation − k·sector (mod rotation). Returns
 // {rotation_ns, sector_ns}; zeros when the fit fails.
 std::pair<double, double> fit_rotation(const std::vector<std::pair<unsigned, double>>& k_lat_ns);
-// Slow-read threshold: no normal access can exceed a full-stroke seek plus a full revolution
-// plus the overhead, with a margin.
-double slow_threshold_ms(double full_stroke_ms, double rotation_ms, double overhead_ms);
 // A fitted revolution is believed only if a disk could turn that fast or slow (2-40 ms) and it is
 // many cache hits long (`hit_ms`): a device without platters gives a noise fit of about a hit.
 bool plausible_rotation_ms(double rotation_ms, double hit_ms);

@@ -60,13 +60,16 @@ Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const Pro
     o.budget_s = share("access");
     o.seed = opt.seed;
     o.allow_write = opt.allow_write;
-    if (r.transfer && r.transfer->zones.size()) {
-      // The layout the transfer test found near the middle of the span.
-      const auto mid = r.span_blocks / 2;
+    if (r.transfer) {
+      // The one-cylinder seek is measured inside the largest zone with a known track size.
+      std::uint64_t best = 0;
       for (auto& z : r.transfer->zones)
-        if (z.first_lba <= mid && mid <= z.last_lba) o.sectors_per_track = z.sectors_per_track;
+        if (z.sectors_per_track && z.last_lba - z.first_lba > best) {
+          best = z.last_lba - z.first_lba;
+          o.zone_first_lba = z.first_lba;
+          o.zone_last_lba = z.last_lba;
+        }
       o.surfaces = r.transfer->surfaces_estimate;
-      if (!o.surfaces) o.sectors_per_track = 0;
     }
     auto a = run_access(io, o, pf);
     if (a) r.access = std::move(*a);
@@ -154,6 +157,9 @@ nlohmann::json bench_to_json(const BenchResult& r) {
       j["slow_regions"].push_back({{"first_lba", s.first_lba}, {"last_lba", s.last_lba},
                                    {"mean_ms", r3(s.mean_ms)},
                                    {"location_uncertainty_sectors", s.location_uncertainty_blocks}});
+    j["slow_spikes"] = json::array();
+    for (auto& s : a.slow_spikes) j["slow_spikes"].push_back({{"lba", s.lba}, {"mean_ms", r3(s.mean_ms)}});
+    j["outliers"] = {{"count", a.outliers}, {"median_excess_ms", a.outliers ? json(r3(a.outlier_excess_ms)) : json(nullptr)}};
     j["seek_curve"] = json::array();
     for (auto& b : a.seek_curve)
       j["seek_curve"].push_back({{"max_distance_sectors", b.max_distance}, {"samples", b.n}, {"seek_ms", r3(b.seek_ms)}});
@@ -212,6 +218,8 @@ nlohmann::json bench_to_json(const BenchResult& r) {
     t["cache"] = {{"burst_mb_s", fig(c.burst_mb_s)}, {"burst_uncertainty_mb_s", unc(c.burst_mb_s)},
                   {"hit_overhead_ms", r4(c.hit_overhead_ms.value)},
                   {"size_bytes_estimate", c.size_bytes_estimate ? json(c.size_bytes_estimate) : json(nullptr)},
+                  {"size_at_least", c.size_at_least},
+                  {"segment_bytes_estimate", c.segment_bytes_estimate ? json(c.segment_bytes_estimate) : json(nullptr)},
                   {"largest_hit_bytes", c.largest_hit_bytes},
                   {"read_ahead", c.read_ahead},
                   {"read_ahead_bytes_estimate", c.read_ahead_bytes_estimate},
@@ -282,13 +290,19 @@ std::string bench_to_text(const BenchResult& r) {
     if (a.slow_regions.empty()) line("slow regions", "none");
     for (auto& s : a.slow_regions)
       line("slow region", fmt::format("LBA {}–{}, {:.1f} ms", s.first_lba, s.last_lba, s.mean_ms));
+    for (auto& s : a.slow_spikes) line("slow LBA (spike)", fmt::format("LBA {}, {:.1f} ms", s.lba, s.mean_ms));
+    if (a.outliers)
+      line("outliers", fmt::format("{} reads slow once, normal when read again (host stalls, pauses; median {:.1f} ms over)",
+                                   a.outliers, a.outlier_excess_ms));
     for (auto& n : a.notes) o += "  note: " + n + "\n";
   }
   if (r.cache) {
     const auto& c = *r.cache;
     o += fmt::format("\ncache ({:.1f} s)\n", c.drive_time_s);
     line("burst (interface)", pm(c.burst_mb_s, "MB/s", 1));
-    line("cache size estimate", c.size_bytes_estimate ? fmt::format("{} KiB", c.size_bytes_estimate / 1024) : "-");
+    line("cache size estimate", c.size_bytes_estimate ? fmt::format("{}{} KiB", c.size_at_least ? "at least " : "",
+                                                                    c.size_bytes_estimate / 1024) : "-");
+    if (c.segment_bytes_estimate) line("segment size", fmt::format("{} KiB", c.segment_bytes_estimate / 1024));
     line("read-ahead", c.read_ahead ? fmt::format("yes, ≥ {} KiB", c.read_ahead_bytes_estimate / 1024) : "not seen");
     for (auto& n : c.notes) o += "  note: " + n + "\n";
   }

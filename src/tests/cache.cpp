@@ -10,6 +10,7 @@ namespace ds::measure {
 namespace {
 // Absolute slack of the hit test: host-side jitter a hit may show on top of the hit line.
 constexpr double kHitSlackMs = 0.05;
+constexpr unsigned kMaxRegions = 64;  // regions re-read in the last round of the size probe
 }  // namespace
 
 bool is_hit(double latency_ms, std::uint64_t bytes, double overhead_ms, double rate_mb_s) {
@@ -98,9 +99,14 @@ Expected<CacheResult> run_cache(IoEngine& io, const CacheOptions& opt, const Pro
   }
   // 2. Cache size: r regions of the largest hit size, read once then re-read; the most data
   //    still served at hit speed.
+  //    Many regions of one segment's size re-read whole tell the segment from the total: the
+  //    largest single hit is a segment, the most data over several regions the cache.
+  const bool single_at_limit = res.largest_hit_bytes >= max_blocks * lb;
   if (res.burst_mb_s.value > 0 && res.largest_hit_bytes) {
     const std::uint64_t S = res.largest_hit_bytes / lb;
-    for (unsigned r = 1; r <= 64 && !err && !budget.exhausted(); r *= 2) {
+    if (!single_at_limit) res.segment_bytes_estimate = res.largest_hit_bytes;
+    bool all_hit = false;
+    for (unsigned r = 1; r <= kMaxRegions && !err && !budget.exhausted(); r *= 2) {
       std::vector<PlanEntry> plan;
       for (unsigned i = 0; i < r; ++i) plan.push_back({fresh(S), static_cast<std::uint32_t>(S), false});
       for (unsigned i = 0; i < r; ++i) plan.push_back(plan[i]);
@@ -109,8 +115,13 @@ Expected<CacheResult> run_cache(IoEngine& io, const CacheOptions& opt, const Pro
       for (unsigned i = r; i < 2 * r; ++i)
         hits += ms[i] >= 0 && is_hit(ms[i], S * lb, res.hit_overhead_ms.value, res.burst_mb_s.value);
       res.size_bytes_estimate = std::max<std::uint64_t>(res.size_bytes_estimate, hits * S * lb);
+      all_hit = hits == r;
       if (hits < r) break;
     }
+    res.size_at_least = single_at_limit || all_hit;
+    if (res.size_at_least)
+      res.notes.push_back(fmt::format("cache size: at least {} KiB (the probe reached its limit before a "
+                                      "re-read missed)", res.size_bytes_estimate / 1024));
   }
   report(0.7);
   // 3. Read-ahead: after one read and a pause of a few revolutions, how far on is already there?

@@ -22,6 +22,12 @@ struct CacheResult {
   Figure hit_overhead_ms;         // intercept: per-command time of a hit
   std::uint64_t largest_hit_bytes = 0;   // largest single re-read still served from cache
   std::uint64_t size_bytes_estimate = 0; // most data re-read from cache (over several regions)
+  // The estimate is a floor, not a size: the probe reached its own limit (a single re-read of
+  // the largest size probed, or every region of the last round, still hit).
+  bool size_at_least = false;
+  // Largest single region served whole from the cache: one segment (0: not told apart from the
+  // total, i.e. a single region already reached the probe's limit).
+  std::uint64_t segment_bytes_estimate = 0;
   bool read_ahead = false;        // the next block after a read is served at hit speed
   std::uint64_t read_ahead_bytes_estimate = 0;
   double drive_time_s = 0;

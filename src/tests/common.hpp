@@ -115,7 +115,10 @@ class Rng {
 // Progress callback: (test name, fraction done, drive time used so far in seconds).
 using ProgressFn = std::function<void(std::string_view test, double fraction, double drive_time_s)>;
 
-// A figure with its uncertainty (± one standard error, or a half-width stated by the method).
+// A figure with its uncertainty: the half-width of a 95 % interval — 1.96 standard errors, plus
+// any systematic error or resolution the method states (e.g. the rotation fit's 1 % floor), so
+// that the interval holds the truth in about 95 % of runs. value 0: not measured (the result's
+// notes say why); the JSON then carries null for both.
 struct Figure {
   double value = 0;
   double uncertainty = 0;

@@ -1,0 +1,57 @@
+// The one-cylinder (track-to-track) seek, measured inside one zone with that zone's own track
+// layout. A read of sector s of track T followed by a read of track T+H (the same surface, one
+// cylinder on) at sector s+d waits for the platter: as d sweeps a revolution the latency is a
+// sawtooth L(d) = K + rev·frac(c + d/spt) whose foot K — no rotational wait at all — is the
+// command overhead, the seek and one sector. A coarse sweep finds the foot to within 1/24 of a
+// revolution, a fine sweep of that gap to within 1/400. See docs/methods.md.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "drivescope/io.hpp"
+#include "tests/common.hpp"
+
+namespace ds::measure {
+
+struct TrackSeekInput {
+  std::uint64_t first_lba = 0, last_lba = 0;  // a zone (or the span) to measure in
+  double rotation_ns = 0;                      // measured elsewhere (the rotation fit)
+  double overhead_ms = 0;                      // cache-hit latency of one block
+  double overhead_uncertainty_ms = 0;
+  unsigned surfaces = 0;                       // tracks per cylinder (0: unknown)
+  std::uint64_t seed = 1;
+  // LBA ranges to keep the sweep out of (slow regions: their extra time, modulo a revolution,
+  // would shift the foot of the sawtooth).
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> avoid;
+};
+
+struct TrackSeekResult {
+  Figure seek_ms;                  // 0: not measured (see notes)
+  std::uint32_t sectors_per_track = 0;
+  unsigned surfaces = 0;
+  std::uint64_t at_lba = 0;        // the first source track of the sweep
+  double rotation_ns = 0;          // the zone stream's revolution: track size × sector time
+  std::vector<std::string> notes;
+  std::optional<Error> error;      // a failed I/O (not a spent budget)
+};
+
+// One point of a sweep: the phase offset d/spt of the target (in revolutions, [0,1)) and the
+// latency of the target read in ms (negative: not completed).
+struct PhaseSample {
+  double phase = 0;
+  double ms = 0;
+};
+
+// Pure: locate the foot of the sawtooth. Returns {K_ms, half_width_ms, wrap_phase_lo,
+// wrap_phase_hi}; K_ms ≤ 0 when the samples show no sawtooth (no drop of most of a revolution).
+struct SawtoothFoot {
+  double k_ms = 0, half_width_ms = 0, lo = 0, hi = 0;
+};
+SawtoothFoot sawtooth_foot(const std::vector<PhaseSample>& s, double rev_ms);
+
+TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, Budget& budget);
+
+}  // namespace ds::measure

@@ -1,0 +1,161 @@
+// The access test's one-cylinder seek, slow regions, spikes and intervals on simulated drives
+// (the judge looks at the model; the measurement sees only the IoEngine), and its pure parts.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "noisy_io.hpp"
+#include "sim/drive.hpp"
+#include "sim/sim.hpp"
+#include "tests/access.hpp"
+#include "tests/bench.hpp"
+#include "tests/slow_regions.hpp"
+#include "tests/track_seek.hpp"
+
+using namespace ds::measure;
+
+TEST_CASE("sawtooth_foot finds the foot of a latency sawtooth, and refuses noise") {
+  const double rev = 8.0, K = 1.7, wrap = 0.37;
+  std::vector<PhaseSample> s;
+  for (int i = 0; i < 40; ++i) {
+    const double ph = i / 40.0;
+    s.push_back({ph, K + rev * (ph - wrap - std::floor(ph - wrap))});
+  }
+  SawtoothFoot f = sawtooth_foot(s, rev);
+  REQUIRE(f.k_ms > 0);
+  CHECK(std::fabs(f.k_ms - K) <= f.half_width_ms);
+  CHECK(f.half_width_ms <= rev / 40);
+  // Latencies that do not depend on the phase: no sawtooth.
+  std::vector<PhaseSample> flat;
+  ds::measure::Rng rng(3);
+  for (int i = 0; i < 40; ++i) flat.push_back({i / 40.0, 2 + rev * rng.uniform()});
+  CHECK(sawtooth_foot(flat, rev).k_ms == 0);
+}
+
+TEST_CASE("LatencyModel: a read is slow only beyond the median at its distance plus half a turn") {
+  std::vector<std::pair<std::uint64_t, double>> dm;
+  for (int i = 0; i < 50; ++i) dm.emplace_back(1000, 5.0 + (i % 10) * 0.1), dm.emplace_back(1000000, 12.0 + (i % 10) * 0.1);
+  LatencyModel m(dm, 4.0, 1.5);
+  CHECK_FALSE(m.slow(1000, 9.0));
+  CHECK(m.slow(1000, 12.0));
+  CHECK_FALSE(m.slow(1000000, 17.0));
+  CHECK(m.slow(1000000, 19.0));
+  CHECK(m.slow(10, 12.0));  // shorter than any bin: the shortest bin bounds it
+}
+
+namespace {
+
+ds::sim::DiskModel model_of(const char* preset) {
+  auto m = ds::sim::preset(preset);
+  REQUIRE(m.ok());
+  return *m;
+}
+
+AccessResult access_on(ds::IoEngine& io, std::uint64_t seed, double budget = 40) {
+  AccessOptions o;
+  o.seed = seed;
+  o.budget_s = budget;
+  auto a = run_access(io, o);
+  REQUIRE(a.ok());
+  return *a;
+}
+
+}  // namespace
+
+TEST_CASE("track to track within 15 % of the one-cylinder seek: 3 drives x 3 seeds") {
+  for (const char* p : {"raptor", "7k400", "maxline3"})
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+      auto m = model_of(p);
+      m.noise.seed = seed;
+      auto t = ds::sim::open(m);
+      REQUIRE(t.ok());
+      BenchOptions o;
+      o.tests = {"transfer", "access"};
+      o.seed = seed;
+      o.budget_s = 60;
+      auto r = run_bench(*t->io, o);
+      REQUIRE(r.ok());
+      REQUIRE(r->access);
+      const double truth = t->drive->seek_curve().ms(1);
+      const auto& f = r->access->track_to_track_ms;
+      INFO(p << " seed " << seed << ": " << f.value << " ± " << f.uncertainty << " vs " << truth);
+      CHECK(std::fabs(f.value - truth) <= 0.15 * truth);
+    }
+}
+
+TEST_CASE("slow regions at the start, the middle and the end, located within 1 % of capacity") {
+  auto m = model_of("cheetah15k3");
+  const std::uint64_t cap = m.capacity();
+  m.defects = {{cap / 200, cap / 100, 15}, {cap / 2, cap / 50, 10}, {cap - cap / 40, cap / 40, 15}};
+  auto t = ds::sim::open(m);
+  REQUIRE(t.ok());
+  AccessResult a = access_on(*t->io, 2);
+  REQUIRE(a.slow_regions.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto& d = m.defects[i];
+    INFO("region " << i << ": " << a.slow_regions[i].first_lba << "-" << a.slow_regions[i].last_lba);
+    CHECK(std::fabs(static_cast<double>(a.slow_regions[i].first_lba) - d.first_lba) <= 0.01 * cap);
+    CHECK(std::fabs(static_cast<double>(a.slow_regions[i].last_lba) - (d.first_lba + d.sectors - 1)) <= 0.01 * cap);
+  }
+  // The region at the end is not a longer stroke: full stroke within 10 % of the model's.
+  const double fs = t->drive->seek_curve().ms(t->drive->layout().cylinders() - 1);
+  CHECK(std::fabs(a.full_stroke_ms.value - fs) <= 0.1 * fs);
+  // The region in the middle third is not command overhead.
+  CHECK(a.overhead_ms.value < m.command_overhead_ms + 1.0);
+}
+
+TEST_CASE("remapped single LBAs are spikes, not regions") {
+  // A small drive (HP C2490A, 2 GB) with 20000 scattered single slow LBAs (0.5 % of it), so that
+  // the random reads hit some of them.
+  auto t0 = ds::sim::open(std::string(DS_TEST_DATA) + "/disk-models/hp_c2490a.json");
+  REQUIRE(t0.ok());
+  auto m = t0->model;
+  const std::uint64_t cap = m.capacity(), step = cap / 20001;
+  for (std::uint64_t i = 1; i <= 20000; ++i) m.defects.push_back({step * i + 17, 1, 14});
+  auto t = ds::sim::open(m);
+  REQUIRE(t.ok());
+  AccessResult a = access_on(*t->io, 1);
+  CHECK(a.slow_regions.empty());
+  REQUIRE_FALSE(a.slow_spikes.empty());
+  for (auto& s : a.slow_spikes) {
+    INFO("spike at " << s.lba);
+    CHECK(s.lba >= 17);
+    CHECK((s.lba - 17) % step == 0);
+  }
+}
+
+TEST_CASE("host stalls and recalibration pauses invent no slow region and are counted") {
+  std::size_t outliers = 0;
+  for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+    auto t = ds::sim::open(model_of("raptor"));
+    REQUIRE(t.ok());
+    testing::HostNoise n;
+    n.seed = seed;
+    n.stall_prob = 0.01;
+    n.recal_every_s = 10;
+    testing::NoisyIo io(*t->io, n);
+    AccessResult a = access_on(io, seed);
+    CHECK(a.slow_regions.empty());
+    CHECK(a.slow_spikes.empty());
+    outliers += a.outliers;
+  }
+  CHECK(outliers > 0);
+}
+
+TEST_CASE("the rpm interval holds the model's rpm over seeds, and is not wider than 2 %") {
+  int covered = 0, runs = 0;
+  for (const char* p : {"raptor", "7k400", "maxline3", "atlas15k"})
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+      auto m = model_of(p);
+      m.noise.seed = seed;
+      auto t = ds::sim::open(m);
+      REQUIRE(t.ok());
+      AccessResult a = access_on(*t->io, seed);
+      ++runs;
+      INFO(p << " seed " << seed << ": " << a.rpm.value << " ± " << a.rpm.uncertainty << " vs " << m.rpm);
+      CHECK(a.rpm.uncertainty <= 0.02 * m.rpm);
+      covered += std::fabs(a.rpm.value - m.rpm) <= a.rpm.uncertainty;
+    }
+  MESSAGE("rpm interval covers the model's rpm in " << covered << "/" << runs);
+  CHECK(covered * 10 >= runs * 9);
+}
