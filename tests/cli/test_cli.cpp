@@ -158,6 +158,8 @@ TEST_CASE("cli: sim list names every preset; sim show prints a model file that o
   Run bad = run("sim show no-such-drive");
   CHECK(bad.rc == 1);
   fs::remove_all(p.parent_path());
+}
+
 TEST_CASE("replay: a DiskSim trace on its simulated drive, as JSON, with the demerit") {
   std::ifstream in(data("disksim-traces/hp_c2247a.trace"));
   std::string head, line;
