@@ -59,19 +59,27 @@ int wait_at_most(pid_t pid, std::chrono::seconds limit) {
 
 TEST_CASE("bench: SIGINT mid-run prints the tests finished so far and exits 4") {
   const fs::path out = fs::temp_directory_path() / ("ds-benchsig-" + std::to_string(::getpid()) + ".json");
-  // transfer and cache take well under a second of wall time on the simulated drive; blocksize
-  // with this budget takes tens of seconds, so the signal lands during it.
-  const pid_t pid = spawn_to({DS_BINARY, "bench", "sim:raptor", "--tests", "transfer,cache,blocksize",
-                              "--budget", "300000", "--json", "--quiet"},
-                             out);
+  // The simulated drive runs in virtual time, so a run's wall time depends on this machine's
+  // speed and load: time one whole run first, then interrupt the same run a third of the way in.
+  const std::vector<std::string> args{DS_BINARY, "bench", "sim:modern8tb", "--tests",
+                                      "transfer,access,cache,blocksize,queue,patterns",
+                                      "--budget", "604800", "--json", "--quiet"};
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t whole = spawn_to(args, out);
+  REQUIRE(whole > 0);
+  REQUIRE(wait_at_most(whole, std::chrono::seconds(120)) == 0);
+  const auto full = std::chrono::steady_clock::now() - t0;
+  MESSAGE("uninterrupted run: " << std::chrono::duration<double>(full).count() << " s");
+
+  const pid_t pid = spawn_to(args, out);
   REQUIRE(pid > 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  std::this_thread::sleep_for(full / 3);
   const auto sent = std::chrono::steady_clock::now();
   REQUIRE(::kill(pid, SIGINT) == 0);
-  const int rc = wait_at_most(pid, std::chrono::seconds(20));
-  const double after_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+  const int rc = wait_at_most(pid, std::chrono::seconds(60));
+  const auto after = std::chrono::steady_clock::now() - sent;
   CHECK(rc == 4);
-  CHECK(after_s < 10);  // it stops at its next request, not at the end of the budget
+  CHECK(after < full);  // it stops at its next request, not at the end of the run
   std::ifstream in(out);
   std::stringstream ss;
   ss << in.rdbuf();
@@ -80,10 +88,14 @@ TEST_CASE("bench: SIGINT mid-run prints the tests finished so far and exits 4") 
   CHECK(j.value("interrupted", false));
   REQUIRE(j.contains("tests"));
   const json& t = j["tests"];
-  // What finished is there with its figures; nothing is reported that was not asked for.
   INFO("tests: " << t.dump().substr(0, 400));
-  CHECK((t.contains("transfer") || t.contains("errors")));
-  if (t.contains("transfer")) CHECK(t["transfer"]["zones"].size() > 0);
-  CHECK_FALSE(t.contains("access"));
+  // Cut short: a test was stopped (under errors) or never started.
+  bool missing = false;
+  for (const char* name : {"transfer", "access", "cache", "blocksize", "queue", "patterns"})
+    missing = missing || !t.contains(name);
+  CHECK((t.contains("errors") || missing));
+  // What finished is there with its figures.
+  if (t.contains("transfer") && !(t.contains("errors") && t["errors"].contains("transfer")))
+    CHECK(t["transfer"]["zones"].size() > 0);
   fs::remove(out);
 }
