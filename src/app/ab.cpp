@@ -97,15 +97,16 @@ std::map<std::string, double> bench_figures(const measure::BenchResult& r) {
 
 Expected<AbResult> run_ab(Target& t, const AbOptions& o, const StopFn& stop, const AbProgressFn& progress) {
   if (!t.io) return make_error("ab needs block I/O on the target (open it with I/O)");
-  if (o.rounds < 2) return make_error("--rounds must be at least 2 (a confidence interval needs two runs per arm)");
-  if (o.tests.empty()) return make_error("--tests: no test given");
+  // Mistakes on the command line, like the ones CLI11 finds: exit 2 (kUsageErrorCode).
+  if (o.rounds < 2) return usage_error("--rounds must be at least 2 (a confidence interval needs two runs per arm)");
+  if (o.tests.empty()) return usage_error("--tests: no test given");
   for (const auto& name : o.tests)
     if (!kKnownTests.count(name))
-      return make_error(fmt::format("unknown test '{}' (known: access, transfer, cache, blocksize)", name));
+      return usage_error(fmt::format("unknown test '{}' (known: access, transfer, cache, blocksize)", name));
   auto va = parse_feature_value(o.feature, o.a_text);
-  if (!va) return va.error();
+  if (!va) return usage_error(va.error().message);
   auto vb = parse_feature_value(o.feature, o.b_text);
-  if (!vb) return vb.error();
+  if (!vb) return usage_error(vb.error().message);
   auto file = ab_state_file(t, o);
   if (!file) return file.error();
 
@@ -120,6 +121,16 @@ Expected<AbResult> run_ab(Target& t, const AbOptions& o, const StopFn& stop, con
   if (*file) res.state_file = (*file)->string();
 
   FeatureControl fc = FeatureControl::for_target(t, o.root);
+  // A feature the target cannot read or does not have is refused before any test runs: the first
+  // switch would fail after an empty table and look like a failed device (exit 5).
+  auto reading = fc.read(o.feature);
+  if (!reading)
+    return make_error(fmt::format("ab: {} cannot be used on {}: {}", to_string(o.feature), t.spec,
+                                  reading.error().message));
+  if (!reading->reported || !reading->supported)
+    return make_error(fmt::format("ab: {} does not {} {}{}", t.spec,
+                                  reading->reported ? "support" : "report the state of", to_string(o.feature),
+                                  reading->note.empty() ? std::string() : " (" + reading->note + ")"));
   RestoreState header;
   header.target = t.spec;
   header.kind = std::string(to_string(t.kind));
@@ -180,7 +191,9 @@ Expected<AbResult> run_ab(Target& t, const AbOptions& o, const StopFn& stop, con
 
   res.restore_messages = stack.restore_all();
   res.restored = stack.all_restored();
-  if (!res.restored) res.warnings.push_back("the feature could not be put back: run `drivescope restore`");
+  if (!res.restored)
+    res.warnings.push_back("the feature could not be put back: run `" +
+                           (*file ? restore_command_line(t.spec, **file) : std::string("drivescope restore")) + "`");
 
   // Analysis: every figure seen in both arms with at least two values each.
   std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> vals;

@@ -12,9 +12,10 @@
 
 namespace ds::app {
 
-Expected<std::uint64_t> parse_span(std::string_view text, std::uint64_t capacity_bytes) {
+Expected<std::uint64_t> parse_span(std::string_view text, std::uint64_t capacity_bytes,
+                                   std::uint32_t block_bytes) {
   auto bad = [&] {
-    return make_error(fmt::format("--span {}: expected a size (50GB, 1TiB, 4096) or a percentage (10%)",
+    return usage_error(fmt::format("--span {}: expected a size (50GB, 1TiB, 4096) or a percentage (10%)",
                                   text));
   };
   if (text.empty()) return bad();
@@ -25,7 +26,7 @@ Expected<std::uint64_t> parse_span(std::string_view text, std::uint64_t capacity
   for (auto& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   double bytes = 0;
   if (unit == "%") {
-    if (v > 100) return make_error(fmt::format("--span {}: more than 100 %", text));
+    if (v > 100) return usage_error(fmt::format("--span {}: more than 100 %", text));
     bytes = capacity_bytes * v / 100.0;
   } else {
     static const std::pair<const char*, double> units[] = {
@@ -38,8 +39,11 @@ Expected<std::uint64_t> parse_span(std::string_view text, std::uint64_t capacity
     if (!found) return bad();
   }
   if (bytes < 1) return bad();
+  if (bytes < block_bytes)
+    return usage_error(fmt::format("--span {}: less than one sector ({} bytes); give at least {} bytes",
+                                   text, block_bytes, block_bytes));
   if (bytes > static_cast<double>(capacity_bytes))
-    return make_error(fmt::format("--span {}: larger than the target ({} bytes)", text, capacity_bytes));
+    return usage_error(fmt::format("--span {}: larger than the target ({} bytes)", text, capacity_bytes));
   return static_cast<std::uint64_t>(bytes);
 }
 
@@ -49,6 +53,30 @@ namespace {
 bool device_failure(const Error& e) {
   return e.code == EIO || e.code == ENODEV || e.code == ETIMEDOUT || e.code == ENXIO;
 }
+
+// Passes everything through to the target's engine until `stop` says so; from then on a submit
+// fails with ECANCELED, so the test that is running ends at its next request instead of running
+// out its budget (completions already in flight are still reaped).
+class StoppableIo final : public IoEngine {
+ public:
+  StoppableIo(IoEngine& inner, std::function<bool()> stop) : inner_(inner), stop_(std::move(stop)) {}
+  const IoTargetInfo& info() const override { return inner_.info(); }
+  std::int64_t now_ns() override { return inner_.now_ns(); }
+  Expected<std::size_t> submit(std::span<const IoRequest> reqs) override {
+    if (stop_ && stop_()) return make_error("interrupted", ECANCELED);
+    return inner_.submit(reqs);
+  }
+  Expected<std::size_t> reap(std::span<IoCompletion> out, std::size_t min_events,
+                             std::chrono::milliseconds timeout) override {
+    return inner_.reap(out, min_events, timeout);
+  }
+  void idle(std::chrono::nanoseconds d) override { inner_.idle(d); }
+  std::size_t in_flight() const override { return inner_.in_flight(); }
+
+ private:
+  IoEngine& inner_;
+  std::function<bool()> stop_;
+};
 
 }  // namespace
 
@@ -65,9 +93,11 @@ Expected<Report> run_bench(const BenchRequest& req, const measure::ProgressFn& p
   if (!req.tests.empty()) bo.tests = req.tests;
   bo.allow_write = req.write;
   bo.seed = req.seed;
+  bo.stop = req.stop;
   if (req.budget_s) bo.budget_s = *req.budget_s;
   if (!req.span.empty()) {
-    auto s = parse_span(req.span, t->io->info().capacity_bytes);
+    const auto& info = t->io->info();
+    auto s = parse_span(req.span, info.capacity_bytes, info.logical_block_bytes ? info.logical_block_bytes : 512);
     if (!s) return s.error();
     bo.span_bytes = *s;
   }
@@ -81,8 +111,10 @@ Expected<Report> run_bench(const BenchRequest& req, const measure::ProgressFn& p
     if (auto id = identify_target(*t, {}); id && id->json.contains("identify"))
       r.json["identify"] = id->json["identify"];
   }
-  auto res = measure::run_bench(*t->io, bo, progress);
+  StoppableIo io(*t->io, req.stop);
+  auto res = measure::run_bench(io, bo, progress);
   if (!res) return res.error();
+  const bool interrupted = req.stop && req.stop();
   r.json["tests"] = measure::bench_to_json(*res);
   r.json["settings"] = {{"tests", bo.tests}, {"seed", bo.seed}, {"budget_s", bo.budget_s},
                         {"write", bo.allow_write},
@@ -92,6 +124,12 @@ Expected<Report> run_bench(const BenchRequest& req, const measure::ProgressFn& p
   for (const auto& [test, err] : res->errors) {
     r.warnings.push_back(fmt::format("{}: {}", test, err.message));
     r.exit_code = device_failure(err) ? kExitDevice : std::max(r.exit_code, kExitPartial);
+  }
+  if (interrupted) {
+    // The tests that finished are in the report; the one cut short is under tests.errors.
+    r.json["interrupted"] = true;
+    r.warnings.push_back("interrupted by a signal: the report has the tests finished before it (the one cut short is under errors)");
+    if (r.exit_code != kExitDevice) r.exit_code = kExitInterrupted;
   }
   return r;
 }

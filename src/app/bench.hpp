@@ -2,6 +2,7 @@
 // the drive-time budget, and put the drive's identity beside the results.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,10 +20,16 @@ struct BenchRequest {
   bool destructive = false;
   std::uint64_t seed = 1;
   std::optional<double> budget_s;   // total drive time
+  // Ctrl-C: once true, the running test's next submit fails (ECANCELED) and no further test
+  // starts; the report keeps what was measured and exits kExitInterrupted.
+  std::function<bool()> stop;
 };
 
-// "50GB" → 50e9, "1TiB" → 2^40, "10%" of capacity, a plain number is bytes.
-Expected<std::uint64_t> parse_span(std::string_view text, std::uint64_t capacity_bytes);
+// "50GB" → 50e9, "1TiB" → 2^40, "10%" of capacity, a plain number is bytes: the --span of bench
+// and ab. A span under one logical block (it used to round to zero and mean "the whole drive")
+// or over the capacity is refused; every refusal is a usage_error (exit 2).
+Expected<std::uint64_t> parse_span(std::string_view text, std::uint64_t capacity_bytes,
+                                   std::uint32_t block_bytes);
 
 Expected<Report> run_bench(const BenchRequest& req, const measure::ProgressFn& progress);
 

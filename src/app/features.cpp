@@ -413,6 +413,13 @@ Expected<Report> feature_command(Target& t, FeatureId f, std::string_view action
                          {"verification", std::string(to_string(s->verification))},
                          {"message", s->message}};
   rep.text = fmt::format("{}: set to {}: {}\n", name, describe_value(f, *v), s->message);
+  // `set` keeps no restore state: the change stays until the drive is reset or set back (only
+  // ab and ncq, which change a setting for a measurement, put it back themselves).
+  if (t.kind == TargetKind::sim) {
+    const std::string note = "simulated drive: the change lives only in this process and is gone when it ends";
+    rep.json["feature"]["note"] = note;
+    rep.text += "note: " + note + "\n";
+  }
   if (s->verification == Verification::not_reported) {
     rep.warnings.push_back(s->message);
   } else if (s->verification == Verification::mismatch) {

@@ -6,6 +6,7 @@
 
 #include "drivescope/commands.hpp"
 #include "probe/dump_reader.hpp"
+#include "probe/plausible.hpp"
 #include "probe/identify.hpp"
 #include "probe/scsi_probe.hpp"
 #include "probe/ata_logs.hpp"
@@ -45,6 +46,14 @@ Expected<Report> ata_report(json doc, std::span<const std::uint8_t, 512> block,
   }
   r.text = report::identity_to_text(*id, smart);
   if (o.raw) r.text += "\n" + report::identify_words_text(block);
+  // Decoded but not believable (random bytes, an ATAPI device, another structure): say so and
+  // exit 3, so that a script does not take the fields for a drive's.
+  const auto problems = probe::identify_implausibilities(*id);
+  if (!problems.empty()) {
+    doc["identify"]["implausible"] = problems;
+    for (const auto& p : problems) r.warnings.push_back("IDENTIFY data implausible: " + p);
+    r.exit_code = kExitPartial;
+  }
   r.json = std::move(doc);
   return r;
 }
@@ -54,6 +63,9 @@ Expected<Report> ata_report(json doc, std::span<const std::uint8_t, 512> block,
 Expected<Report> identify_dump(const std::string& path, const IdentifyOptions& o) {
   auto dump = probe::read_identify_dump(path, o.allow_bad_checksum);
   if (!dump) return dump.error();
+  if (probe::identify_block_empty(dump->identify))
+    return make_error(fmt::format("{}: the IDENTIFY data is all {}: there is no identity to decode", path,
+                                  dump->identify[0] ? "FFh" : "zero"));
   json doc = header("dump", path);
   doc["target"]["format"] = probe::dump_format_name(dump->format);
   std::optional<probe::SmartReport> smart;

@@ -18,6 +18,11 @@ inline constexpr int kExitPartial = 3;   // part of the answer is missing (e.g. 
 inline constexpr int kExitInterrupted = 4;  // stopped by a signal; partial results kept
 inline constexpr int kExitDevice = 5;    // the device failed or vanished mid-run; partial kept
 
+// Error::code of a mistake on the command line found only once the target is open (a --span
+// under one sector): the CLI exits kExitUsage for it. Negative, so no errno collides with it.
+inline constexpr int kUsageErrorCode = -2;
+inline Error usage_error(std::string message) { return make_error(std::move(message), kUsageErrorCode); }
+
 struct Report {
   nlohmann::json json;   // one document, product.md's keys
   std::string text;      // human output

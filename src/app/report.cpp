@@ -55,6 +55,14 @@ Expected<Report> run_report(const ReportRequest& req) {
   if (req.inputs.empty()) return make_error("report: no results file given");
   if (req.svg_dir.empty() && req.html_path.empty())
     return make_error("report: nothing to write: give --svg DIR and/or --html FILE");
+  if (!req.html_path.empty()) {
+    // A typo in the directory must not silently create a new tree: the directory has to exist.
+    const fs::path parent = fs::path(req.html_path).parent_path();
+    std::error_code ec;
+    if (!parent.empty() && !fs::is_directory(parent, ec))
+      return make_error(fmt::format("--html {}: the directory {} does not exist (create it first)",
+                                    req.html_path, parent.string()));
+  }
   std::vector<json> docs;
   for (const auto& p : req.inputs) {
     auto d = load_results(p);

@@ -173,19 +173,40 @@ RestoreStack::~RestoreStack() {
   }
 }
 
+namespace {
+
+std::string shell_quoted(const std::string& s) {
+  const bool plain = !s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                       "0123456789/._-:+=,@%") == std::string::npos;
+  if (plain) return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+}  // namespace
+
+std::string restore_command_line(const std::string& target, const fs::path& file) {
+  std::string cmd = "drivescope restore";
+  if (!target.empty()) cmd += " " + shell_quoted(target);
+  const fs::path dir = file.parent_path();
+  if (!dir.empty()) cmd += " --state-dir " + shell_quoted(dir.string());
+  return cmd;
+}
+
 Expected<bool> RestoreStack::check_no_leftover() const {
   if (!file_ || !fs::exists(*file_)) return true;
   auto s = read_state_file(*file_);
-  if (!s) return make_error(fmt::format("{} exists but cannot be read ({}); remove it or run `drivescope restore`",
-                                        file_->string(), s.error().message));
+  if (!s) return make_error(fmt::format("{} exists but cannot be read ({}); remove it or run `{}`",
+                                        file_->string(), s.error().message, restore_command_line("", *file_)));
   if (s->status != "active") return true;  // a finished run kept for inspection
   if (s->pid != static_cast<long>(::getpid()) && process_alive(s->pid))
     return make_error(fmt::format("drivescope process {} is changing this drive's settings (state file {})",
                                   s->pid, file_->string()));
   return make_error(fmt::format(
       "an earlier run (pid {}) changed this drive's settings and did not put them back (state file {}); "
-      "run `drivescope restore {}` first",
-      s->pid, file_->string(), s->target));
+      "run `{}` first",
+      s->pid, file_->string(), restore_command_line(s->target, *file_)));
 }
 
 Expected<SetResult> RestoreStack::change(FeatureId f, const FeatureValue& v) {

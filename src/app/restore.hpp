@@ -52,6 +52,10 @@ Expected<bool> write_state_file(const std::filesystem::path& p, const RestoreSta
 Expected<std::filesystem::path> state_dir();
 // state-<block name or sanitised spec>.json
 std::string state_file_name(const std::string& target_spec, const std::string& block_name);
+// The command that puts back what the state file `file` records: `drivescope restore TARGET
+// --state-dir DIR` (the directory always named: a file outside the default one is otherwise not
+// found). Quoted for a POSIX shell when needed.
+std::string restore_command_line(const std::string& target, const std::filesystem::path& file);
 
 class RestoreStack {
  public:

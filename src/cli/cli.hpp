@@ -16,6 +16,15 @@ using Action = std::function<int()>;
 // Prints a Report (JSON or text) or an error; returns the exit code.
 int emit(const Expected<app::Report>& r, bool json);
 
+// --budget of every command: drive seconds, finite, from kMinBudgetS to kMaxBudgetS. A budget
+// of 0, a negative one or NaN used to fall back to the default silently, and 1e12 or inf
+// overflowed the nanosecond clocks so that every test did nothing and exited 0.
+inline constexpr double kMinBudgetS = 0.01;
+inline constexpr double kMaxBudgetS = 7 * 24 * 3600.0;
+CLI::Validator budget_validator();
+// A number from min to max (NaN, inf and trailing text refused; CLI::Range lets NaN through).
+CLI::Validator finite_range(double min, double max, const std::string& what);
+
 // What a second SIGINT/SIGTERM does in a command that changes a setting (ab, ncq): restore from
 // the state file named in *forced_file (once it is known; empty: nothing changed yet) at once,
 // say so, and let the guard end the process.

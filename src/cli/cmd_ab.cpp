@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "app/ab.hpp"
+#include "app/bench.hpp"
 #include "app/restore.hpp"
 #include "cli/cli.hpp"
 
@@ -16,7 +17,7 @@ Action add_ab(CLI::App& app) {
     unsigned rounds = 5;
     double budget = 3;
     std::uint64_t seed = 1;
-    std::uint64_t span = 0;
+    std::string span;
     bool keep_state = false, json = false, quiet = false;
   };
   auto o = std::make_shared<Opts>();
@@ -26,9 +27,9 @@ Action add_ab(CLI::App& app) {
                                          "read-ahead=on,off | scheduler=none,mq-deadline")->required();
   c->add_option("--tests", o->tests, "comma-separated: access,transfer,cache,blocksize (default access)");
   c->add_option("--rounds", o->rounds, "rounds, each A then B (default 5, at least 2)");
-  c->add_option("--budget", o->budget, "drive seconds per test, per arm, per round (default 3)");
+  c->add_option("--budget", o->budget, "drive seconds per test, per arm, per round (default 3)")->check(budget_validator());
   c->add_option("--seed", o->seed, "seed of the test plans (and of a simulated drive's noise)");
-  c->add_option("--span", o->span, "limit the tests to the first N bytes");
+  c->add_option("--span", o->span, "limit to the first SIZE (50GB, 1TiB, 4096 bytes) or PERCENT (10%)");
   c->add_option("--state-dir", o->state_dir, "where to keep the restore state file (default: $DRIVESCOPE_STATE_DIR, "
                                              "/run/drivescope, ...; simulated drives: none unless given)");
   c->add_flag("--keep-state", o->keep_state, "keep the state file, marked restored, after a clean restore");
@@ -40,7 +41,6 @@ Action add_ab(CLI::App& app) {
     base.rounds = o->rounds;
     base.budget_s = o->budget;
     base.seed = o->seed;
-    if (o->span) base.span_bytes = o->span;
     if (!o->state_dir.empty()) base.state_dir = o->state_dir;
     base.keep_state_file = o->keep_state;
     base.tests.clear();
@@ -60,6 +60,13 @@ Action add_ab(CLI::App& app) {
     app::SignalGuard guard(restore_at_once(&forced_file));
     auto t = app::open_target(o->target, {.want_io = true, .seed = o->seed});
     if (!t) return emit(t.error(), o->json);
+    if (!o->span.empty()) {
+      const auto& info = t->io->info();
+      auto s = app::parse_span(o->span, info.capacity_bytes,
+                               info.logical_block_bytes ? info.logical_block_bytes : 512);
+      if (!s) return emit(s.error(), o->json);
+      opts->span_bytes = *s;
+    }
     if (auto f = app::ab_state_file(*t, *opts); f && *f) forced_file = (*f)->string();
     const bool show = !o->json && !o->quiet;
     auto r = app::run_ab(

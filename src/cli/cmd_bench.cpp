@@ -6,6 +6,7 @@
 
 #include "app/bench.hpp"
 #include "app/progress.hpp"
+#include "app/restore.hpp"
 #include "tests/bench.hpp"
 #include "cli/cli.hpp"
 
@@ -21,13 +22,13 @@ Action add_bench(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   auto* c = app.add_subcommand("bench", "measure access time, transfer by zone, cache, block sizes");
   c->add_option("target", o->req.target, "/dev/sdX, sim:NAME, sim:MODEL.json, file:PATH")->required();
-  c->add_option("--tests", o->tests, "comma-separated: access,transfer,cache,blocksize");
+  c->add_option("--tests", o->tests, "comma-separated: access,transfer,cache,blocksize (the default set), queue, patterns");
   c->add_option("--span", o->req.span, "limit to the first SIZE (50GB, 1TiB) or PERCENT (10%)");
   c->add_flag("--write", o->req.write, "allow write tests (needs --destructive on a real device)");
   c->add_flag("--destructive", o->req.destructive,
               "allow writes to a real block device (its data is overwritten)");
   c->add_option("--seed", o->req.seed, "seed for random placement (and simulator noise)");
-  c->add_option("--budget", o->budget, "total drive time in seconds (default 120)");
+  c->add_option("--budget", o->budget, "total drive time in seconds (default 120)")->check(budget_validator());
   c->add_flag("--json", o->json, "one JSON document on stdout");
   c->add_flag("--quiet", o->quiet, "no progress line on stderr");
   return [o, c]() -> int {
@@ -54,6 +55,12 @@ Action add_bench(CLI::App& app) {
         std::fflush(stderr);
       };
     }
+    // Before any other thread exists: SIGINT/SIGTERM become a flag (app/restore.hpp); the run
+    // stops at its next request and prints what was measured (exit 4). bench changes no
+    // setting, so a second signal has nothing to restore and just ends the process.
+    const std::string nothing_to_restore;
+    app::SignalGuard guard(restore_at_once(&nothing_to_restore));
+    o->req.stop = [&guard] { return guard.interrupted(); };
     auto r = app::run_bench(o->req, progress);
     if (progress) std::fprintf(stderr, "\r\033[K");
     return emit(r, o->json);

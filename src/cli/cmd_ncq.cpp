@@ -21,7 +21,7 @@ Action add_ncq(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   auto* c = app.add_subcommand("ncq", "NCQ/TCQ: claimed by the drive, enabled by the host, effective");
   c->add_option("target", o->target, "/dev/sdX, /dev/sgN, sim:NAME, sim:MODEL.json")->required();
-  c->add_option("--budget", o->budget, "drive seconds for the queue test (default 12)");
+  c->add_option("--budget", o->budget, "drive seconds for the queue test (default 12)")->check(budget_validator());
   c->add_option("--max-depth", o->max_depth, "deepest queue to test: 1,2,4 … up to this (default 32, at most 256)");
   c->add_option("--seed", o->seed, "seed of the random reads (and of a simulated drive's noise)");
   c->add_option("--state-dir", o->state_dir, "where to keep the scheduler's restore state file");

@@ -1,4 +1,7 @@
+#include <charconv>
 #include <cstdio>
+
+#include <fmt/format.h>
 #include <iostream>
 
 #include "cli/cli.hpp"
@@ -14,7 +17,7 @@ int emit(const Expected<app::Report>& r, bool json) {
       std::cout << err.dump(2) << "\n";
     }
     std::fprintf(stderr, "drivescope: %s\n", r.error().message.c_str());
-    return app::kExitFailure;
+    return r.error().code == app::kUsageErrorCode ? app::kExitUsage : app::kExitFailure;
   }
   if (json) std::cout << r->json.dump(2) << "\n";
   else std::cout << r->text << std::flush;
@@ -22,6 +25,24 @@ int emit(const Expected<app::Report>& r, bool json) {
   // the exit status must still see why it was not 0.
   for (const auto& w : r->warnings) std::fprintf(stderr, "drivescope: warning: %s\n", w.c_str());
   return r->exit_code;
+}
+
+CLI::Validator finite_range(double min, double max, const std::string& what) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        double v = 0;
+        const char* end = text.c_str() + text.size();
+        auto [p, ec] = std::from_chars(text.c_str(), end, v);
+        // !(v >= min) also refuses NaN, which compares false with everything.
+        if (ec != std::errc() || p != end || !(v >= min) || !(v <= max))
+          return fmt::format("{} is not a valid {}: give a number from {} to {}", text, what, min, max);
+        return {};
+      },
+      fmt::format("NUMBER in [{}, {}]", min, max), what);
+}
+
+CLI::Validator budget_validator() {
+  return finite_range(kMinBudgetS, kMaxBudgetS, "budget (seconds; at most one week)");
 }
 
 std::function<void(int)> restore_at_once(const std::string* forced_file) {

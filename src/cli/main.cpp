@@ -1,4 +1,6 @@
 // drivescope command line: each subcommand registers itself (cmd_*.cpp); the parsed one runs.
+#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "cli/cli.hpp"
@@ -20,6 +22,22 @@ int main(int argc, char** argv) {
       ds::cli::add_sim(app),
       ds::cli::add_replay(app),
   };
+  // A first word that is no command: CLI11 would say "A subcommand is required", which reads as
+  // if none had been typed.
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string word = argv[1];
+    std::string known;
+    bool found = false;
+    for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      found = found || sub->check_name(word);
+      known += (known.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!found) {
+      std::fprintf(stderr, "drivescope: unknown command %s (commands: %s; see drivescope --help)\n",
+                   word.c_str(), known.c_str());
+      return ds::app::kExitUsage;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

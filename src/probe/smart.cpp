@@ -112,8 +112,10 @@ void put_record(std::vector<std::uint8_t>& v, const char tag[4], const std::uint
 }  // namespace
 
 std::string SmartAttribute::raw_hex() const {
+  // Most significant byte first, like any hex number (skdump prints the stored bytes in order,
+  // which reads 1 as 0x010000000000).
   std::string s = "0x";
-  for (auto b : raw_bytes) s += fmt::format("{:02x}", b);
+  for (auto b = raw_bytes.rbegin(); b != raw_bytes.rend(); ++b) s += fmt::format("{:02x}", *b);
   return s;
 }
 

@@ -33,7 +33,7 @@ struct SmartAttribute {
   std::optional<bool> good_now;          // value above threshold (only for meaningful thresholds)
   std::optional<bool> good_in_the_past;  // worst above threshold
   bool warn = false;                     // libatasmart's "should be looked at"
-  std::string raw_hex() const;           // "0x" + raw_bytes in stored order (as skdump prints)
+  std::string raw_hex() const;           // "0x" + the 48-bit `raw`, most significant byte first
 };
 
 struct SmartReport {

@@ -45,8 +45,9 @@ Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const Pro
   };
   auto want = [&](const char* t) { return std::find(opt.tests.begin(), opt.tests.end(), t) != opt.tests.end(); };
   const ProgressFn* pf = progress ? &progress : nullptr;
+  auto go = [&](const char* t) { return want(t) && !(opt.stop && opt.stop()); };
 
-  if (want("transfer")) {
+  if (go("transfer")) {
     TransferOptions o;
     o.span_blocks = r.span_blocks;
     o.budget_s = share("transfer");
@@ -54,7 +55,7 @@ Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const Pro
     if (t) r.transfer = std::move(*t);
     else r.errors.emplace_back("transfer", t.error());
   }
-  if (want("access")) {
+  if (go("access")) {
     AccessOptions o;
     o.span_blocks = r.span_blocks;
     o.budget_s = share("access");
@@ -75,7 +76,7 @@ Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const Pro
     if (a) r.access = std::move(*a);
     else r.errors.emplace_back("access", a.error());
   }
-  if (want("cache")) {
+  if (go("cache")) {
     CacheOptions o;
     o.budget_s = share("cache");
     o.seed = opt.seed;
@@ -84,7 +85,7 @@ Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const Pro
     if (c) r.cache = std::move(*c);
     else r.errors.emplace_back("cache", c.error());
   }
-  if (want("blocksize")) {
+  if (go("blocksize")) {
     BlocksizeOptions o;
     o.budget_s = share("blocksize");
     o.allow_write = opt.allow_write;
@@ -98,7 +99,7 @@ Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const Pro
       r.errors.emplace_back("blocksize", b.error());
     }
   }
-  if (want("queue")) {
+  if (go("queue")) {
     QueueOptions o;
     o.budget_s = share("queue");
     o.seed = opt.seed;
@@ -107,7 +108,7 @@ Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const Pro
     if (q) r.queue = std::move(*q);
     else r.errors.emplace_back("queue", q.error());
   }
-  if (want("patterns")) {
+  if (go("patterns")) {
     PatternsOptions o;
     o.budget_s = share("patterns");
     o.seed = opt.seed;

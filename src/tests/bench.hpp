@@ -2,6 +2,7 @@
 // turns their results into the JSON of product.md ("tests.*") and aligned text tables.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@ struct BenchOptions {
   bool allow_write = false;
   std::uint64_t seed = 1;
   double budget_s = 120;  // total drive time; shared out between the chosen tests
+  std::function<bool()> stop;  // asked before each test (Ctrl-C); true skips the remaining tests
 };
 
 struct BenchResult {

@@ -207,6 +207,10 @@ TEST_CASE("state files: atomic round trip, leftover refusal, restore command") {
   auto chk = stack.check_no_leftover();
   REQUIRE_FALSE(chk);
   CHECK(chk.error().message.find("drivescope restore") != std::string::npos);
+  // The suggested command finds the file: it names the directory it is in (issue 15: it used to
+  // say `drivescope restore /dev/sdz`, which looks in the default directory and finds nothing).
+  CHECK(chk.error().message.find("`drivescope restore /dev/sdz --state-dir " + dir.string() + "`") !=
+        std::string::npos);
 
   // Garbage is an error, not a crash.
   std::ofstream(dir / "state-bad.json") << "{not json";

@@ -83,7 +83,14 @@ TEST_CASE("SMART: every real blob decodes through libatasmart and agrees with sk
       CHECK(a.worst == e.worst);
       if (e.threshold == "n/a") CHECK_FALSE(a.threshold.has_value());
       else CHECK(a.threshold == std::stoi(e.threshold));
-      CHECK(a.raw_hex() == e.raw_hex);
+      // skdump prints the six raw bytes in stored order (byte 0 first); drivescope's raw_hex is
+      // the 48-bit number they make (little-endian), so raw 1 reads 0x000000000001, not
+      // 0x010000000000 (issue 15): the same bytes, reversed, and the same number as `raw`.
+      REQUIRE(e.raw_hex.size() == 14);
+      std::string reversed = "0x";
+      for (int b = 5; b >= 0; --b) reversed += e.raw_hex.substr(2 + 2 * b, 2);
+      CHECK(a.raw_hex() == reversed);
+      CHECK(std::stoull(a.raw_hex().substr(2), nullptr, 16) == a.raw);
       CHECK(a.prefailure == (e.type == "prefail"));
       if (e.good == "n/a") CHECK_FALSE(a.good_now.has_value());
       else CHECK(a.good_now == (e.good == "yes"));

@@ -1,0 +1,87 @@
+// The man page (docs/drivescope.1) and the binary agree on the options: every option of every
+// subcommand, as `drivescope SUB --help` lists it, is in the man page, and every option the man
+// page names exists in some command's --help. (Issue 15: a dozen options were missing.)
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+namespace {
+
+std::string capture(const std::string& args) {
+  std::string cmd = std::string(DS_BINARY) + " " + args + " 2>&1";
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  pclose(p);
+  return out;
+}
+
+// "--name" words; in roff a hyphen is written \- , so those are turned back first.
+std::set<std::string> options_in(std::string text) {
+  for (std::size_t i; (i = text.find("\\-")) != std::string::npos;) text.replace(i, 2, "-");
+  std::set<std::string> s;
+  static const std::regex opt("--[a-z][a-z0-9]*(-[a-z0-9]+)*");
+  for (std::sregex_iterator it(text.begin(), text.end(), opt), end; it != end; ++it) s.insert(it->str());
+  return s;
+}
+
+// The subcommand names of a --help text: the lines of its "SUBCOMMANDS:" block.
+std::set<std::string> subcommands_in(const std::string& help) {
+  std::set<std::string> s;
+  std::istringstream in(help);
+  bool inside = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("SUBCOMMANDS:", 0) == 0 || line.rfind("Subcommands:", 0) == 0) {
+      inside = true;
+      continue;
+    }
+    if (!inside) continue;
+    if (line.empty() || line[0] != ' ') { inside = false; continue; }
+    std::istringstream w(line);
+    std::string name;
+    w >> name;
+    if (!name.empty()) s.insert(name);
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("man page and --help: the same options, both ways") {
+  std::ifstream f(DS_SOURCE_DIR "/docs/drivescope.1");
+  REQUIRE(f);
+  std::string page;
+  for (std::string line; std::getline(f, line);)
+    if (line.rfind(".\\\"", 0) != 0) page += line + "\n";  // not the roff comments
+  const std::set<std::string> man = options_in(page);
+
+  const std::string top = capture("--help");
+  std::set<std::string> binary = options_in(top);
+  const auto subs = subcommands_in(top);
+  REQUIRE(subs.size() >= 10);
+  for (const auto& sub : subs) {
+    const std::string help = capture(sub + " --help");
+    for (const auto& o : options_in(help)) binary.insert(o);
+    for (const auto& nested : subcommands_in(help))  // sim list / sim show
+      for (const auto& o : options_in(capture(sub + " " + nested + " --help"))) binary.insert(o);
+    for (const auto& o : options_in(help)) {
+      CAPTURE(sub);
+      CAPTURE(o);
+      CHECK_MESSAGE(man.count(o), "in `drivescope " << sub << " --help` but not in the man page");
+    }
+  }
+  for (const auto& o : man) {
+    CAPTURE(o);
+    CHECK_MESSAGE(binary.count(o), "in the man page but no command takes it");
+  }
+}
