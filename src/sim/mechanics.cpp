@@ -84,10 +84,16 @@ std::int64_t Mechanics::media_ns(std::uint64_t from, std::uint64_t end) const {
 
 std::int64_t Mechanics::interface_ns(std::uint64_t bytes) const {
   // MB/s = 10^6 bytes per second: bytes·1000/rate ns.
-  const auto by_rate = static_cast<std::int64_t>(std::ceil(static_cast<double>(bytes) * 1000.0 / model_.interface_mb_s));
+  return static_cast<std::int64_t>(std::ceil(static_cast<double>(bytes) * 1000.0 / model_.interface_mb_s));
+}
+
+std::int64_t Mechanics::buffer_ns(std::uint64_t bytes) const {
+  const std::int64_t by_rate = interface_ns(bytes);
   if (bulk_sector_ns_ == 0) return by_rate;
-  // A per-sector bus time: the transfer runs at the slower of the two (DiskSim's bulk sector
-  // transfer time against the bus's own block time).
+  // DiskSim's bulk sector transfer time against the bus rate: the slower of the two. Only for
+  // data the buffer already holds or takes in (hits, write-behind): a media transfer overlaps
+  // with the bus, and at 0.1 ms a sector the bus would hold the drives to 5 MB/s, a third of
+  // their media rate.
   const std::uint64_t sectors = (bytes + model_.logical_sector_bytes - 1) / model_.logical_sector_bytes;
   return std::max(by_rate, static_cast<std::int64_t>(sectors) * bulk_sector_ns_);
 }
@@ -344,7 +350,7 @@ std::int64_t Mechanics::flush() {
 
 std::int64_t Mechanics::write_back(const Access& a, std::int64_t t) {
   const std::uint64_t bytes = std::uint64_t{a.sectors} * model_.logical_sector_bytes;
-  std::int64_t ack = t + interface_ns(bytes);
+  std::int64_t ack = t + buffer_ns(bytes);
   // The buffer holds at most cache.bytes of data not yet on the media, one write per segment
   // (a segmented cache gives each write a segment): make room first. The segment bound keeps the
   // backlog to what real firmware holds (tens of commands, not thousands of small writes).
@@ -391,7 +397,7 @@ std::int64_t Mechanics::serve_decoded(const Access& a, std::int64_t t) {
   const int skip = stream_.active ? stream_.seg : -1;
   if (int i = cache_.find(a.lba, a.sectors, skip); i >= 0) {
     cache_.touch(i);
-    return t_if;
+    return t + buffer_ns(bytes);
   }
   std::uint64_t from = a.lba;
   int seg = -1;

@@ -74,6 +74,9 @@ class Mechanics {
     return d <= short_seek_ ? seek_.ns(d) : scale(seek_.ns(d), seek_fp_);
   }
   std::int64_t interface_ns(std::uint64_t bytes) const;
+  // A transfer of data the buffer holds (a hit) or takes in (write-behind): interface_ns, or
+  // controller.bulk_sector_ms per sector when that is slower.
+  std::int64_t buffer_ns(std::uint64_t bytes) const;
   // Write every buffered write to the media (FLUSH CACHE, write cache turned off); returns when
   // the mechanism is done with them.
   std::int64_t flush();

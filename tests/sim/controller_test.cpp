@@ -142,16 +142,23 @@ TEST_CASE("controller.write_behind_level: 1 holds one write behind, 2 several; 0
   CHECK(l0[2] > 2.0);
 }
 
-TEST_CASE("controller.bulk_sector_ms: the bus time per sector when slower than the interface rate") {
-  json m = base_model();
-  m["controller"] = {{"bulk_sector_ms", 0.1}};
-  auto t = open_json(m);
-  cmd(*t.io, 1000, 16, false);
-  CHECK(cmd(*t.io, 1000, 16, false, 30) == doctest::Approx(0.3 + 16 * 0.1));
-  m["controller"] = {{"bulk_sector_ms", 0.001}};  // faster than 20 MB/s: the bus rate stands
-  auto f = open_json(m);
-  cmd(*f.io, 1000, 16, false);
-  CHECK(cmd(*f.io, 1000, 16, false, 30) == doctest::Approx(0.3 + 16 * 512 / 20e3));
+TEST_CASE("controller.bulk_sector_ms: the bus time per sector of a buffer hit, when slower than the interface") {
+  // Read A, then B elsewhere (A's segment stays cached, the read-ahead moves to B), then A: a hit.
+  auto hit = [](double bulk) {
+    json m = base_model();
+    m["controller"] = {{"bulk_sector_ms", bulk}};
+    auto t = open_json(m);
+    cmd(*t.io, 1000, 16, false);
+    cmd(*t.io, 2000000, 16, false, 30);
+    return cmd(*t.io, 1000, 16, false, 30);
+  };
+  CHECK(hit(0.1) == doctest::Approx(0.3 + 16 * 0.1));
+  CHECK(hit(0.001) == doctest::Approx(0.3 + 16 * 512 / 20e3));  // faster than 20 MB/s: the bus rate stands
+  // A write taken by write-behind likewise.
+  json w = base_model(true);
+  w["controller"] = {{"bulk_sector_ms", 0.1}};
+  auto t = open_json(w);
+  CHECK(cmd(*t.io, 5000, 16, true, 1) == doctest::Approx(0.3 + 16 * 0.1));
 }
 
 TEST_CASE("controller.write_settle_ms: signed, replaces write_settle_ms, never makes a move negative") {
