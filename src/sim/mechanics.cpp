@@ -26,7 +26,8 @@ Mechanics::Mechanics(const DiskModel& m, Layout layout, SeekCurve seek, std::uin
   rot_ns_ = layout_.rotation_ns();
   overhead_ns_ = ms_to_ns(m.command_overhead_ms);
   head_switch_ns_ = ms_to_ns(m.head_switch_ms);
-  settle_ns_ = ms_to_ns(m.write_settle_ms);
+  settle_ns_ = ms_to_ns(m.controller.write_settle_ms.value_or(m.write_settle_ms));
+  bulk_sector_ns_ = ms_to_ns(m.controller.bulk_sector_ms.value_or(0));
   jitter_ = m.noise.seek_jitter_pct / 100.0;
   v2_ = m.format_version >= 2;
   short_seek_ = m.aam.short_seek_cylinders;
@@ -39,7 +40,8 @@ Mechanics::Mechanics(const DiskModel& m, Layout layout, SeekCurve seek, std::uin
     next_recal_ = static_cast<std::int64_t>(Rng(seed ^ kRecalStream).below(static_cast<std::uint64_t>(recal_every_ns_)));
   }
   cache_.configure(m.cache.bytes, m.cache.segments, m.logical_sector_bytes);
-  write_cache_ = m.cache.write_back && cache_.enabled();
+  const bool write_back = m.controller.write_behind_level ? *m.controller.write_behind_level > 0 : m.cache.write_back;
+  write_cache_ = write_back && cache_.enabled();
   look_ahead_ = cache_.enabled();
   set_aam_scales(1.0, 1.0, 0);
 }
@@ -115,6 +117,17 @@ std::int64_t Mechanics::interface_ns(std::uint64_t bytes) const {
   return static_cast<std::int64_t>(std::ceil(static_cast<double>(bytes) * 1000.0 / model_.interface_mb_s));
 }
 
+std::int64_t Mechanics::buffer_ns(std::uint64_t bytes) const {
+  const std::int64_t by_rate = interface_ns(bytes);
+  if (bulk_sector_ns_ == 0) return by_rate;
+  // DiskSim's bulk sector transfer time against the bus rate: the slower of the two. Only for
+  // data the buffer already holds or takes in (hits, write-behind): a media transfer overlaps
+  // with the bus, and at 0.1 ms a sector the bus would hold the drives to 5 MB/s, a third of
+  // their media rate.
+  const std::uint64_t sectors = (bytes + model_.logical_sector_bytes - 1) / model_.logical_sector_bytes;
+  return std::max(by_rate, static_cast<std::int64_t>(sectors) * bulk_sector_ns_);
+}
+
 Access Mechanics::make_access(std::uint64_t lba, std::uint32_t sectors, bool write) const {
   Access a;
   a.lba = lba;
@@ -137,19 +150,52 @@ std::int64_t Mechanics::move_ns(HeadPos from, const Chs& to, bool write) {
   if (!v2_) {  // /1: the seek uniform within ±pct, the settle apart (kept exactly as it was)
     if (jitter_ > 0 && seek)
       move += static_cast<std::int64_t>(std::llround(static_cast<double>(move) * jitter_ * rng_.symmetric()));
-    return write ? move + settle_ns_ : move;
+    // (A negative settle, controller.write_settle_ms, can shorten a move but not below zero.)
+    return write ? std::max<std::int64_t>(0, move + settle_ns_) : move;
   }
   // /2: the whole seek, settle included, with a standard deviation of pct (never below zero).
-  if (write) move += settle_ns_;
+  if (write) move = std::max<std::int64_t>(0, move + settle_ns_);
   if (jitter_ > 0 && seek)
     move = std::llround(static_cast<double>(move) * std::max(0.0, 1.0 + jitter_ * rng_.normal()));
   return move;
 }
 
-std::int64_t Mechanics::overhead_draw() {
-  if (overhead_sd_ns_ == 0) return overhead_ns_;
-  const double v = static_cast<double>(overhead_ns_) + static_cast<double>(overhead_sd_ns_) * overhead_rng_.normal();
-  return std::max(std::llround(v), std::llround(kOverheadFloor * static_cast<double>(overhead_ns_)));
+std::int64_t Mechanics::overhead_draw(std::int64_t nominal) {
+  if (overhead_sd_ns_ == 0) return nominal;
+  const double v = static_cast<double>(nominal) + static_cast<double>(overhead_sd_ns_) * overhead_rng_.normal();
+  return std::max(std::llround(v), std::llround(kOverheadFloor * static_cast<double>(nominal)));
+}
+
+std::size_t Mechanics::max_dirty_writes() const {
+  // Level 1 holds one write behind; level 2 (and a plain write_back model) one per segment.
+  if (model_.controller.write_behind_level == 1) return 1;
+  return std::max<std::size_t>(1, model_.cache.segments);
+}
+
+std::int64_t Mechanics::command_overhead_ns(const Access& a) {
+  if (!model_.controller.overheads) return overhead_ns_;
+  const OverheadTable& o = *model_.controller.overheads;
+  const int after = last_write_ ? 1 : 0;
+  const std::int64_t tc = a.arrival_ns;  // the firmware picks its path when the command arrives
+  const std::uint64_t end = a.lba + a.sectors;
+  if (!a.write) {
+    // A hit: all of its data is in the buffer already (a segment, or what the read-ahead has read).
+    const int skip = stream_.active ? stream_.seg : -1;
+    const bool hit = cache_.find(a.lba, a.sectors, skip) >= 0 ||
+                     (stream_.active && a.lba >= window_first(tc) && end <= stream_pos(tc));
+    return ms_to_ns(hit ? o.read_hit[after] : o.read_miss[after]);
+  }
+  // A write hits when write-behind takes it into the buffer without waiting for room.
+  destage_started_before(tc);
+  const std::uint64_t bytes = std::uint64_t{a.sectors} * model_.logical_sector_bytes;
+  const bool hit = write_cache_ && !write_behind_busy(tc) && dirty_.size() < max_dirty_writes() &&
+                   dirty_bytes_ + bytes <= model_.cache.bytes;
+  return ms_to_ns(hit ? o.write_hit[after] : o.write_miss[after]);
+}
+
+std::int64_t Mechanics::completion_ns(const Access& a) const {
+  if (!model_.controller.overheads) return 0;
+  return ms_to_ns(a.write ? model_.controller.overheads->write_completion : model_.controller.overheads->read_completion);
 }
 
 std::int64_t Mechanics::recalibrate(std::int64_t t) {
@@ -322,7 +368,7 @@ void Mechanics::destage_one() {
   dirty_.pop_front();
   dirty_bytes_ -= d.bytes;
   std::int64_t data_start = 0;
-  media_access(d.access, d.access.lba, start, &data_start);
+  destage_end_ = media_access(d.access, d.access.lba, start, &data_start);
 }
 
 void Mechanics::destage_started_before(std::int64_t t) {
@@ -336,15 +382,16 @@ std::int64_t Mechanics::flush() {
 
 std::int64_t Mechanics::write_back(const Access& a, std::int64_t t) {
   const std::uint64_t bytes = std::uint64_t{a.sectors} * model_.logical_sector_bytes;
-  std::int64_t ack = t + interface_ns(bytes);
+  std::int64_t ack = t + buffer_ns(bytes);
   // The buffer holds at most cache.bytes of data not yet on the media, one write per segment
   // (a segmented cache gives each write a segment): make room first. The segment bound keeps the
   // backlog to what real firmware holds (tens of commands, not thousands of small writes).
-  const std::size_t max_writes = std::max<std::size_t>(1, model_.cache.segments);
+  const std::size_t max_writes = max_dirty_writes();
   while (!dirty_.empty() && (dirty_bytes_ + bytes > model_.cache.bytes || dirty_.size() >= max_writes)) {
     destage_one();
     ack = std::max(ack, mech_free_);
   }
+  if (write_behind_busy(t)) ack = std::max(ack, destage_end_);
   if (stream_.active) {
     const Segment& s = cache_[stream_.seg];
     if (s.first < a.lba + a.sectors && a.lba < stream_.limit) stop_stream(ack);
@@ -356,9 +403,16 @@ std::int64_t Mechanics::write_back(const Access& a, std::int64_t t) {
 }
 
 std::int64_t Mechanics::serve(const Access& a, std::int64_t t_dispatch) {
-  const std::uint64_t bytes = std::uint64_t{a.sectors} * model_.logical_sector_bytes;
   // The command is decoded (overhead) from its arrival on; t is when that is done.
-  const std::int64_t t = recalibrate(std::max(t_dispatch, a.arrival_ns + overhead_draw()));
+  const std::int64_t nominal = command_overhead_ns(a);
+  const std::int64_t t = recalibrate(std::max(t_dispatch, a.arrival_ns + overhead_draw(nominal)));
+  const std::int64_t done = serve_decoded(a, t);
+  last_write_ = a.write;
+  return done + completion_ns(a);
+}
+
+std::int64_t Mechanics::serve_decoded(const Access& a, std::int64_t t) {
+  const std::uint64_t bytes = std::uint64_t{a.sectors} * model_.logical_sector_bytes;
   const std::int64_t t_if = t + interface_ns(bytes);
   // What the mechanism destaged while it had nothing else to do.
   destage_started_before(t);
@@ -375,7 +429,7 @@ std::int64_t Mechanics::serve(const Access& a, std::int64_t t_dispatch) {
   const int skip = stream_.active ? stream_.seg : -1;
   if (int i = cache_.find(a.lba, a.sectors, skip); i >= 0) {
     cache_.touch(i);
-    return t_if;
+    return t + buffer_ns(bytes);
   }
   std::uint64_t from = a.lba;
   int seg = -1;

@@ -74,6 +74,9 @@ class Mechanics {
     return d <= short_seek_ ? seek_.ns(d) : scale(seek_.ns(d), seek_fp_);
   }
   std::int64_t interface_ns(std::uint64_t bytes) const;
+  // A transfer of data the buffer holds (a hit) or takes in (write-behind): interface_ns, or
+  // controller.bulk_sector_ms per sector when that is slower.
+  std::int64_t buffer_ns(std::uint64_t bytes) const;
   // Write every buffered write to the media (FLUSH CACHE, write cache turned off); returns when
   // the mechanism is done with them.
   std::int64_t flush();
@@ -86,8 +89,21 @@ class Mechanics {
   std::int64_t switch_ns(HeadPos from, const Chs& to) const;
   // The head's move for a media access, seek jitter and write settle included (draws noise).
   std::int64_t move_ns(HeadPos from, const Chs& to, bool write);
-  // The controller time of one command (draws noise in a /2 model with overhead_jitter_ms).
-  std::int64_t overhead_draw();
+  // The controller time of one command around `nominal` (draws noise in a /2 model with
+  // overhead_jitter_ms).
+  std::int64_t overhead_draw(std::int64_t nominal);
+  // controller.overheads_ms: the nominal decode time of this command by its type, whether it
+  // hits the buffer on arrival and the type of the command before it; else command_overhead_ms.
+  std::int64_t command_overhead_ns(const Access& a);
+  std::int64_t completion_ns(const Access& a) const;
+  // The command once decoded at t (everything but the controller's overheads).
+  std::int64_t serve_decoded(const Access& a, std::int64_t t);
+  // How many writes the buffer holds before a new one must wait (write-behind level 1: one).
+  std::size_t max_dirty_writes() const;
+  // Write-behind level 1 takes no write while an earlier one is still being written.
+  bool write_behind_busy(std::int64_t t) const {
+    return model_.controller.write_behind_level == 1 && destage_end_ > t;
+  }
   // Run the recalibrations due by t (each when the mechanism is next free); returns when the
   // drive can serve a command that is ready at t.
   std::int64_t recalibrate(std::int64_t t);
@@ -162,6 +178,9 @@ class Mechanics {
   std::int64_t recal_start_ = -1, recal_end_ = -1;  // the last one run
   bool write_cache_ = false;
   bool look_ahead_ = true;
+  std::int64_t bulk_sector_ns_ = 0;  // controller.bulk_sector_ms (0: the interface rate alone)
+  bool last_write_ = false;          // the previous command was a write (overheads "after write")
+  std::int64_t destage_end_ = 0;     // when the last destage started is on the media
 
   std::int64_t mech_free_ = 0;
   HeadPos head_;  // where the head rests when no stream is running

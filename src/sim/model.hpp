@@ -97,6 +97,24 @@ struct RecalibrationSpec {  // /2: the drive serves nothing for duration_ms ever
   double duration_ms = 0;
 };
 
+// Optional "controller" object (formats /1 and /2): DiskSim's per-drive controller parameters
+// that the rest of the format has no place for (docs/disk-model.md, "Controller keys"). Every
+// member unset is today's behaviour exactly.
+struct OverheadTable {  // ms; [0] after a read, [1] after a write (DiskSim "... over. after ...")
+  double read_hit[2] = {0, 0}, read_miss[2] = {0, 0};
+  double write_hit[2] = {0, 0}, write_miss[2] = {0, 0};
+  double read_completion = 0, write_completion = 0;  // added to each completion
+};
+struct ControllerSpec {
+  std::optional<OverheadTable> overheads;  // replaces command_overhead_ms
+  std::optional<int> write_behind_level;   // DiskSim "Fast write level" 0/1/2; sets write_back
+  std::optional<double> bulk_sector_ms;    // bus time per sector; replaces interface_mb_s
+  std::optional<double> write_settle_ms;   // signed; replaces write_settle_ms
+  bool any() const {
+    return overheads || write_behind_level || bulk_sector_ms || write_settle_ms;
+  }
+};
+
 struct DiskModel {
   std::string name;
   Transport transport = Transport::ata;
@@ -125,6 +143,7 @@ struct DiskModel {
   std::optional<double> rpm_actual;  // the spindle's real speed; rpm stays the nominal one
   std::vector<RemappedLba> remapped;
   RecalibrationSpec recalibration;
+  ControllerSpec controller;  // optional "controller" object (any format)
   FaultSpec faults;  // optional "faults" object: injected failures (sim/faults.hpp)
   LayoutSpec layout_spec;  // /2 layout keys: serpentine, spares, slipped (sim/layout_spec.hpp)
 

@@ -213,6 +213,58 @@ void write_v2_timing(const DiskModel& m, json& j) {
   if (m.queue.max_wait_ms > 0) j["queue"]["max_wait_ms"] = m.queue.max_wait_ms;
 }
 
+// The optional "controller" object (docs/disk-model.md, "Controller keys").
+void parse_controller(Reader& r, const json& doc, DiskModel& m) {
+  const json* c = r.object(doc, "", "controller", false);
+  if (!c) return;
+  const std::string pre = "controller";
+  if (const json* o = r.object(*c, pre, "overheads_ms", false)) {
+    const std::string op = pre + ".overheads_ms";
+    OverheadTable t;
+    auto pair = [&](std::string_view key, double* out) {
+      const std::string k(key);
+      out[0] = r.number(*o, op, k + "_after_read", true, 0, false).value_or(0);
+      out[1] = r.number(*o, op, k + "_after_write", true, 0, false).value_or(0);
+    };
+    pair("read_hit", t.read_hit);
+    pair("read_miss", t.read_miss);
+    pair("write_hit", t.write_hit);
+    pair("write_miss", t.write_miss);
+    t.read_completion = r.number(*o, op, "read_completion", false, 0, false).value_or(0);
+    t.write_completion = r.number(*o, op, "write_completion", false, 0, false).value_or(0);
+    m.controller.overheads = t;
+  }
+  if (auto v = r.integer(*c, pre, "write_behind_level", false, false, 2)) m.controller.write_behind_level = static_cast<int>(*v);
+  if (auto v = r.number(*c, pre, "bulk_sector_ms", false, 0, true)) m.controller.bulk_sector_ms = *v;
+  if (const json* v = r.member(*c, pre, "write_settle_ms", false)) {
+    if (!v->is_number() || !std::isfinite(v->get<double>())) r.fail(pre + ".write_settle_ms", "must be a number");
+    else m.controller.write_settle_ms = v->get<double>();
+  }
+}
+
+void write_controller(const ControllerSpec& c, json& j) {
+  if (!c.any()) return;
+  json& o = j["controller"];
+  if (c.overheads) {
+    const OverheadTable& t = *c.overheads;
+    json ov;
+    auto pair = [&](const std::string& key, const double* v) {
+      ov[key + "_after_read"] = v[0];
+      ov[key + "_after_write"] = v[1];
+    };
+    pair("read_hit", t.read_hit);
+    pair("read_miss", t.read_miss);
+    pair("write_hit", t.write_hit);
+    pair("write_miss", t.write_miss);
+    ov["read_completion"] = t.read_completion;
+    ov["write_completion"] = t.write_completion;
+    o["overheads_ms"] = ov;
+  }
+  if (c.write_behind_level) o["write_behind_level"] = *c.write_behind_level;
+  if (c.bulk_sector_ms) o["bulk_sector_ms"] = *c.bulk_sector_ms;
+  if (c.write_settle_ms) o["write_settle_ms"] = *c.write_settle_ms;
+}
+
 }  // namespace
 
 Expected<DiskModel> parse_model(std::string_view text) {
@@ -380,6 +432,7 @@ Expected<DiskModel> parse_model(std::string_view text) {
     if (!r.err && m.noise.seek_jitter_pct > 50) r.fail("noise.seek_jitter_pct", "must be at most 50");
   }
   if (m.format_version >= 2 && !r.err) parse_v2_timing(r, doc, m);
+  if (!r.err) parse_controller(r, doc, m);
   if (r.err) return *r.err;
   if (auto f = doc.find("faults"); f != doc.end()) {
     auto fs = parse_faults(*f, m.capacity());
@@ -445,6 +498,7 @@ std::string model_to_json(const DiskModel& m) {
   j["defects"] = ds;
   j["noise"] = {{"seed", m.noise.seed}, {"seek_jitter_pct", m.noise.seek_jitter_pct}};
   if (m.format_version >= 2) write_v2_timing(m, j);
+  write_controller(m.controller, j);
   if (!m.faults.empty()) j["faults"] = faults_to_json(m.faults);
   layout_keys_to_json(m, j);
   return j.dump(1);

@@ -1,0 +1,198 @@
+// The optional "controller" keys (DiskSim's controller parameters, docs/disk-model.md): each one
+// shown in timing, and a model without them timing exactly as before.
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "sim/drive.hpp"
+#include "sim_test_util.hpp"
+
+namespace {
+
+using nlohmann::json;
+
+// 6000 rpm: one revolution is exactly 10 ms, so an extra 10 ms before a media access lands the
+// head at the same angle and moves the completion by exactly 10 ms.
+constexpr double kRevMs = 10.0;
+
+json base_model(bool write_back = false) {
+  json j = json::parse(R"({
+    "format": "drivescope-disk-model/1", "name": "ctl", "transport": "scsi",
+    "identity": {"model": "CTL"}, "logical_sector_bytes": 512, "rpm": 6000,
+    "surfaces": 2, "platters": 1, "zones": [{"cylinders": 3000, "sectors_per_track": 500}],
+    "seek": {"track_to_track_ms": 1, "average_ms": 6, "full_stroke_ms": 12, "curve": null},
+    "head_switch_ms": 0.5, "write_settle_ms": 0.1, "command_overhead_ms": 0.3, "interface_mb_s": 20,
+    "cache": {"bytes": 1048576, "segments": 4, "read_ahead_sectors": 128, "write_back": false},
+    "queue": {"protocol": "none"}
+  })");
+  j["cache"]["write_back"] = write_back;
+  return j;
+}
+
+json overheads(double rh_r, double rh_w, double rm_r, double rm_w, double wh_r, double wh_w, double wm_r,
+               double wm_w, double rc, double wc) {
+  return {{"read_hit_after_read", rh_r},   {"read_hit_after_write", rh_w}, {"read_miss_after_read", rm_r},
+          {"read_miss_after_write", rm_w}, {"write_hit_after_read", wh_r}, {"write_hit_after_write", wh_w},
+          {"write_miss_after_read", wm_r}, {"write_miss_after_write", wm_w}, {"read_completion", rc},
+          {"write_completion", wc}};
+}
+
+ds::sim::SimTarget open_json(const json& j) {
+  auto m = ds::sim::parse_model(j.dump());
+  REQUIRE_MESSAGE(m.ok(), (m.ok() ? "" : m.error().message));
+  ds::sim::SimOptions o;
+  o.writable = true;
+  auto t = ds::sim::open(*m, o);
+  REQUIRE_MESSAGE(t.ok(), (t.ok() ? "" : t.error().message));
+  return std::move(*t);
+}
+
+// One command at QD1 after `idle_ms` of idle time; returns its latency in ms.
+double cmd(ds::IoEngine& io, std::uint64_t lba, std::uint32_t sectors, bool write, double idle_ms = 0) {
+  if (idle_ms > 0) io.idle(std::chrono::nanoseconds(static_cast<std::int64_t>(idle_ms * 1e6)));
+  ds::IoRequest r{lba * 512, sectors * 512u, write, lba};
+  REQUIRE(io.submit({&r, 1}).value() == 1);
+  ds::IoCompletion c;
+  REQUIRE(io.reap({&c, 1}, 1, std::chrono::milliseconds(0)).value() == 1);
+  REQUIRE(c.ok());
+  return static_cast<double>(c.latency_ns()) / 1e6;
+}
+
+// A fixed mixed workload (reads, writes, hits, misses, idle gaps) as completion latencies.
+std::vector<double> workload(const json& model) {
+  auto t = open_json(model);
+  ds::sim::Rng rng(42);
+  std::vector<double> out;
+  const std::uint64_t cap = t.io->info().capacity_bytes / 512 - 64;
+  std::uint64_t last = 0;
+  for (int i = 0; i < 400; ++i) {
+    const bool seq = rng.below(3) == 0;
+    const std::uint64_t lba = seq ? last + 8 : rng.below(cap);
+    const bool write = rng.below(3) == 0;
+    out.push_back(cmd(*t.io, lba, 8, write, static_cast<double>(rng.below(20))));
+    last = lba;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("controller: a block that restates the /1 keys times exactly as the model without it") {
+  // Every controller path with values equal to what the /1 keys already say: the new code
+  // reduces to the old one (and a model without the block takes the old path unchanged).
+  for (const bool wb : {false, true}) {
+    json plain = base_model(wb);
+    json same = plain;
+    same["controller"] = {{"overheads_ms", overheads(0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0, 0)},
+                          {"write_behind_level", wb ? 2 : 0},
+                          {"bulk_sector_ms", 0.0001},  // below the 20 MB/s bus's 0.0256 ms a sector
+                          {"write_settle_ms", 0.1}};
+    CHECK(workload(plain) == workload(same));
+  }
+}
+
+TEST_CASE("controller.overheads_ms: hit and miss, after a read or a write, and the completions") {
+  json m = base_model(true);
+  m["controller"] = {{"overheads_ms", overheads(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 0.25, 0.5)},
+                     {"write_behind_level", 2}};
+  auto t = open_json(m);
+  const double xfer8 = 8 * 512 / 20e3;  // 8 sectors over 20 MB/s, ms
+  cmd(*t.io, 1000, 8, false);                                     // miss: fills a segment
+  CHECK(cmd(*t.io, 1000, 8, false, 30) == doctest::Approx(1.0 + xfer8 + 0.25));  // hit after read
+  CHECK(cmd(*t.io, 500000, 8, true, 30) == doctest::Approx(5.0 + xfer8 + 0.5));  // write hit after read
+  CHECK(cmd(*t.io, 1000, 8, false, 30) == doctest::Approx(2.0 + xfer8 + 0.25));  // hit after write
+  CHECK(cmd(*t.io, 900000, 8, true, 30) == doctest::Approx(5.0 + xfer8 + 0.5));
+
+  // A miss: the same request on a drive whose read-miss overhead is one revolution longer
+  // completes exactly one revolution later.
+  auto miss = [&](double rm) {
+    json k = base_model();
+    k["controller"] = {{"overheads_ms", overheads(1, 1, rm, rm, 1, 1, 1, 1, 0, 0)}};
+    auto d = open_json(k);
+    return cmd(*d.io, 2000000, 8, false, 5);
+  };
+  CHECK(miss(3.0 + kRevMs) - miss(3.0) == doctest::Approx(kRevMs).epsilon(1e-6));
+  // A write miss (write-through) likewise takes the write-miss overhead.
+  auto wmiss = [&](double wm) {
+    json k = base_model();
+    k["controller"] = {{"overheads_ms", overheads(1, 1, 1, 1, 0.5, 0.5, wm, wm, 0, 0)}, {"write_behind_level", 0}};
+    auto d = open_json(k);
+    return cmd(*d.io, 2000000, 8, true, 5);
+  };
+  CHECK(wmiss(2.0 + kRevMs) - wmiss(2.0) == doctest::Approx(kRevMs).epsilon(1e-6));
+}
+
+TEST_CASE("controller.write_behind_level: 1 holds one write behind, 2 several; 0 writes through") {
+  const double xfer8 = 8 * 512 / 20e3;
+  auto two_writes = [&](int level) {
+    json m = base_model(false);
+    m["controller"] = {{"write_behind_level", level}};
+    auto t = open_json(m);
+    const double a = cmd(*t.io, 100000, 8, true, 1);
+    const double b = cmd(*t.io, 2000000, 8, true, 0);  // right after: the first is not on the media yet
+    const double c = cmd(*t.io, 300000, 8, true, 60);  // after an idle gap: everything destaged
+    return std::vector<double>{a, b, c};
+  };
+  const auto l1 = two_writes(1), l2 = two_writes(2), l0 = two_writes(0);
+  CHECK(l1[0] == doctest::Approx(0.3 + xfer8));
+  CHECK(l1[1] > 2.0);  // waits for the first write's seek and rotation
+  CHECK(l1[2] == doctest::Approx(0.3 + xfer8));
+  CHECK(l2[0] == doctest::Approx(0.3 + xfer8));
+  CHECK(l2[1] == doctest::Approx(0.3 + xfer8));
+  CHECK(l0[0] > 2.0);  // level 0 writes through although the block had no write_back
+  CHECK(l0[2] > 2.0);
+}
+
+TEST_CASE("controller.bulk_sector_ms: the bus time per sector of a buffer hit, when slower than the interface") {
+  // Read A, then B elsewhere (A's segment stays cached, the read-ahead moves to B), then A: a hit.
+  auto hit = [](double bulk) {
+    json m = base_model();
+    m["controller"] = {{"bulk_sector_ms", bulk}};
+    auto t = open_json(m);
+    cmd(*t.io, 1000, 16, false);
+    cmd(*t.io, 2000000, 16, false, 30);
+    return cmd(*t.io, 1000, 16, false, 30);
+  };
+  CHECK(hit(0.1) == doctest::Approx(0.3 + 16 * 0.1));
+  CHECK(hit(0.001) == doctest::Approx(0.3 + 16 * 512 / 20e3));  // faster than 20 MB/s: the bus rate stands
+  // A write taken by write-behind likewise.
+  json w = base_model(true);
+  w["controller"] = {{"bulk_sector_ms", 0.1}};
+  auto t = open_json(w);
+  CHECK(cmd(*t.io, 5000, 16, true, 1) == doctest::Approx(0.3 + 16 * 0.1));
+}
+
+TEST_CASE("controller.write_settle_ms: signed, replaces write_settle_ms, never makes a move negative") {
+  auto write_after_read = [&](double top, std::optional<double> signed_settle, std::uint64_t wlba) {
+    json m = base_model();
+    m["write_settle_ms"] = top;
+    if (signed_settle) m["controller"] = {{"write_settle_ms", *signed_settle}};
+    auto t = open_json(m);
+    cmd(*t.io, 0, 8, false);
+    return cmd(*t.io, wlba, 8, true, 3);
+  };
+  // A long seek: settle −2 against +8 is one revolution less before the same angle.
+  const std::uint64_t far = 2000000;
+  CHECK(write_after_read(8.0, std::nullopt, far) - write_after_read(8.0, -2.0, far) ==
+        doctest::Approx(kRevMs).epsilon(1e-6));
+  // No move at all (same track): the negative settle cannot take time off; as settle 0.
+  CHECK(write_after_read(0.0, -2.0, 200) == doctest::Approx(write_after_read(0.0, std::nullopt, 200)));
+}
+
+TEST_CASE("controller: malformed keys name the field; the block round-trips") {
+  json m = base_model();
+  m["controller"] = {{"write_behind_level", 3}};
+  auto bad = ds::sim::parse_model(m.dump());
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.find("controller.write_behind_level") != std::string::npos);
+  m["controller"] = {{"overheads_ms", {{"read_hit_after_read", 1}}}};
+  bad = ds::sim::parse_model(m.dump());
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.find("controller.overheads_ms.read_hit_after_write") != std::string::npos);
+  m["controller"] = {{"overheads_ms", overheads(1, 2, 3, 4, 5, 6, 7, 8, 0.1, 0.2)}, {"write_behind_level", 1},
+                     {"bulk_sector_ms", 0.105}, {"write_settle_ms", -0.642}};
+  auto good = ds::sim::parse_model(m.dump());
+  REQUIRE(good.ok());
+  auto again = ds::sim::parse_model(ds::sim::model_to_json(*good));
+  REQUIRE(again.ok());
+  CHECK(json::parse(ds::sim::model_to_json(*again))["controller"] == m["controller"]);
+}
