@@ -9,6 +9,8 @@
 
 namespace {
 
+using simtest::set_features;
+
 ds::sim::SimTarget with_policy(const std::string& spec, ds::sim::QueuePolicy p) {
   auto m = ds::sim::open(spec);
   REQUIRE(m.ok());
@@ -17,14 +19,6 @@ ds::sim::SimTarget with_policy(const std::string& spec, ds::sim::QueuePolicy p) 
   auto t = ds::sim::open(model);
   REQUIRE(t.ok());
   return std::move(*t);
-}
-
-ds::CommandResult set_features(ds::Device& dev, std::uint8_t sub, std::uint8_t count = 0) {
-  ds::AtaRequest r;
-  r.in.command = ds::ata::kSetFeatures;
-  r.in.features = sub;
-  r.in.count = count;
-  return dev.ata(r);
 }
 
 // Mean seek (ms) seen by random single-sector reads: the mean latency less what is not seek.

@@ -10,6 +10,8 @@
 
 namespace {
 
+using simtest::set_features;
+
 struct Id {
   std::array<std::uint8_t, 512> b{};
   std::uint16_t w(int i) const { return static_cast<std::uint16_t>(b[2 * i] | (b[2 * i + 1] << 8)); }
@@ -37,14 +39,6 @@ Id identify(ds::Device& dev) {
   const auto res = dev.ata(r);
   REQUIRE(res.ok());
   return id;
-}
-
-ds::CommandResult set_features(ds::Device& dev, std::uint8_t sub, std::uint8_t count = 0) {
-  ds::AtaRequest r;
-  r.in.command = ds::ata::kSetFeatures;
-  r.in.features = sub;
-  r.in.count = count;
-  return dev.ata(r);
 }
 
 ds::CommandResult scsi(ds::Device& dev, std::vector<std::uint8_t> cdb, std::span<std::uint8_t> data) {

@@ -12,6 +12,11 @@
 
 namespace {
 
+using simtest::Done;
+using simtest::open_model;
+using simtest::io_at;
+using simtest::set_features;
+
 // A clean /2 drive: 7200 rpm, 4 surfaces, 600 sectors per track, 20 000 cylinders, no queue.
 std::string v2_json(const std::string& extra = "") {
   return R"({
@@ -30,36 +35,6 @@ ds::sim::DiskModel v2_model(const std::string& extra = "") {
   auto m = ds::sim::parse_model(v2_json(extra));
   REQUIRE_MESSAGE(m.ok(), (m.ok() ? "" : m.error().message));
   return *m;
-}
-
-ds::sim::SimTarget open_model(const ds::sim::DiskModel& m, bool writable = false) {
-  ds::sim::SimOptions o;
-  o.writable = writable;
-  auto t = ds::sim::open(m, o);
-  REQUIRE_MESSAGE(t.ok(), (t.ok() ? "" : t.error().message));
-  return std::move(*t);
-}
-
-struct Done {
-  double ms = 0;        // latency
-  std::int64_t at = 0;  // completion stamp
-};
-
-Done io_at(ds::IoEngine& io, std::uint64_t lba, std::uint32_t sectors, bool write = false) {
-  ds::IoRequest r{lba * 512, sectors * 512u, write, lba};
-  REQUIRE(io.submit({&r, 1}).value() == 1);
-  ds::IoCompletion c;
-  REQUIRE(io.reap({&c, 1}, 1, std::chrono::milliseconds(0)).value() == 1);
-  REQUIRE(c.ok());
-  return {static_cast<double>(c.latency_ns()) / 1e6, c.complete_ns};
-}
-
-ds::CommandResult set_features(ds::Device& dev, std::uint8_t sub, std::uint8_t count = 0) {
-  ds::AtaRequest r;
-  r.in.command = ds::ata::kSetFeatures;
-  r.in.features = sub;
-  r.in.count = count;
-  return dev.ata(r);
 }
 
 double median(std::vector<double> v) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "drivescope/opcodes.hpp"
 #include "sim/rng.hpp"
 #include "sim/sim.hpp"
 
@@ -38,6 +39,37 @@ inline nlohmann::json read_json(const std::string& path) {
 
 inline std::string truth_path(const std::string& model_path) {
   return model_path.substr(0, model_path.size() - 5) + ".truth.json";
+}
+
+inline ds::sim::SimTarget open_model(const ds::sim::DiskModel& m, bool writable = false) {
+  ds::sim::SimOptions o;
+  o.writable = writable;
+  auto t = ds::sim::open(m, o);
+  REQUIRE_MESSAGE(t.ok(), (t.ok() ? "" : t.error().message));
+  return std::move(*t);
+}
+
+// One command at QD1, submitted now: its latency and completion stamp.
+struct Done {
+  double ms = 0;        // latency
+  std::int64_t at = 0;  // completion stamp
+};
+inline Done io_at(ds::IoEngine& io, std::uint64_t lba, std::uint32_t sectors, bool write = false) {
+  ds::IoRequest r{lba * 512, sectors * 512u, write, lba};
+  REQUIRE(io.submit({&r, 1}).value() == 1);
+  ds::IoCompletion c;
+  REQUIRE(io.reap({&c, 1}, 1, std::chrono::milliseconds(0)).value() == 1);
+  REQUIRE(c.ok());
+  return {static_cast<double>(c.latency_ns()) / 1e6, c.complete_ns};
+}
+
+// SET FEATURES through the drive's command interface.
+inline ds::CommandResult set_features(ds::Device& dev, std::uint8_t sub, std::uint8_t count = 0) {
+  ds::AtaRequest r;
+  r.in.command = ds::ata::kSetFeatures;
+  r.in.features = sub;
+  r.in.count = count;
+  return dev.ata(r);
 }
 
 inline ds::sim::SimTarget open_or_fail(const std::string& spec, ds::sim::SimOptions o = {}) {

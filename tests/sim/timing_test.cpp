@@ -8,6 +8,11 @@
 
 namespace {
 
+using simtest::Done;
+using simtest::open_model;
+using simtest::io_at;
+using simtest::set_features;
+
 // A small clean drive: 7200 rpm, 2 surfaces, 500 sectors per track, no queue, no noise.
 std::string small_model_json() {
   return R"({
@@ -27,40 +32,9 @@ ds::sim::DiskModel small_model() {
   return *m;
 }
 
-ds::sim::SimTarget open_model(const ds::sim::DiskModel& m, bool writable = false) {
-  ds::sim::SimOptions o;
-  o.writable = writable;
-  auto t = ds::sim::open(m, o);
-  REQUIRE_MESSAGE(t.ok(), (t.ok() ? "" : t.error().message));
-  return std::move(*t);
-}
-
-struct Done {
-  double ms = 0;         // latency
-  std::int64_t at = 0;   // completion stamp
-};
-
-// One command at QD1, submitted now.
-Done io_at(ds::IoEngine& io, std::uint64_t lba, std::uint32_t sectors, bool write = false) {
-  ds::IoRequest r{lba * 512, sectors * 512u, write, lba};
-  REQUIRE(io.submit({&r, 1}).value() == 1);
-  ds::IoCompletion c;
-  REQUIRE(io.reap({&c, 1}, 1, std::chrono::milliseconds(0)).value() == 1);
-  REQUIRE(c.ok());
-  return {static_cast<double>(c.latency_ns()) / 1e6, c.complete_ns};
-}
-
 // What a cache hit of `sectors` costs: the command overhead and the interface transfer.
 double hit_ms(const ds::sim::DiskModel& m, std::uint32_t sectors) {
   return m.command_overhead_ms + sectors * 512.0 / (m.interface_mb_s * 1e3);
-}
-
-ds::CommandResult set_features(ds::Device& dev, std::uint8_t sub, std::uint8_t count = 0) {
-  ds::AtaRequest r;
-  r.in.command = ds::ata::kSetFeatures;
-  r.in.features = sub;
-  r.in.count = count;
-  return dev.ata(r);
 }
 
 }  // namespace
