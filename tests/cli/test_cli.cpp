@@ -1,6 +1,8 @@
 // End-to-end tests of the drivescope binary: what a user types, what comes out, the exit code.
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
+
+#include "cli_run.hpp"
 #include <sys/wait.h>
 
 #include <array>
@@ -13,23 +15,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  int rc = -1;
-  std::string out;
-};
-
-Run run(const std::string& args) {
-  std::string cmd = std::string(DS_BINARY) + " " + args + " 2>/dev/null";
-  Run r;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = pclose(p);
-  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-  return r;
-}
+using clitest::Run;
+Run run(const std::string& args) { return clitest::run(args, false); }
 
 std::string data(const std::string& rel) { return std::string(DS_TEST_DATA) + "/" + rel; }
 

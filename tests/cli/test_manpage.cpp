@@ -12,19 +12,11 @@
 #include <sstream>
 #include <string>
 
+#include "cli_run.hpp"
+
 namespace {
 
-std::string capture(const std::string& args) {
-  std::string cmd = std::string(DS_BINARY) + " " + args + " 2>&1";
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  pclose(p);
-  return out;
-}
+std::string capture(const std::string& args) { return clitest::run(args, true).out; }
 
 // "--name" words; in roff a hyphen is written \- , so those are turned back first.
 std::set<std::string> options_in(std::string text) {
