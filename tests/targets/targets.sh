@@ -4,7 +4,9 @@
 # every test a result with finite, positive figures (tests/targets/check_bench.py); no accuracy
 # is claimed on such targets. Also: the write path on a regular file (blocksize, access and
 # patterns with --write) changes nothing outside --span, and --write on a block device without
-# --destructive is refused and writes nothing.
+# --destructive is refused and writes nothing. `replay` reads the same eight requests from a
+# DiskSim validate trace, a fio iolog v3 and blkparse text on the file and on a loop device, and a
+# trace with a write is refused there without --write, leaving the device as it was.
 #
 # usage: targets.sh DRIVESCOPE_BINARY [SCRATCH_DIR]
 # Needs root for zram and loop devices. Exit 77 (ctest SKIP) when a part could not run (not
@@ -69,10 +71,32 @@ make_file() {
   dd if=/dev/urandom of="$1" bs=1M count="$2" status=none && sync "$1"
 }
 
+# replay_reads TARGET: the same eight reads as a DiskSim validate trace, a fio iolog v3 and
+# blkparse text; each replay must exit 0 and report eight requests with positive service times.
+replay_reads() {
+  local target=$1 f rc
+  : >"$WORK/r.trace"; printf 'fio version 3 iolog\n0 t add\n0 t open\n' >"$WORK/r.iolog"; : >"$WORK/r.blk"
+  for i in 0 1 2 3 4 5 6 7; do
+    printf 'R Miss %d 8 1000 100\n' $((i * 10000)) >>"$WORK/r.trace"
+    printf '%d t read %d 4096\n' $((i * 500)) $((i * 10000 * 512)) >>"$WORK/r.iolog"
+    printf '  8,0    0  %d  0.%06d  100  D   R %d + 8 [fio]\n' $((i + 1)) $((i * 500)) $((i * 10000)) >>"$WORK/r.blk"
+  done
+  printf '0 t close\n' >>"$WORK/r.iolog"
+  for f in r.trace r.iolog r.blk; do
+    "$BIN" replay "$target" "$WORK/$f" --json >"$WORK/$f.json" 2>"$WORK/$f.err"
+    rc=$?
+    say "replay $target $f -> exit $rc"
+    [ "$rc" = 0 ] || { fail "replay $f on $target: exit $rc"; sed 's/^/  stderr: /' "$WORK/$f.err" | head -5; continue; }
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["replay"]["requests"]; assert len(r)==8 and all(x["service_ms"]>0 and not x["write"] for x in r), r' \
+      "$WORK/$f.json" || fail "replay $f on $target: not eight reads with service times"
+  done
+}
+
 # ---------------------------------------------------------------- regular file
 FILE="$WORK/plain.img"
 make_file "$FILE" 64 || { echo "FAIL: cannot write $FILE"; exit 1; }
 bench file "file:$FILE" 512
+replay_reads "file:$FILE"
 
 # The write path: writes stay inside --span; the rest of the file keeps its bytes.
 WFILE="$WORK/write.img"
@@ -109,6 +133,16 @@ else
     grep -q -- "--destructive" "$WORK/refused.err" "$WORK/refused.json" ||
       fail "loop: the refusal does not name --destructive"
     [ "$sum_before" = "$sum_after" ] || fail "loop: the device changed although the write was refused"
+
+    # replay on a real block device: reads in all three trace formats, and a trace with a write
+    # refused without --write (nothing written).
+    replay_reads "$LOOP"
+    sum_before=$(sha256sum <"$LFILE")
+    printf 'W Miss 4096 8 1000 100\nR Miss 0 8 1000 100\n' >"$WORK/write.trace"
+    "$BIN" replay "$LOOP" "$WORK/write.trace" --json >"$WORK/rw.json" 2>"$WORK/rw.err"
+    rc=$?
+    [ "$rc" != 0 ] || fail "loop: a trace with writes was replayed without --write"
+    [ "$sum_before" = "$(sha256sum <"$LFILE")" ] || fail "loop: a refused replay changed the device"
   else
     SKIPPED+=("loop device: $(cat "$WORK/losetup.err")")
   fi
