@@ -73,8 +73,12 @@ Expected<measure::ReplayResult> replay_on(const std::string& model, const std::s
 TEST_CASE("replay: each DiskSim validation trace stays within the demerit docs/validation.md records") {
   const auto bounds = recorded_bounds();
   REQUIRE(bounds.size() == 7);
-  for (const auto& [trace, model_and_bound] : bounds) {
-    const auto& [model, bound] = model_and_bound;
+  for (const auto& entry : bounds) {
+    // Plain references, not structured bindings: doctest's CAPTURE/INFO are lambdas, and clang 14
+    // cannot capture a structured binding.
+    const auto& trace = entry.first;
+    const auto& model = entry.second.first;
+    const auto& bound = entry.second.second;
     CAPTURE(trace);
     auto r = replay_on(model, trace, kSeed);
     REQUIRE(r.ok());

@@ -58,7 +58,9 @@ TEST_SUITE("accuracy_seeds") {
         }
     for (const auto& [msg, n] : skipped) MESSAGE(n << " /2 runs skipped (" << msg << ")");
     CHECK(runs >= static_cast<int>(subjects.size() * kSeedsPerDrive));
-    for (const auto& [name, r] : rates) {
+    for (const auto& entry : rates) {
+      const auto& name = entry.first;  // not a structured binding: INFO captures (clang 14)
+      const auto& r = entry.second;
       INFO(name << ": " << r.passed << "/" << r.counted << " runs pass, interval coverage " << r.covered << "/"
                 << r.with_interval << (r.worst.empty() ? "" : "; first failure " + r.worst));
       MESSAGE(name << ": " << r.passed << "/" << r.counted << " pass, coverage " << r.covered << "/" << r.with_interval);

@@ -75,7 +75,8 @@ std::string budget_table(const std::vector<RunResult>& runs, const std::vector<d
   std::vector<std::pair<std::string, std::vector<std::string>>> rows;
   for (double b : budgets)
     for (const auto& [name, t] : tally(by[b])) {
-      auto it = std::find_if(rows.begin(), rows.end(), [&](auto& p) { return p.first == name; });
+      const std::string& criterion = name;  // clang 14 cannot capture a structured binding
+      auto it = std::find_if(rows.begin(), rows.end(), [&](auto& p) { return p.first == criterion; });
       if (it == rows.end()) it = rows.insert(rows.end(), {name, std::vector<std::string>(budgets.size(), "–")});
       const auto col = static_cast<std::size_t>(std::find(budgets.begin(), budgets.end(), b) - budgets.begin());
       it->second[col] = t.counted ? rate(t.passed, t.counted) : "(reported) " + rate(t.reported_passed, t.reported);
