@@ -499,7 +499,11 @@ std::int64_t Mechanics::positioning_estimate(const Access& a, std::int64_t t, He
   } else {
     return 0;  // a write-back write only needs the interface
   }
-  const std::int64_t t_mech = std::max({t, a.arrival_ns + overhead_ns_, mech_free_});
+  // A command that needs the media pays the miss overhead (controller.overheads_ms).
+  std::int64_t overhead = overhead_ns_;
+  if (const auto& o = model_.controller.overheads)
+    overhead = ms_to_ns(a.write ? o->write_miss[last_write_ ? 1 : 0] : o->read_miss[last_write_ ? 1 : 0]);
+  const std::int64_t t_mech = std::max({t, a.arrival_ns + overhead, mech_free_});
   std::int64_t move = switch_ns(from, a.chs);
   // Plan with the slowest the seek may turn out (jitter): a plan that cuts it too fine would
   // lose a whole revolution whenever the seek runs long, as real firmware knows. (/2: the jitter
