@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Add DiskSim's controller parameters to a drivescope disk model.
+
+Usage: disksim2model.py SOURCE.json BASE_MODEL.json [-o OUT.json] [--truth TRUTH.json]
+
+SOURCE.json is a drive in the DiskSim source form ("schema": "disk-model/v1": DiskSim's
+.diskspecs/.model values as JSON, tests/data/disksim/). BASE_MODEL.json is the same drive already
+converted to drivescope-disk-model/1 (zones, seek curve, cache size...: the rules in
+tests/data/disk-models/README.md). The output is BASE_MODEL with its keys and values unchanged,
+except the documented fixes below, plus a "controller" object (docs/disk-model.md, "Controller
+keys") built from SOURCE by these rules:
+
+- overheads_ms: DiskSim's eight controller overheads ("Read hit over. after read", ... "Write
+  miss over. after write") and the read/write completion overheads, as they are.
+- write_behind_level: DiskSim's "Fast write level" (0, 1 or 2).
+- bulk_sector_ms: DiskSim's "Bulk sector transfer time" when it is positive.
+- write_settle_ms: DiskSim's "Add. write settling delay" when it is negative (the top-level
+  write_settle_ms of format /1 cannot be; it stays at 0 there).
+
+Fixes to the base conversion (each a documented conversion error):
+- cache.write_back is true for every write-behind level above 0 (the first conversion set it
+  for level 2 only; level 1 is write-behind too, of one write at a time).
+
+--truth TRUTH.json rewrites the drive's ground truth in place for the new model: its
+mean_random_read_access_ms counts the controller time of a random read as DiskSim's read-miss
+overhead after a read plus the read completion overhead (docs/disk-model.md, ground truth) in
+place of command_overhead_ms. Nothing else in the truth depends on the controller keys.
+
+The output is written as the models are stored: JSON indented by one space, keys in order.
+"""
+import argparse
+import json
+import sys
+
+OVERHEAD_NAMES = {
+    "read_hit": "Read hit over.",
+    "read_miss": "Read miss over.",
+    "write_hit": "Write hit over.",
+    "write_miss": "Write miss over.",
+}
+
+
+def controller_block(src):
+    """The "controller" object for a DiskSim source-form drive."""
+    ov = src["overheads_ms"]
+    overheads = {}
+    for key, name in OVERHEAD_NAMES.items():
+        overheads[key + "_after_read"] = ov[name + " after read"]
+        overheads[key + "_after_write"] = ov[name + " after write"]
+    overheads["read_completion"] = ov["Read completion overhead"]
+    overheads["write_completion"] = ov["Write completion overhead"]
+    block = {"overheads_ms": overheads, "write_behind_level": src["cache"]["fast_write_level"]}
+    bulk = ov.get("Bulk sector transfer time", 0.0)
+    if bulk > 0:
+        block["bulk_sector_ms"] = bulk
+    settle = src.get("add_write_settle_ms", 0.0)
+    if settle < 0:
+        block["write_settle_ms"] = settle
+    return block
+
+
+def convert(src, base):
+    """BASE with the controller block (replacing any earlier one) and the documented fixes."""
+    out = dict(base)
+    level = src["cache"]["fast_write_level"]
+    if "cache" in out:
+        cache = dict(out["cache"])
+        cache["write_back"] = level > 0
+        out["cache"] = cache
+    out["controller"] = controller_block(src)
+    return out
+
+
+def read_overhead_ms(model):
+    """The controller time of a random read miss after a read, by the ground-truth rule."""
+    c = model.get("controller", {}).get("overheads_ms")
+    if c:
+        return c["read_miss_after_read"] + c.get("read_completion", 0.0)
+    return model["command_overhead_ms"]
+
+
+def update_truth(truth, base, new):
+    """TRUTH (computed for BASE) with the mean random read access moved to NEW's overhead."""
+    out = dict(truth)
+    delta = read_overhead_ms(new) - read_overhead_ms(base)
+    out["mean_random_read_access_ms"] = round(truth["mean_random_read_access_ms"] + delta, 3)
+    return out
+
+
+def dump(obj):
+    return json.dumps(obj, indent=1, ensure_ascii=False) + "\n"
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("source", help="DiskSim source-form JSON (disk-model/v1)")
+    ap.add_argument("base", help="the drive's drivescope-disk-model/1 file")
+    ap.add_argument("-o", "--output", help="where to write (default: stdout)")
+    ap.add_argument("--truth", help="the drive's .truth.json, updated in place")
+    args = ap.parse_args(argv)
+    with open(args.source, encoding="utf-8") as f:
+        src = json.load(f)
+    with open(args.base, encoding="utf-8") as f:
+        base = json.load(f)
+    if src.get("schema") != "disk-model/v1":
+        print(f"{args.source}: not a DiskSim source-form file (schema disk-model/v1)", file=sys.stderr)
+        return 2
+    new = convert(src, base)
+    if args.truth:
+        with open(args.truth, encoding="utf-8") as f:
+            truth = json.load(f)
+        with open(args.truth, "w", encoding="utf-8") as f:
+            f.write(dump(update_truth(truth, base, new)))
+    text = dump(new)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
