@@ -20,6 +20,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app_test_util.hpp"
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -30,22 +32,6 @@ fs::path temp_dir(const char* tag) {
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
-}
-
-pid_t spawn(const std::vector<std::string>& args, const fs::path& out) {
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(fd, 1);
-    int null = ::open("/dev/null", O_WRONLY);
-    ::dup2(null, 2);
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  return pid;
 }
 
 int wait_exit(pid_t pid, bool* signalled = nullptr) {
@@ -79,7 +65,7 @@ std::vector<std::string> ab_args(const fs::path& dir) {
 void interrupt_and_check(int sig, const char* tag) {
   const fs::path dir = temp_dir(tag);
   const fs::path state = dir / "state-sim_maxline3.json";
-  pid_t pid = spawn(ab_args(dir), dir / "out.json");
+  pid_t pid = apptest::spawn_to(ab_args(dir), dir / "out.json");
   REQUIRE(pid > 0);
   REQUIRE(wait_for(state, 20000));
   auto before = read_json(state);
@@ -121,7 +107,7 @@ TEST_CASE("SIGTERM in the middle of ab: the feature is restored and the run ends
 TEST_CASE("SIGKILL leaves an active state file that `drivescope restore` handles") {
   const fs::path dir = temp_dir("kill");
   const fs::path state = dir / "state-sim_maxline3.json";
-  pid_t pid = spawn(ab_args(dir), dir / "out.json");
+  pid_t pid = apptest::spawn_to(ab_args(dir), dir / "out.json");
   REQUIRE(pid > 0);
   REQUIRE(wait_for(state, 20000));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -133,12 +119,12 @@ TEST_CASE("SIGKILL leaves an active state file that `drivescope restore` handles
   REQUIRE_FALSE(left.is_discarded());
   CHECK(left["status"] == "active");
   // A new run on the same target refuses to start until the leftover is dealt with.
-  pid_t again = spawn(ab_args(dir), dir / "again.json");
+  pid_t again = apptest::spawn_to(ab_args(dir), dir / "again.json");
   CHECK(wait_exit(again) == 1);
   auto err = read_json(dir / "again.json");
   CHECK(err["error"].get<std::string>().find("drivescope restore") != std::string::npos);
   // restore: a simulated drive's state ended with its process; the file is cleared.
-  pid_t r = spawn({DS_BINARY, "restore", "--state-dir", dir.string(), "--json"}, dir / "restore.json");
+  pid_t r = apptest::spawn_to({DS_BINARY, "restore", "--state-dir", dir.string(), "--json"}, dir / "restore.json");
   CHECK(wait_exit(r) == 0);
   auto rj = read_json(dir / "restore.json");
   REQUIRE_FALSE(rj.is_discarded());

@@ -19,26 +19,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app_test_util.hpp"
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-pid_t spawn_to(const std::vector<std::string>& args, const fs::path& out) {
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(fd, 1);
-    int null = ::open("/dev/null", O_WRONLY);
-    ::dup2(null, 2);
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  return pid;
-}
 
 // The exit status, or −signal; kills the child and returns −SIGKILL after `limit`.
 int wait_at_most(pid_t pid, std::chrono::seconds limit) {
@@ -65,13 +51,13 @@ TEST_CASE("bench: SIGINT mid-run prints the tests finished so far and exits 4") 
                                       "transfer,access,cache,blocksize,queue,patterns",
                                       "--budget", "604800", "--json", "--quiet"};
   const auto t0 = std::chrono::steady_clock::now();
-  const pid_t whole = spawn_to(args, out);
+  const pid_t whole = apptest::spawn_to(args, out);
   REQUIRE(whole > 0);
   REQUIRE(wait_at_most(whole, std::chrono::seconds(120)) == 0);
   const auto full = std::chrono::steady_clock::now() - t0;
   MESSAGE("uninterrupted run: " << std::chrono::duration<double>(full).count() << " s");
 
-  const pid_t pid = spawn_to(args, out);
+  const pid_t pid = apptest::spawn_to(args, out);
   REQUIRE(pid > 0);
   std::this_thread::sleep_for(full / 3);
   const auto sent = std::chrono::steady_clock::now();
