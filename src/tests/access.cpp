@@ -22,7 +22,6 @@ struct Ctx {
   std::uint64_t last_lba = 0;  // the last LBA read: the start of the next read's seek
 };
 
-constexpr double kZ95 = 1.96;          // half-width of a 95 % interval in standard errors
 constexpr double kSlowMarginMs = 1.5;  // beyond the worst rotational wait before a read is slow
 constexpr double kNoRotationMs = 17;   // assumed revolution when none was measured
 constexpr int kStrokeReads = 100;
@@ -330,6 +329,7 @@ Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt, const 
     ti.overhead_ms = res.overhead_ms.value;
     ti.overhead_uncertainty_ms = res.overhead_ms.uncertainty;
     ti.surfaces = opt.surfaces;
+    ti.spares_per_track = opt.spares_per_track;
     ti.seed = opt.seed;
     for (auto& r : res.slow_regions) ti.avoid.emplace_back(r.first_lba, r.last_lba);
     Budget tb = budget.part(0.2);
@@ -337,7 +337,16 @@ Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt, const 
     budget.charge(tb.used_ns());
     if (tr.error && !c.err) c.err = tr.error;
     res.track_to_track_ms = tr.seek_ms;
-    if (tr.rotation_ns > 0) {
+    if (opt.rotation_ns > 0 && plausible_rotation_ms(opt.rotation_ns * 1e-6, res.overhead_ms.value) &&
+        std::fabs(opt.rotation_ns * 1e-6 - rev_ms) <= kZ95 * res.rotation_ms.uncertainty) {
+      // The transfer test's revolution, fitted across zones with the tracks' spare sectors
+      // counted, agrees with the backward-step fit: it is the more exact of the two.
+      const double rel = std::max(kStreamRotationFloor, opt.rotation_uncertainty_ns / opt.rotation_ns);
+      res.rotation_ms = {opt.rotation_ns * 1e-6, rel * opt.rotation_ns * 1e-6};
+      res.rpm = {60e9 / opt.rotation_ns, 60e9 / opt.rotation_ns * rel};
+      res.notes.push_back("rotation: from the transfer test's zones (track size and sector time, spare sectors "
+                          "per track fitted)");
+    } else if (tr.rotation_ns > 0) {
       // A revolution from a stream (integer track size × fitted sector time) is exact to a few
       // parts per million when the track size is right.
       // The track size is an integer fitted from boundaries: one sector off is 1/spt of it.

@@ -22,6 +22,10 @@ struct AccessOptions {
   // the middle of the span), and its surface count (0: told by the access test's own probe).
   std::uint64_t zone_first_lba = 0, zone_last_lba = 0;
   unsigned surfaces = 0;
+  // A revolution the transfer test fitted across zones, spare sectors counted (0: none), and the
+  // spare sectors per track it found (-1: not told).
+  double rotation_ns = 0, rotation_uncertainty_ns = 0;
+  int spares_per_track = -1;
 };
 
 struct LatencyStats {

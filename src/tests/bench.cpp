@@ -71,6 +71,11 @@ Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const Pro
           o.zone_last_lba = z.last_lba;
         }
       o.surfaces = r.transfer->surfaces_estimate;
+      if (r.transfer->spares_per_track >= 0) {
+        o.rotation_ns = r.transfer->rotation_ms.value * 1e6;
+        o.rotation_uncertainty_ns = r.transfer->rotation_ms.uncertainty * 1e6;
+        o.spares_per_track = r.transfer->spares_per_track;
+      }
     }
     auto a = run_access(io, o, pf);
     if (a) r.access = std::move(*a);

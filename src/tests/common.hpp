@@ -115,6 +115,9 @@ class Rng {
 // Progress callback: (test name, fraction done, drive time used so far in seconds).
 using ProgressFn = std::function<void(std::string_view test, double fraction, double drive_time_s)>;
 
+// Half-width of a two-sided 95 % interval of a normal estimate, in standard errors.
+inline constexpr double kZ95 = 1.96;
+
 // A figure with its uncertainty: the half-width of a 95 % interval — 1.96 standard errors, plus
 // any systematic error or resolution the method states (e.g. the rotation fit's 1 % floor), so
 // that the interval holds the truth in about 95 % of runs. value 0: not measured (the result's

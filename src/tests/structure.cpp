@@ -59,6 +59,197 @@ std::uint32_t fit_period(std::span<const std::int64_t> pos_lo, std::span<const s
   return mid;
 }
 
+namespace {
+
+constexpr unsigned kMaxSurfaces = 64;  // tracks per cylinder looked for (drives have had up to ~30)
+
+// A straight line through the stamps of reads [from, to): one track, or part of one. Its slope is
+// the median spacing inside the range (the time of one read on that track's surface), its level
+// the median of what is left once the slope is taken off. Medians, because a host's completion
+// latency puts an independent, positive error on every single stamp: a stamp late by a host
+// hiccup moves neither.
+struct Line {
+  double slope = 0, level = 0;
+  double at(std::size_t i) const { return level + slope * static_cast<double>(i); }
+};
+
+Line fit_line_at(std::span<const std::int64_t> c, std::size_t from, std::size_t to, double fallback_slope) {
+  Line l;
+  std::vector<double> d;
+  for (std::size_t i = from + 1; i < to; ++i) d.push_back(static_cast<double>(c[i] - c[i - 1]));
+  l.slope = d.size() >= 2 ? median(d) : fallback_slope;
+  std::vector<double> r;
+  for (std::size_t i = from; i < to; ++i) r.push_back(static_cast<double>(c[i]) - l.slope * static_cast<double>(i));
+  l.level = median(r);
+  if (to - from < 4) return l;
+  // Then least squares over the stamps that median line explains (within 3 robust deviations):
+  // a slope from differences of neighbours carries twice the stamps' noise, extrapolated to a
+  // boundary that is several reads away it would blur the step the line is there to measure.
+  const double tol = 3 * 1.4826 * mad(r) + 1;
+  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (std::size_t i = from; i < to; ++i) {
+    const double x = static_cast<double>(i - from), y = static_cast<double>(c[i]);
+    if (std::fabs(y - l.at(i)) > tol) continue;
+    n += 1;
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
+  }
+  const double den = n * sxx - sx * sx;
+  if (n < 3 || den <= 0) return l;
+  l.slope = (n * sxy - sx * sy) / den;
+  l.level = (sy - l.slope * sx) / n - l.slope * static_cast<double>(from);
+  return l;
+}
+
+struct Boundary {
+  std::size_t read = 0;  // index of the read that crossed the boundary
+  double gap_ns = 0;     // how far the stamps' line steps up there
+};
+
+struct Boundaries {
+  std::vector<Boundary> b;
+  std::vector<Line> lines;  // lines[j]: the reads between boundary j−1 (or the warm-up) and j
+};
+
+// Track boundaries: reads whose spacing stands out, kept only where the whole line of stamps
+// steps up (a level shift between the lines before and after). A single late stamp (host latency)
+// raises one spacing and lowers the next: no step, no boundary.
+Boundaries find_boundaries(std::span<const std::int64_t> c, std::size_t warmup, double b, double spacing_thr,
+                           double level_thr) {
+  std::vector<std::size_t> cand;
+  for (std::size_t i = warmup + 1; i < c.size(); ++i)
+    if (static_cast<double>(c[i] - c[i - 1]) > spacing_thr) cand.push_back(i);
+  Boundaries out;
+  for (int pass = 0; pass < 3; ++pass) {
+    std::vector<std::size_t> edges{warmup};
+    edges.insert(edges.end(), cand.begin(), cand.end());
+    edges.push_back(c.size());
+    std::vector<Line> lines;
+    for (std::size_t e = 0; e + 1 < edges.size(); ++e) lines.push_back(fit_line_at(c, edges[e], edges[e + 1], b));
+    std::vector<std::size_t> keep;
+    out.b.clear();
+    for (std::size_t j = 0; j < cand.size(); ++j) {
+      const double gap = lines[j + 1].at(cand[j]) - lines[j].at(cand[j]);
+      if (gap >= level_thr) {
+        keep.push_back(cand[j]);
+        out.b.push_back({cand[j], gap});
+      }
+    }
+    out.lines = std::move(lines);
+    if (keep.size() == cand.size()) return out;
+    cand = std::move(keep);
+  }
+  // Passes ran out while steps were still being dropped: the lines between what is kept.
+  std::vector<std::size_t> edges{warmup};
+  for (auto& x : out.b) edges.push_back(x.read);
+  edges.push_back(c.size());
+  out.lines.clear();
+  for (std::size_t e = 0; e + 1 < edges.size(); ++e) out.lines.push_back(fit_line_at(c, edges[e], edges[e + 1], b));
+  return out;
+}
+
+// Tracks crossed between consecutive boundaries: normally one; a boundary whose step was too small
+// to see leaves a run twice as long. A pause inside a track (a drive-side stall, a retry) is a
+// step too, but it cuts a track in two runs that together make one: it is dropped, with its gap.
+std::vector<std::int64_t> count_tracks(std::vector<Boundary>& bs, double reads_per_track) {
+  if (reads_per_track > 0) {
+    const double tol = std::max(2.0, 0.1 * reads_per_track);
+    for (std::size_t j = 1; j + 1 < bs.size();) {
+      const double a = static_cast<double>(bs[j].read - bs[j - 1].read);
+      const double n = static_cast<double>(bs[j + 1].read - bs[j].read);
+      if (a < 0.8 * reads_per_track && n < 0.8 * reads_per_track && std::fabs(a + n - reads_per_track) <= tol)
+        bs.erase(bs.begin() + static_cast<std::ptrdiff_t>(j));
+      else
+        ++j;
+    }
+    // A run far shorter than a track between two boundaries: one of its ends is a pause right
+    // beside a switch. The smaller step is the pause.
+    for (std::size_t j = 1; j < bs.size();) {
+      const double r = static_cast<double>(bs[j].read - bs[j - 1].read);
+      if (r < 0.5 * reads_per_track)
+        bs.erase(bs.begin() + static_cast<std::ptrdiff_t>(bs[j].gap_ns < bs[j - 1].gap_ns ? j : j - 1));
+      else
+        ++j;
+    }
+  }
+  std::vector<std::int64_t> k(bs.size(), 0);
+  for (std::size_t j = 1; j < bs.size(); ++j) {
+    const double runs = static_cast<double>(bs[j].read - bs[j - 1].read);
+    k[j] = k[j - 1] + (reads_per_track > 0 ? std::max<std::int64_t>(1, std::llround(runs / reads_per_track)) : 1);
+  }
+  return k;
+}
+
+// The tracks per cylinder: the smallest period H (with a phase) such that the boundaries at
+// k ≡ phase (mod H) have gaps on one side of a cut and all the others on the other side, for at
+// least 85 % of each group, with two or more in the periodic group. Medians and shares, so a lost
+// revolution or a pause at one switch does not move it. Returns 0 when no period holds.
+struct Period {
+  unsigned H = 0, phase = 0;
+  double conf = 0, cyl_gap = 0, trk_gap = 0;
+};
+// Median by selection (find_surfaces runs it for every period and phase, on every check of a
+// growing stream).
+double fast_median(std::vector<double>& v) {
+  const std::size_t h = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(h), v.end());
+  const double hi = v[h];
+  if (v.size() % 2) return hi;
+  return (*std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(h)) + hi) / 2;
+}
+
+Period find_surfaces(const std::vector<Boundary>& bs, const std::vector<std::int64_t>& k, double min_sep) {
+  Period best;
+  if (bs.size() < 4) return best;
+  const auto span_k = static_cast<unsigned>(k.back() - k.front());
+  // Two whole periods at least, and no more surfaces than any drive has had (kMaxSurfaces).
+  for (unsigned H = 2; H <= std::min(kMaxSurfaces, span_k / 2); ++H) {
+    for (unsigned q = 0; q < H; ++q) {
+      std::vector<double> in, out;
+      for (std::size_t j = 0; j < bs.size(); ++j)
+        (static_cast<unsigned>(k[j] % H) == q ? in : out).push_back(bs[j].gap_ns);
+      if (in.size() < 2 || out.size() < 2) continue;
+      const double mi = fast_median(in), mo = fast_median(out);
+      if (std::fabs(mi - mo) < min_sep) continue;
+      // Two groups, not noise split in two: the medians apart by several times either group's
+      // own spread.
+      std::vector<double> di, dout;
+      for (double g : in) di.push_back(std::fabs(g - mi));
+      for (double g : out) dout.push_back(std::fabs(g - mo));
+      const double spread = 1.4826 * std::max(fast_median(di), fast_median(dout));
+      if (std::fabs(mi - mo) < 4 * spread) continue;
+      const double cut = (mi + mo) / 2;
+      const bool up = mi > mo;
+      double ok_in = 0, ok_out = 0;
+      for (double g : in) ok_in += (g > cut) == up;
+      for (double g : out) ok_out += (g > cut) != up;
+      const double conf = std::min(ok_in / static_cast<double>(in.size()), ok_out / static_cast<double>(out.size()));
+      if (conf >= 0.85 && conf > best.conf) best = {H, q, conf, mi, mo};
+    }
+    if (best.H) return best;
+  }
+  return best;
+}
+
+// The feasible integer periods p in [lo, hi] for which some base puts boundary j inside
+// [pos_lo[j], pos_hi[j]] at base + k[j]·p. The set is an interval (a projection of a convex
+// polygon); {0, 0} when empty.
+std::pair<std::uint32_t, std::uint32_t> feasible_periods(std::span<const std::int64_t> pos_lo,
+                                                         std::span<const std::int64_t> pos_hi,
+                                                         std::span<const std::int64_t> k, std::uint32_t lo,
+                                                         std::uint32_t hi) {
+  std::uint32_t range = 0;
+  const std::uint32_t mid = fit_period(pos_lo, pos_hi, k, lo, hi, nullptr, &range);
+  if (!mid) return {0, 0};
+  // fit_period returns first + (last − first)/2 and last − first.
+  const std::uint32_t first = mid - range / 2;
+  return {first, first + range};
+}
+
+}  // namespace
+
 TrackStructure analyse_stream(std::span<const std::int64_t> c, std::uint64_t first_lba,
                               std::uint32_t m, std::uint32_t block_bytes, std::size_t warmup,
                               unsigned surfaces_hint, double rotation_hint_ns) {
@@ -73,38 +264,52 @@ TrackStructure analyse_stream(std::span<const std::int64_t> c, std::uint64_t fir
   t.sustained_bytes_s = t.raw_bytes_s;
 
   std::vector<double> d;
-  std::vector<std::size_t> idx;
-  for (std::size_t i = warmup + 1; i < n; ++i) {
-    d.push_back(static_cast<double>(c[i] - c[i - 1]));
-    idx.push_back(i);
-  }
+  for (std::size_t i = warmup + 1; i < n; ++i) d.push_back(static_cast<double>(c[i] - c[i - 1]));
   const double b = median(d);
   const double sigma = 1.4826 * mad(d);
   if (b <= 0) return t;
-  const double thr = b + std::max(0.08 * b, 6 * sigma);
-  std::vector<std::int64_t> r;  // read index of each boundary
-  std::vector<double> gaps;
-  for (std::size_t q = 0; q < d.size(); ++q)
-    if (d[q] > thr) {
-      r.push_back(static_cast<std::int64_t>(idx[q]));
-      gaps.push_back(d[q] - b);
+  // Candidates generously (a level-shift check follows), steps only where they stand out of the
+  // stamps' own noise.
+  Boundaries found = find_boundaries(c, warmup, b, b + std::max(0.05 * b, 3 * sigma), std::max(0.05 * b, 3 * sigma));
+  std::vector<Boundary>& bs = found.b;
+  // The sector time: the read-weighted mean of the lines' slopes (each track on its own surface,
+  // whose sectors may pass at their own pace).
+  {
+    // The sector time: each line's slope is a read's media time on that track (whose surface may
+    // pass its sectors at its own pace); their mean weighted by the reads on each. Not the run
+    // before the first boundary while there are others: the stream's first reads may still be
+    // served from what the drive read ahead, at the interface's pace.
+    double w = 0, sum = 0;
+    for (std::size_t j = bs.empty() ? 0 : 1; j < found.lines.size() && j <= bs.size(); ++j) {
+      const std::size_t from = j ? bs[j - 1].read : warmup;
+      const std::size_t to = j < bs.size() ? bs[j].read : n;
+      if (to <= from) continue;
+      sum += found.lines[j].slope * static_cast<double>(to - from);
+      w += static_cast<double>(to - from);
     }
-  t.boundaries = r.size();
-  t.sector_ns = b / m;
+    t.sector_ns = (w > 0 && sum > 0 ? sum / w : b) / m;
+  }
+  t.boundaries = bs.size();
   t.media_bytes_s = lb / (t.sector_ns * 1e-9);
-  if (r.size() < 3) return t;
+  if (bs.size() < 3) return t;
   t.media_bound = true;
 
-  // Period in sectors: first a rough value from the spacing of the late reads, then the exact
-  // integer that every boundary's position interval admits.
-  std::vector<double> dr;
-  for (std::size_t j = 1; j < r.size(); ++j) dr.push_back(static_cast<double>(r[j] - r[j - 1]) * m);
+  // Tracks between boundaries, then the period in sectors: first a rough value (the rotation
+  // hint, or the median run), then the exact integer that every boundary's position admits.
+  std::vector<double> runs;
+  for (std::size_t j = 1; j < bs.size(); ++j) runs.push_back(static_cast<double>(bs[j].read - bs[j - 1].read));
   const double rot_spt = rotation_hint_ns > 0 ? rotation_hint_ns / t.sector_ns : 0;
-  double est = rot_spt > 0 ? rot_spt : median(dr);
-  std::vector<std::int64_t> k(r.size(), 0), plo(r.size()), phi(r.size());
-  for (std::size_t j = 0; j < r.size(); ++j) {
-    if (j) k[j] = k[j - 1] + std::max<std::int64_t>(1, std::llround(dr[j - 1] / est));
-    plo[j] = static_cast<std::int64_t>(first_lba) + r[j] * m;
+  t.reads_per_track = median(runs);
+  const double est = rot_spt > 0 ? rot_spt : t.reads_per_track * m;
+  std::vector<std::int64_t> k = count_tracks(bs, est / m);
+  t.boundaries = bs.size();
+  if (bs.size() < 3) {
+    t.media_bound = false;
+    return t;
+  }
+  std::vector<std::int64_t> plo(bs.size()), phi(bs.size());
+  for (std::size_t j = 0; j < bs.size(); ++j) {
+    plo[j] = static_cast<std::int64_t>(first_lba) + static_cast<std::int64_t>(bs[j].read) * m;
     phi[j] = plo[j] + m - 1;
   }
   const double half = rot_spt > 0 ? 0.005 * est + 1 : 2.0 * m + 1;
@@ -116,70 +321,85 @@ TrackStructure analyse_stream(std::span<const std::int64_t> c, std::uint64_t fir
   if (rot_spt > 0) {
     // The feasible track size nearest to what the rotation implies.
     const auto c0 = static_cast<std::int64_t>(std::llround(rot_spt));
-    for (std::int64_t d = 0; !spt && c0 - d >= static_cast<std::int64_t>(lo); ++d)
-      for (std::int64_t p : {c0 - d, c0 + d})
+    for (std::int64_t dd = 0; !spt && c0 - dd >= static_cast<std::int64_t>(lo); ++dd)
+      for (std::int64_t p : {c0 - dd, c0 + dd})
         if (!spt && p >= static_cast<std::int64_t>(lo) && p <= static_cast<std::int64_t>(hi))
           spt = fit_period(plo, phi, k, static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(p), &base, &range);
     if (spt) fit_period(plo, phi, k, lo, hi, nullptr, &range);  // the uncertainty: the feasible range
   } else {
     spt = fit_period(plo, phi, k, lo, hi, &base, &range);
   }
-  if (!spt && r.size() >= 6) {
-    // The stream may cross a zone boundary: fit the longer consistent half.
-    std::size_t h = r.size() / 2;
-    for (int side = 0; side < 2 && !spt; ++side) {
-      std::size_t s0 = side ? h : 0, s1 = side ? r.size() : h;
-      std::vector<std::int64_t> kk(k.begin() + s0, k.begin() + s1), l(plo.begin() + s0, plo.begin() + s1),
-          u(phi.begin() + s0, phi.begin() + s1);
-      for (auto& x : kk) x -= k[s0];
-      spt = fit_period(l, u, kk, lo, hi, &base, &range);
-    }
-  }
-  if (spt) {
-    t.sectors_per_track = spt;
-    t.spt_uncertainty = range / 2.0;
-    t.first_track_lba = static_cast<std::uint64_t>(std::max<std::int64_t>(base, 0));
-    t.rotation_ns = spt * t.sector_ns;
-  }
 
-  // Gaps: head switches and cylinder switches. The minority group, when it recurs regularly,
-  // marks the cylinder switches; its period in tracks is the number of surfaces.
-  double cut = two_cluster_threshold(gaps, 0.05);
-  std::vector<double> g_small, g_large;
-  std::vector<std::int64_t> k_small, k_large;
-  for (std::size_t j = 0; j < gaps.size(); ++j) {
-    bool big = cut >= 0 && gaps[j] > cut;
-    (big ? g_large : g_small).push_back(gaps[j]);
-    (big ? k_large : k_small).push_back(k[j]);
-  }
-  bool large_is_cyl = g_large.size() <= g_small.size();
-  auto& g_cyl = large_is_cyl ? g_large : g_small;
-  auto& g_trk = large_is_cyl ? g_small : g_large;
-  auto& k_cyl = large_is_cyl ? k_large : k_small;
-  if (cut >= 0 && k_cyl.size() >= 2) {
-    std::map<std::int64_t, int> count;
-    for (std::size_t j = 1; j < k_cyl.size(); ++j) ++count[k_cyl[j] - k_cyl[j - 1]];
-    auto best = std::max_element(count.begin(), count.end(),
-                                 [](auto& a, auto& b2) { return a.second < b2.second; });
-    double conf = static_cast<double>(best->second) / static_cast<double>(k_cyl.size() - 1);
-    if (conf >= 0.5 && best->first >= 2) {
-      t.surfaces = static_cast<unsigned>(best->first);
-      t.surfaces_confidence = conf;
-      t.track_gap_ns = median(g_trk);
-      t.cyl_gap_ns = median(g_cyl);
-    }
+  // Head and cylinder switches: the period of the odd gaps.
+  const double min_sep = std::max(0.02 * b, 2 * sigma);
+  const Period per = find_surfaces(bs, k, min_sep);
+  if (per.H) {
+    t.surfaces = per.H;
+    t.surfaces_confidence = per.conf;
+    t.cyl_gap_ns = per.cyl_gap;
+    t.track_gap_ns = per.trk_gap;
   }
   unsigned H_used = t.surfaces;
-  if (!t.surfaces && surfaces_hint && cut >= 0 && !k_cyl.empty()) {
-    // One cylinder switch seen: not enough to count surfaces here, enough to weigh the gaps.
-    H_used = surfaces_hint;
-    t.track_gap_ns = median(g_trk);
-    t.cyl_gap_ns = median(g_cyl);
+  std::vector<double> gaps;
+  for (auto& x : bs) gaps.push_back(x.gap_ns);
+  if (!H_used && surfaces_hint >= 2) {
+    // Too few switches here to count surfaces: weigh the gaps with the count told elsewhere,
+    // splitting them at the widest jump when they form two groups.
+    const double cut = two_cluster_threshold(gaps, 0.05);
+    std::vector<double> lo_g, hi_g;
+    for (double g : gaps) (cut >= 0 && g > cut ? hi_g : lo_g).push_back(g);
+    if (!hi_g.empty() && hi_g.size() <= lo_g.size()) {
+      H_used = surfaces_hint;
+      t.track_gap_ns = median(lo_g);
+      t.cyl_gap_ns = median(hi_g);
+    }
   }
   if (!H_used) t.track_gap_ns = median(gaps);
 
+  if (!spt && H_used >= 2) {
+    // Surfaces of their own density (each its own sectors per track): no one track size fits every
+    // boundary, but a cylinder does. Each surface's boundaries, one cylinder apart, must fit the
+    // same cylinder size C with a base of their own.
+    const std::uint32_t clo = static_cast<std::uint32_t>(std::max(1.0, (est * 0.9) * H_used));
+    const std::uint32_t chi = static_cast<std::uint32_t>(est * 1.1 * H_used);
+    std::uint32_t f = clo, l = chi;
+    unsigned classes = 0;
+    for (unsigned q = 0; q < H_used && f <= l; ++q) {
+      std::vector<std::int64_t> kk, a, z;
+      for (std::size_t j = 0; j < bs.size(); ++j)
+        if (static_cast<unsigned>((k[j] - k[0]) % H_used) == q) {
+          kk.push_back((k[j] - k[0]) / H_used);
+          a.push_back(plo[j]);
+          z.push_back(phi[j]);
+        }
+      if (kk.size() < 2) continue;
+      auto [ff, ll] = feasible_periods(a, z, kk, f, l);
+      if (!ff) f = l + 1;
+      else {
+        f = ff;
+        l = ll;
+        ++classes;
+      }
+    }
+    if (classes >= 2 && f <= l && l - f <= 2 * H_used * m) {
+      const double C = (f + l) / 2.0;
+      t.cylinder_sectors = static_cast<std::uint32_t>(std::llround(C));
+      t.sectors_per_track = static_cast<std::uint32_t>(std::llround(C / H_used));
+      t.spt_uncertainty = (l - f) / 2.0 / H_used + 0.5;
+      t.first_track_lba = static_cast<std::uint64_t>(std::max<std::int64_t>(plo[0], 0));
+      t.per_surface = true;
+    }
+  } else if (spt) {
+    t.sectors_per_track = spt;
+    t.spt_uncertainty = range / 2.0;
+    t.first_track_lba = static_cast<std::uint64_t>(std::max<std::int64_t>(base, 0));
+    if (H_used) t.cylinder_sectors = spt * H_used;
+  }
+  if (t.sectors_per_track) t.rotation_ns = t.sectors_per_track * t.sector_ns;
+
   if (t.sectors_per_track) {
-    const double spt_d = t.sectors_per_track;
+    const double spt_d = t.cylinder_sectors && H_used ? static_cast<double>(t.cylinder_sectors) / H_used
+                                                      : t.sectors_per_track;
     if (H_used) {
       const double H = H_used;
       double ns = H * spt_d * t.sector_ns + (H - 1) * t.track_gap_ns + t.cyl_gap_ns;

@@ -21,7 +21,9 @@ namespace ds::measure {
 struct TrackStructure {
   bool media_bound = false;        // boundaries were seen: the stamps follow the media
   double sector_ns = 0;            // media time of one logical block
-  std::uint32_t sectors_per_track = 0;  // 0: unknown
+  std::uint32_t sectors_per_track = 0;  // 0: unknown (the mean over surfaces when per_surface)
+  std::uint32_t cylinder_sectors = 0;   // logical sectors per cylinder (0: unknown)
+  bool per_surface = false;        // no one track size fits: the surfaces differ, the cylinder fits
   double spt_uncertainty = 0;      // half-width of the feasible integer range
   std::uint64_t first_track_lba = 0;    // an LBA where a track starts (valid when spt > 0)
   double track_gap_ns = 0;         // median extra time at a head (track) switch
@@ -29,6 +31,7 @@ struct TrackStructure {
   unsigned surfaces = 0;           // tracks per cylinder; 0: could not be told
   double surfaces_confidence = 0;  // share of cylinder periods that agree with `surfaces`
   std::size_t boundaries = 0;      // track boundaries seen
+  double reads_per_track = 0;      // median reads between boundaries (0: fewer than 3 boundaries)
   double rotation_ns = 0;          // spt · sector_ns (0 when spt unknown)
   double media_bytes_s = 0;        // block bytes / sector time
   double sustained_bytes_s = 0;    // whole cylinders (or tracks) including switch gaps

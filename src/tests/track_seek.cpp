@@ -15,6 +15,7 @@ constexpr int kGrid = 2000;          // candidate wrap phases per revolution
 constexpr unsigned kCoarse = 24;     // coarse sweep: one sample per 1/24 revolution
 constexpr unsigned kFine = 16;       // fine sweep inside the coarse gap that holds the foot
 constexpr double kMinInliers = 0.6;
+constexpr double kSparesWholeTolerance = 0.3;  // spares per track: how near a whole number
 constexpr double kRotationAgreement = 0.03;  // the stream's revolution against the rotation fit  // share of samples on the sawtooth for it to be believed
 
 double frac(double x) { return x - std::floor(x); }
@@ -89,7 +90,7 @@ struct Sweep {
 // Pairs (source on track B, target on track B + cyl at phase offset d/spt), sources descending
 // two cylinders a pair so that nothing read before (or read ahead) is read again.
 Sweep sweep(IoEngine& io, Budget& budget, std::uint64_t top, std::uint64_t cyl, std::uint32_t spt,
-            const std::vector<std::uint32_t>& offsets, Rng& rng) {
+            std::uint32_t slots, const std::vector<std::uint32_t>& offsets, Rng& rng) {
   std::vector<PlanEntry> plan;
   for (std::size_t i = 0; i < offsets.size(); ++i) {
     const std::uint64_t b = top - 2 * cyl * i;
@@ -103,7 +104,7 @@ Sweep sweep(IoEngine& io, Budget& budget, std::uint64_t top, std::uint64_t cyl, 
   if (r.error && !budget_spent(r.error)) sw.err = r.error;
   for (std::size_t i = 0; i < offsets.size(); ++i)
     if (r.done[2 * i + 1] && r.done[2 * i])
-      sw.samples.push_back({static_cast<double>(offsets[i]) / spt, r.samples[2 * i + 1].latency_ms()});
+      sw.samples.push_back({static_cast<double>(offsets[i]) / slots, r.samples[2 * i + 1].latency_ms()});
   return sw;
 }
 
@@ -139,7 +140,17 @@ TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, B
   const unsigned H = in.surfaces ? in.surfaces : t.surfaces;
   res.sectors_per_track = spt;
   res.surfaces = H;
-  if (!spt || std::fabs(spt * t.sector_ns - in.rotation_ns) > kRotationAgreement * in.rotation_ns) {
+  // Sector slots a revolution passes: the logical sectors and the track's spares. Told by the
+  // transfer test, or else what the rotation fit leaves over the track size, when that is close
+  // to a whole number (the fit is good to a fraction of a sector on the drives measured here).
+  int spares = in.spares_per_track;
+  if (spares < 0 && spt && t.sector_ns > 0) {
+    const double x = in.rotation_ns / t.sector_ns - spt;
+    const double xr = std::round(x);
+    if (xr >= 0 && std::fabs(x - xr) <= kSparesWholeTolerance) spares = static_cast<int>(xr);
+  }
+  const std::uint32_t slots = spt + static_cast<std::uint32_t>(std::max(0, spares));
+  if (!spt || std::fabs(slots * t.sector_ns - in.rotation_ns) > kRotationAgreement * in.rotation_ns) {
     res.notes.push_back("track_to_track: the zone's track size was not told; not measured");
     return res;
   }
@@ -151,9 +162,12 @@ TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, B
   }
   // The stream's own revolution (track size × sector time) is far more precise than the
   // rotation fit of the access test: it sets the slope of the sawtooth.
-  const double rev_ms = spt * t.sector_ns * 1e-6;
-  res.rotation_ns = spt * t.sector_ns;
-  const std::uint64_t cyl = static_cast<std::uint64_t>(spt) * H;
+  const double rev_ms = spares >= 0 ? slots * t.sector_ns * 1e-6 : in.rotation_ns * 1e-6;
+  // Only a revolution whose spares are known is more exact than the fit it came with.
+  res.rotation_ns = spares >= 0 ? slots * t.sector_ns : 0;
+  res.spares_per_track = spares;
+  // Surfaces of their own density: the cylinder the stream fitted, not H mean tracks.
+  const std::uint64_t cyl = t.cylinder_sectors && t.per_surface ? t.cylinder_sectors : static_cast<std::uint64_t>(spt) * H;
   const std::uint64_t need = (2 * (kCoarse + kFine) + 4) * cyl;
   const std::uint64_t start = std::max(p.end_lba, pc.end_lba) + 4 * cyl;
   std::uint64_t b = t.first_track_lba + ((start - std::min(start, t.first_track_lba)) / spt + 1) * spt;
@@ -171,7 +185,7 @@ TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, B
   Rng rng(in.seed * 31 + 7);
   std::vector<std::uint32_t> coarse;
   for (unsigned i = 0; i < kCoarse; ++i) coarse.push_back(static_cast<std::uint32_t>(i * spt / kCoarse));
-  Sweep s1 = sweep(io, budget, top, cyl, spt, coarse, rng);
+  Sweep s1 = sweep(io, budget, top, cyl, spt, slots, coarse, rng);
   if (s1.err) {
     res.error = s1.err;
     return res;
@@ -188,13 +202,13 @@ TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, B
     const double ph = frac(a + 1.2 * w * (i + 0.5) / kFine);
     fine.push_back(static_cast<std::uint32_t>(std::llround(ph * spt)) % spt);
   }
-  Sweep s2 = sweep(io, budget, top - 2 * cyl * kCoarse, cyl, spt, fine, rng);
+  Sweep s2 = sweep(io, budget, top - 2 * cyl * kCoarse, cyl, spt, slots, fine, rng);
   if (s2.err) res.error = s2.err;
   std::vector<PhaseSample> all = s1.samples;
   all.insert(all.end(), s2.samples.begin(), s2.samples.end());
   SawtoothFoot g = sawtooth_foot(all, rev_ms);
   if (g.k_ms > 0) f = g;
-  const double sector_ms = rev_ms / spt;
+  const double sector_ms = rev_ms / slots;
   const double seek = f.k_ms - in.overhead_ms - sector_ms;
   if (seek <= 0 || seek >= rev_ms) {
     res.notes.push_back(fmt::format("track_to_track: the foot of the sweep ({:.3f} ms) leaves no seek "

@@ -22,6 +22,7 @@ struct TrackSeekInput {
   double overhead_ms = 0;                      // cache-hit latency of one block
   double overhead_uncertainty_ms = 0;
   unsigned surfaces = 0;                       // tracks per cylinder (0: unknown)
+  int spares_per_track = -1;                   // unused sectors on every track (-1: not told: 0)
   std::uint64_t seed = 1;
   // LBA ranges to keep the sweep out of (slow regions: their extra time, modulo a revolution,
   // would shift the foot of the sawtooth).
@@ -31,6 +32,7 @@ struct TrackSeekInput {
 struct TrackSeekResult {
   Figure seek_ms;                  // 0: not measured (see notes)
   std::uint32_t sectors_per_track = 0;
+  int spares_per_track = -1;       // unused sectors per track the revolution implies (-1: not told)
   unsigned surfaces = 0;
   std::uint64_t at_lba = 0;        // the first source track of the sweep
   double rotation_ns = 0;          // the zone stream's revolution: track size × sector time

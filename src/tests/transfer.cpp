@@ -1,5 +1,7 @@
 #include "tests/transfer.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -7,6 +9,9 @@
 namespace ds::measure {
 
 namespace {
+
+// How close to a whole number the fitted spare sectors per track must come to be believed.
+constexpr double kSparesWholeTolerance = 0.3;
 
 std::uint32_t block_bytes(const IoEngine& io) {
   return io.info().logical_block_bytes ? io.info().logical_block_bytes : 512;
@@ -131,11 +136,14 @@ ProbeChoice choose_stream(IoEngine& io, std::uint64_t lba, Budget& budget, unsig
     lba = p.end_lba + 4096;  // fresh LBAs each time: what was just read sits in the cache
     best.end_lba = lba;
     best.t = p.t;
-    const bool ok = p.t.media_bound && p.t.sectors_per_track >= 4 * m;
+    // A track must hold several reads for its boundaries to be placed; the track size, when the
+    // stream was long enough to fit it, must agree.
+    const bool ok = p.t.media_bound && p.t.reads_per_track >= 4 &&
+                    (!p.t.sectors_per_track || p.t.sectors_per_track >= 4 * m);
     if (p.t.media_bound && prev.ok && std::fabs(p.t.sector_ns - prev.s) <= 0.005 * p.t.sector_ns) {
       best.t = prev.t;
       // Larger reads resolve the boundaries as well while a track still holds ~32 of them.
-      best.blocks = std::max<std::uint32_t>(prev.m, prev.t.sectors_per_track / 32);
+      best.blocks = std::max<std::uint32_t>(prev.m, static_cast<std::uint32_t>(prev.t.reads_per_track * prev.m / 32));
       return best;
     }
     prev = {m, p.t.sector_ns, ok, p.t};
@@ -144,8 +152,45 @@ ProbeChoice choose_stream(IoEngine& io, std::uint64_t lba, Budget& budget, unsig
   return best;
 }
 
+void fit_spares(TransferResult& res, std::uint32_t lb) {
+  // Every track takes one whole revolution, its spare sectors passing unread: a zone with n
+  // logical sectors per track of s each turns in T = (n + x)·s. A stream alone cannot tell x from
+  // the switch time that follows it, but zones can: n·s = T − x·s is a line over the zones' sector
+  // times, whose slope is the spares and whose intercept the revolution. Taken only when the
+  // zones spread their sector times (10 % or more) and x comes out a whole number.
+  std::vector<double> xs, ys;
+  for (auto& p : res.points)
+    if (!p.anomalous && p.sectors_per_track && p.media_mb_s > 0) {
+      const double s = lb / (p.media_mb_s * 1e6) * 1e9;
+      xs.push_back(s);
+      ys.push_back(p.sectors_per_track * s);
+    }
+  if (xs.size() < 4) return;
+  const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
+  if (*hi < 1.1 * *lo) return;
+  const LineFit f = fit_line(xs, ys);
+  const double x = -f.slope;
+  const double xr = std::round(x);
+  if (xr < 0 || std::fabs(x - xr) > kSparesWholeTolerance) return;
+  std::vector<double> t;
+  for (std::size_t i = 0; i < xs.size(); ++i) t.push_back((ys[i] + xr * xs[i]) * 1e-6);
+  const double med = median(t);
+  res.rotation_ms = {med, kZ95 * 1.4826 * mad(t) / std::sqrt(static_cast<double>(t.size())) + med * 1e-4};
+  res.spares_per_track = static_cast<int>(xr);
+  if (xr > 0)
+    res.notes.push_back(fmt::format("{} spare sector(s) per track: the zones' track sizes and sector times "
+                                    "fit one revolution only with them", static_cast<int>(xr)));
+}
+
 bool same_zone(const TransferPoint& a, const TransferPoint& b) {
   if (!a.sectors_per_track || !b.sectors_per_track) return false;
+  if (a.per_surface || b.per_surface) {
+    // Surfaces of their own density: a sample's media rate is that of the surfaces it happened to
+    // cross (a few % apart), and its track size their mean, known to within its fit.
+    const double dspt = std::fabs(static_cast<double>(a.sectors_per_track) - b.sectors_per_track);
+    return dspt <= a.spt_uncertainty + b.spt_uncertainty + 0.5 &&
+           std::fabs(a.media_mb_s - b.media_mb_s) <= 0.02 * std::max(a.media_mb_s, b.media_mb_s);
+  }
   return std::fabs(a.media_mb_s - b.media_mb_s) <= 0.0025 * std::max(a.media_mb_s, b.media_mb_s);
 }
 
@@ -304,6 +349,7 @@ Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
     pt.sectors_per_track = t.sectors_per_track;
     pt.spt_uncertainty = t.spt_uncertainty;
     pt.surfaces = t.surfaces;
+    pt.per_surface = t.per_surface;
     pt.command_ms = q.s.command_ns * 1e-6;
     ++cost_ok;
     cost_ms.push_back(pt.command_ms);
@@ -317,6 +363,7 @@ Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
     pt.sectors_per_track = p.t.sectors_per_track;
     pt.spt_uncertainty = p.t.spt_uncertainty;
     pt.surfaces = p.t.surfaces;
+    pt.per_surface = p.t.per_surface;
     if (!pt.sectors_per_track && cost_ok && !p.error) retry_costly(pt);
     return pt;
   };
@@ -337,6 +384,7 @@ Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
     pt.sectors_per_track = p.t.sectors_per_track;
     pt.spt_uncertainty = p.t.spt_uncertainty;
     pt.surfaces = p.t.surfaces;
+    pt.per_surface = p.t.per_surface;
     if (p.t.rotation_ns > 0) rots.push_back(p.t.rotation_ns * 1e-6);
     res.points.push_back(pt);
     report(0.8 * (i + 1) / P);
@@ -398,6 +446,8 @@ Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
         TransferPoint zp;
         zp.sectors_per_track = z.sectors_per_track;
         zp.media_mb_s = z.media_mb_s;
+        zp.per_surface = pm.per_surface;
+        zp.spt_uncertainty = pm.spt_uncertainty;
         if (same_zone(pm, zp)) {
           // Replace the short probes' rates in this zone by the full sample's.
           for (auto& p : res.points)
@@ -430,6 +480,7 @@ Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
   } else {
     res.rotation_ms = {};
   }
+  fit_spares(res, lb);
   // Surfaces: the most common tracks-per-cylinder among the samples that told it.
   std::map<unsigned, int> votes;
   int told = 0;

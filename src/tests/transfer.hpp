@@ -27,6 +27,7 @@ struct TransferPoint {
   std::uint32_t sectors_per_track = 0;
   double spt_uncertainty = 0;
   unsigned surfaces = 0;
+  bool per_surface = false; // the surfaces differ in track size: spt is their mean
   bool anomalous = false;   // no track structure where the neighbours have one (defect, noise)
   double command_ms = 0;    // per-command time fitted out of the stamps (slow region), else 0
 };
@@ -45,7 +46,8 @@ struct TransferResult {
   std::vector<TransferZone> zones;
   Figure outer_mb_s, inner_mb_s, outer_inner_ratio;
   std::uint64_t bytes_per_track_outer = 0;
-  Figure rotation_ms;               // spt · sector time, median over the samples (0: unknown)
+  Figure rotation_ms;               // (spt + spares) · sector time over the samples (0: unknown)
+  int spares_per_track = -1;        // unused sectors on every track, fitted across zones (-1: not told)
   unsigned surfaces_estimate = 0;   // 0: could not be told from timing
   double surfaces_confidence = 0;   // share of samples agreeing
   unsigned platters_estimate = 0;

@@ -3,7 +3,7 @@
 // independent truth (tools/truth) and prints docs/accuracy.md (scripts/accuracy.sh).
 //
 //   ds_accuracy [--data DIR] [--seeds N] [--only NAME[,NAME]] [--budget S[,S...]]
-//               [--variants v1,v2] [--jobs 1|2] [--runs-json FILE]
+//               [--variants v1,v2] [--jobs 1|2] [--runs-json FILE] [--dump-models DIR]
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +30,7 @@ struct Options {
   std::vector<std::string> variants{"v1", "v2"};
   unsigned jobs = kMaxJobs;
   std::string runs_json;
+  std::string dump_models;  // write each run's model (the /2 variant as drawn) here, to rerun one by hand
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -54,6 +55,7 @@ bool parse_args(int argc, char** argv, Options& o) {
     } else if (a == "--variants") o.variants = split(v);
     else if (a == "--jobs") o.jobs = std::clamp(static_cast<unsigned>(std::stoul(v)), 1u, kMaxJobs);
     else if (a == "--runs-json") o.runs_json = v;
+    else if (a == "--dump-models") o.dump_models = v;
     else return false;
   }
   for (const auto& v : o.variants)
@@ -72,6 +74,8 @@ nlohmann::json run_json(const accuracy::RunResult& r) {
   nlohmann::json j = {{"drive", r.spec.subject->name}, {"variant", r.spec.variant}, {"seed", r.spec.seed},
                       {"budget_s", r.spec.budget_s}, {"skipped", r.skipped}, {"message", r.message},
                       {"cpu_s", r.cpu_s}, {"drive_time_s", r.bench ? r.bench->drive_time_s : 0.0}};
+  if (r.bench)
+    for (const auto& [name, e] : r.bench->errors) j["errors"][name] = e.message;
   for (const auto& o : r.outcomes)
     j["outcomes"].push_back({{"criterion", o.criterion}, {"pass", o.pass}, {"counts", o.counts},
                              {"measured", o.measured}, {"truth", o.truth}, {"covered", o.covered.value_or(false)}});
@@ -84,7 +88,7 @@ int main(int argc, char** argv) {
   Options opt;
   if (!parse_args(argc, argv, opt)) {
     std::cerr << "usage: ds_accuracy [--data DIR] [--seeds N] [--only NAME[,NAME]] [--budget S[,S...]] "
-                 "[--variants v1,v2] [--jobs 1|2] [--runs-json FILE]\n";
+                 "[--variants v1,v2] [--jobs 1|2] [--runs-json FILE] [--dump-models DIR]\n";
     return 2;
   }
   const auto subjects = accuracy::subjects(opt.data);
@@ -99,6 +103,10 @@ int main(int argc, char** argv) {
       for (const auto& v : opt.variants)
         for (unsigned seed = 1; seed <= opt.seeds; ++seed) specs.push_back({&s, v, seed, b});
     }
+  if (!opt.dump_models.empty())
+    for (const auto& sp : specs)
+      std::ofstream(fmt::format("{}/{}-{}-{}.json", opt.dump_models, sp.subject->name, sp.variant, sp.seed))
+          << accuracy::run_model(*sp.subject, sp.variant, sp.seed).dump(1) << "\n";
   std::vector<accuracy::RunResult> results(specs.size());
   std::atomic<std::size_t> next{0}, done{0};
   std::mutex out;
