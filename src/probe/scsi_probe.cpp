@@ -128,6 +128,13 @@ Expected<ScsiProbe> probe_scsi(Device& dev) {
     }
   }
 
+  if (p.page_supported(0xB9)) {
+    if (auto d = pr.vpd(0xB9)) {
+      if (auto s = decode_cpr_vpd(*d)) p.positioning_ranges = std::move(*s);
+      else pr.decode_failed(s.error());
+    }
+  }
+
   // READ CAPACITY(16) first: (10) cannot express more than 2^32 blocks nor the physical block
   // exponent. Devices that predate SBC-2 reject it; then (10).
   if (auto d = pr.run("READ CAPACITY(16)", 32, [&](std::span<std::uint8_t> b) {

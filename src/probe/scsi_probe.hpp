@@ -10,6 +10,7 @@
 #include "drivescope/device.hpp"
 #include "drivescope/expected.hpp"
 #include "probe/scsi_decode.hpp"
+#include "probe/zones.hpp"
 
 namespace ds::probe {
 
@@ -31,6 +32,7 @@ struct ScsiProbe {
   std::optional<scsi::AtaInformation> ata_info;
   std::optional<scsi::BlockLimits> block_limits;
   std::optional<scsi::BlockCharacteristics> block_characteristics;
+  std::optional<PositioningRanges> positioning_ranges;  // VPD 0xB9 (multi-actuator drives)
   std::optional<scsi::Capacity> capacity;  // from READ CAPACITY(16), else (10)
   std::optional<scsi::CachingPage> caching;
   std::vector<ScsiProbeStep> steps;
@@ -41,7 +43,7 @@ struct ScsiProbe {
   bool page_supported(std::uint8_t page) const;
 };
 
-// INQUIRY, VPD 0x00 and each of 0x80/0x83/0x89/0xB0/0xB1 the device lists, READ CAPACITY(16)
+// INQUIRY, VPD 0x00 and each of 0x80/0x83/0x89/0xB0/0xB1/0xB9 the device lists, READ CAPACITY(16)
 // falling back to (10), and MODE SENSE(10) (falling back to (6)) for the Caching page.
 // An error only when not one command succeeded (then nothing was learned); otherwise the probe,
 // with every failure in steps.
