@@ -164,6 +164,17 @@ Expected<ScsiProbe> probe_scsi(Device& dev) {
     else pr.decode_failed(c.error());
   }
 
+  const bool host_managed = p.inquiry && p.inquiry->device_type == 0x14;
+  const bool host_aware = p.block_characteristics && p.block_characteristics->zoned == 1;
+  if (host_managed || host_aware) {
+    if (auto d = pr.run("REPORT ZONES", 4096, [&](std::span<std::uint8_t> b) {
+          return scsi::report_zones(dev, 0, b);
+        })) {
+      if (auto z = decode_report_zones(*d, ZoneByteOrder::kZbcBigEndian)) p.zones = std::move(*z);
+      else pr.decode_failed(z.error());
+    }
+  }
+
   const bool anything = std::any_of(p.steps.begin(), p.steps.end(),
                                     [](const ScsiProbeStep& s) { return s.outcome == Outcome::good; });
   if (!anything) {

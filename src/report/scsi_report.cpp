@@ -190,6 +190,7 @@ nlohmann::json scsi_identity_to_json(const probe::ScsiProbe& p, const sysfs::Dri
   j["zoned"] = bc ? json(zoned_name(bc->zoned)) : json(nullptr);
   j["concurrent_positioning_ranges"] =
       p.positioning_ranges ? ranges_to_json(*p.positioning_ranges, "VPD page 0xb9") : json(nullptr);
+  j["zones"] = p.zones ? zones_to_json(*p.zones, "ZBC REPORT ZONES") : json(nullptr);
   // Tagged command queuing on SCSI: CmdQue claims it; the host's queue depth is what Linux uses.
   j["tcq"] = {{"supported", q ? json(q->cmd_que) : json(nullptr)},
               {"depth", facts && facts->queue_depth ? json(*facts->queue_depth) : json(nullptr)}};
@@ -339,6 +340,7 @@ std::string scsi_identity_to_text(const probe::ScsiProbe& p, const sysfs::DriveF
   std::string out = std::move(t).str();
   if (p.positioning_ranges)
     out += (out.empty() ? "" : "\n") + ranges_to_text(*p.positioning_ranges, "VPD page 0xb9");
+  if (p.zones) out += (out.empty() ? "" : "\n") + zones_to_text(*p.zones, "ZBC REPORT ZONES");
   if (p.any_failed()) {
     TextOut t(34);
     t.section("Problems");

@@ -18,7 +18,7 @@ namespace ds::report {
 // write_cache{supported, enabled} and read_ahead{supported, enabled} from the Caching mode page
 // (null when the page could not be read). Also: vendor, physical_sector_bytes, capacity_bytes,
 // form_factor, zoned (VPD 0xB1, null without it), concurrent_positioning_ranges (VPD 0xB9, null
-// without it; see zones_report.hpp), host{...} when facts are given, scsi{inquiry, vpd_pages, device_id[],
+// without it; see zones_report.hpp), zones (REPORT ZONES of a zoned device, else null), host{...} when facts are given, scsi{inquiry, vpd_pages, device_id[],
 // block_limits, block_characteristics, read_capacity, caching, ata_information}, and
 // probe_errors[] {command, outcome, message, decode_error} for every step that failed.
 nlohmann::json scsi_identity_to_json(const probe::ScsiProbe& probe,
