@@ -1,5 +1,6 @@
 // libFuzzer target: the IDENTIFY DEVICE decoder (src/probe/identify.hpp) and the General Purpose
-// Log page decoders (src/probe/ata_logs.hpp), all over 512-byte ATA pages. Any bytes: a block of
+// Log page decoders (src/probe/ata_logs.hpp) and the Concurrent Positioning Ranges log 47h
+// (src/probe/zones.hpp), all over 512-byte ATA pages. Any bytes: a block of
 // the wrong size must be refused with an error, a 512-byte block decoded (or refused for its
 // checksum) without a crash, in both checksum modes.
 #include <cstddef>
@@ -8,6 +9,7 @@
 
 #include "probe/ata_logs.hpp"
 #include "probe/identify.hpp"
+#include "probe/zones.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::span<const std::uint8_t> in(data, size);
@@ -30,6 +32,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (auto pages = ds::probe::decode_identify_log_pages(in); pages.ok()) {
     if (size != 512) __builtin_trap();
     for (auto p : *pages) (void)ds::probe::identify_log_page_name(p);
+  }
+  if (auto r = ds::probe::decode_cpr_log(in); r.ok()) {
+    if (size % 512 != 0 || 64 + 32 * r->ranges.size() > size) __builtin_trap();
   }
   return 0;
 }

@@ -46,6 +46,12 @@ for h in sorted((data / "scsi").glob("*.hex")):
     put(target, h.stem + ".bin", b)
     put("dump_reader", h.name, h.read_bytes())
 
+# Pages built by hand from the standards (tests/data/pages): the log to the ATA target, the VPD
+# pages and REPORT ZONES replies to the SCSI one.
+for h in sorted((data / "pages").glob("*.hex")):
+    target = "identify" if h.name.startswith("ata_log") else "scsi_decode"
+    put(target, h.stem + ".bin", inhex_bytes(h.read_text()))
+
 for c in sorted((data / "sg3-cdbs").glob("*.txt")):
     if c.name == "provenance.txt":
         continue

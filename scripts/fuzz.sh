@@ -44,7 +44,8 @@ data_seeds() {
   local data=tests/data
   case $t in
     identify)
-      for d in "$data"/identify/*/; do cp "$d/identify.bin" "$dir/$(basename "$d").bin"; done ;;
+      for d in "$data"/identify/*/; do cp "$d/identify.bin" "$dir/$(basename "$d").bin"; done
+      inhex_to_bin "$data/pages/ata_log47_dual.hex" >"$dir/ata_log47_dual.bin" ;;
     dump_reader)
       for d in "$data"/identify/*/; do
         for f in identify.bin identify.hex blob.bin; do
@@ -57,6 +58,11 @@ data_seeds() {
         case $(basename "$f") in *sense*) [ "$t" = sense ] || continue ;; *) [ "$t" = scsi_decode ] || continue ;; esac
         inhex_to_bin "$f" >"$dir/$(basename "$f" .hex).bin"
       done
+      if [ "$t" = scsi_decode ]; then
+        for f in "$data"/pages/vpd_*.hex "$data"/pages/report_zones_*.hex; do
+          inhex_to_bin "$f" >"$dir/$(basename "$f" .hex).bin"
+        done
+      fi
       if [ "$t" = sense ]; then
         for f in "$data"/sg3-cdbs/*.txt; do
           local cdb

@@ -21,6 +21,10 @@ CommandResult check_power_mode(Device& dev);
 CommandResult read_log_ext(Device& dev, std::uint8_t log, std::uint16_t page,
                            std::span<std::uint8_t> out);
 CommandResult read_verify(Device& dev, std::uint64_t lba, std::uint16_t sectors);
+// ZAC MANAGEMENT IN, action REPORT ZONES EXT: the zones from `start_lba` on (reporting options 0,
+// every zone), as many as fit `out` (1..65535 whole 512-byte pages). The reply is little-endian;
+// probe::decode_report_zones reads it.
+CommandResult report_zones_ext(Device& dev, std::uint64_t start_lba, std::span<std::uint8_t> out);
 
 }  // namespace ds::ata
 
@@ -40,5 +44,8 @@ CommandResult log_sense(Device& dev, std::uint8_t page, std::uint8_t subpage,
                         std::span<std::uint8_t> out);
 CommandResult read16(Device& dev, std::uint64_t lba, std::uint32_t blocks,
                      std::span<std::uint8_t> out);
+// ZBC IN, service action REPORT ZONES: the zones from `start_lba` on (reporting options 0); the
+// reply is big-endian.
+CommandResult report_zones(Device& dev, std::uint64_t start_lba, std::span<std::uint8_t> out);
 
 }  // namespace ds::scsi

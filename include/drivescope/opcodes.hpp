@@ -34,6 +34,14 @@ inline constexpr std::uint8_t kSmartReturnStatus = 0xDA;
 // Log addresses drivescope decodes with READ LOG EXT.
 inline constexpr std::uint8_t kLogDirectory = 0x00;
 inline constexpr std::uint8_t kLogIdentifyDeviceData = 0x30;
+inline constexpr std::uint8_t kLogConcurrentPositioningRanges = 0x47;  // ACS-5
+
+// ZAC MANAGEMENT IN (ZAC, ACS-4 command table) and its one read-only action drivescope sends:
+// REPORT ZONES EXT (features 7:0 = 00h). ZAC MANAGEMENT OUT (9Fh: open, close, finish, reset
+// write pointer) changes the drive and stays off the allowlist.
+inline constexpr std::uint8_t kZacManagementIn = 0x4A;
+inline constexpr std::uint8_t kZacReportZonesExt = 0x00;
+inline constexpr std::uint8_t kZacManagementOut = 0x9F;
 
 }  // namespace ds::ata
 
@@ -52,5 +60,10 @@ inline constexpr std::uint8_t kRead16 = 0x88;
 inline constexpr std::uint8_t kServiceActionIn16 = 0x9E;  // READ CAPACITY(16) is SA 0x10
 inline constexpr std::uint8_t kSaReadCapacity16 = 0x10;
 inline constexpr std::uint8_t kAtaPassThrough12 = 0xA1;
+// ZBC IN (ZBC): service action 00h REPORT ZONES reads the zone list; ZBC OUT (94h: close,
+// finish, open, reset write pointer) changes the drive and stays off the allowlist.
+inline constexpr std::uint8_t kZbcIn = 0x95;
+inline constexpr std::uint8_t kSaReportZones = 0x00;
+inline constexpr std::uint8_t kZbcOut = 0x94;
 
 }  // namespace ds::scsi

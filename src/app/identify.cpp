@@ -16,6 +16,7 @@
 #include "report/ata_identity_report.hpp"
 #include "report/list_report.hpp"
 #include "report/scsi_report.hpp"
+#include "report/zones_report.hpp"
 
 namespace ds::app {
 
@@ -39,6 +40,8 @@ Expected<Report> ata_report(json doc, std::span<const std::uint8_t, 512> block,
   if (!id) return id.error();
   Report r;
   doc["identify"] = report::identity_to_json(*id, smart);
+  // Filled from log 0x47 when a live drive keeps it (identify_ata); a dump has no logs.
+  doc["identify"]["concurrent_positioning_ranges"] = nullptr;
   if (o.raw) {
     json words = json::array();
     for (auto w : id->words) words.push_back(fmt::format("{:04x}", w));
@@ -59,6 +62,17 @@ Expected<Report> ata_report(json doc, std::span<const std::uint8_t, 512> block,
 }
 
 }  // namespace
+
+Expected<Report> identify_block_report(std::string_view name, std::string_view format,
+                                       std::span<const std::uint8_t, 512> block,
+                                       const IdentifyOptions& o) {
+  if (probe::identify_block_empty(block))
+    return make_error(fmt::format("{}: the IDENTIFY data is all {}: there is no identity to decode", name,
+                                  block[0] ? "FFh" : "zero"));
+  json doc = header("dump", name);
+  doc["target"]["format"] = format;
+  return ata_report(std::move(doc), block, nullptr, o);
+}
 
 Expected<Report> identify_dump(const std::string& path, const IdentifyOptions& o) {
   auto dump = probe::read_identify_dump(path, o.allow_bad_checksum);
@@ -122,6 +136,11 @@ Expected<Report> identify_ata(Target& t, const IdentifyOptions& o) {
     if (claimed || o.logs) g = probe::probe_gpl(*t.device);
     r->json["identify"]["general_purpose_logs"] = report::gpl_to_json(g ? &*g : nullptr, claimed);
     r->text += report::gpl_to_text(g ? &*g : nullptr, claimed);
+    if (g && g->positioning_ranges) {
+      r->json["identify"]["concurrent_positioning_ranges"] =
+          report::ranges_to_json(*g->positioning_ranges, "ATA log 0x47");
+      r->text += "\n" + report::ranges_to_text(*g->positioning_ranges, "ATA log 0x47");
+    }
   }
   return r;
 }
@@ -137,7 +156,7 @@ std::optional<sysfs::DriveFacts> host_facts(const Target& t, const IdentifyOptio
 void add_host(Report& r, const std::optional<sysfs::DriveFacts>& facts) {
   if (!facts) return;
   r.json["host"] = report::drives_to_json({*facts})[0];
-  r.text += "\nHost (Linux)\n" + report::drives_to_table({*facts});
+  r.text += "\nHost (Linux)\n" + report::drives_to_table({*facts}) + report::drive_layout_text(*facts);
 }
 
 Expected<Report> identify_scsi(Target& t, const std::optional<sysfs::DriveFacts>& facts) {

@@ -2,6 +2,9 @@
 // simulator, SCSI, or a device with no passthrough at all). Results are values the CLI prints.
 #pragma once
 #include <nlohmann/json.hpp>
+#include <cstdint>
+#include <span>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -40,6 +43,11 @@ struct IdentifyOptions {
 };
 
 Expected<Report> identify_dump(const std::string& path, const IdentifyOptions& o);
+// The report of one IDENTIFY block already read (by `decode`): the same JSON and text as
+// identify_dump; `name` and `format` go to target.name and target.format.
+Expected<Report> identify_block_report(std::string_view name, std::string_view format,
+                                       std::span<const std::uint8_t, 512> block,
+                                       const IdentifyOptions& o);
 Expected<Report> identify_target(Target& t, const IdentifyOptions& o);
 
 }  // namespace ds::app

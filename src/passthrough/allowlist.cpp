@@ -54,9 +54,11 @@ std::string_view ata_command_name(std::uint8_t c) {
     case 0x3F: return "WRITE LOG EXT";
     case 0x40: return "READ VERIFY SECTORS";
     case 0x42: return "READ VERIFY SECTORS EXT";
+    case 0x4A: return "ZAC MANAGEMENT IN";
     case 0x61: return "WRITE FPDMA QUEUED";
     case 0x60: return "READ FPDMA QUEUED";
     case 0x92: return "DOWNLOAD MICROCODE";
+    case 0x9F: return "ZAC MANAGEMENT OUT";
     case 0xA1: return "IDENTIFY PACKET DEVICE";
     case 0xB0: return "SMART";
     case 0xB4: return "SANITIZE DEVICE";
@@ -102,6 +104,8 @@ std::string_view scsi_opcode_name(std::uint8_t op) {
     case 0x88: return "READ(16)";
     case 0x8A: return "WRITE(16)";
     case 0x93: return "WRITE SAME(16)";
+    case 0x94: return "ZBC OUT";
+    case 0x95: return "ZBC IN";
     case 0x9E: return "SERVICE ACTION IN(16)";
     case 0xA1: return "ATA PASS-THROUGH(12)";
     default: return "";
@@ -145,10 +149,18 @@ Verdict check_ata(const AtaRegisters& r) {
     case ata::kReadLogExt: {
       // The log address is LBA(7:0) (ACS-3 READ LOG EXT).
       const auto log = static_cast<std::uint8_t>(r.lba & 0xFF);
-      if (log == ata::kLogDirectory || log == ata::kLogIdentifyDeviceData) return allow();
+      if (log == ata::kLogDirectory || log == ata::kLogIdentifyDeviceData ||
+          log == ata::kLogConcurrentPositioningRanges)
+        return allow();
       return refuse(fmt::format("READ LOG EXT of log {:#04x} is not on the passthrough allowlist "
-                                "(only logs 0x00 and 0x30)", log));
+                                "(only logs 0x00, 0x30 and 0x47)", log));
     }
+    case ata::kZacManagementIn:
+      // The action is FEATURE(7:0) (ZAC). REPORT ZONES EXT only reads the zone list; the other
+      // ZAC MANAGEMENT IN actions are left out until drivescope needs them.
+      if (sub == ata::kZacReportZonesExt) return allow();
+      return refuse(fmt::format("ZAC MANAGEMENT IN action {:#04x} is not on the passthrough allowlist "
+                                "(only REPORT ZONES EXT, 0x00)", sub));
     default:
       return refuse(ata_label(r.command) + " is not on the passthrough allowlist");
   }
@@ -186,6 +198,11 @@ Verdict check_scsi(std::span<const std::uint8_t> cdb) {
       if ((cdb[1] & 0x1F) == scsi::kSaReadCapacity16) return allow();
       return refuse(fmt::format("SERVICE ACTION IN(16) service action {:#04x} is not on the passthrough "
                                 "allowlist (only READ CAPACITY(16))", cdb[1] & 0x1F));
+    case scsi::kZbcIn:
+      // ZBC IN: the service action is byte 1 bits 4:0; REPORT ZONES (00h) only reads.
+      if ((cdb[1] & 0x1F) == scsi::kSaReportZones) return allow();
+      return refuse(fmt::format("ZBC IN service action {:#04x} is not on the passthrough allowlist "
+                                "(only REPORT ZONES)", cdb[1] & 0x1F));
     case scsi::kAtaPassThrough16:
     case scsi::kAtaPassThrough12: {
       auto d = sat::decode_pass_through_cdb(cdb);

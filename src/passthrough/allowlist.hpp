@@ -20,13 +20,14 @@ struct Verdict {
 
 // ATA: IDENTIFY DEVICE, IDENTIFY PACKET DEVICE; SET FEATURES with AAM, APM, write cache or
 // look-ahead enable/disable; SMART READ DATA / READ THRESHOLDS / RETURN STATUS; READ LOG EXT of
-// log 00h or 30h; CHECK POWER MODE; READ VERIFY SECTORS (EXT).
+// log 00h, 30h or 47h; ZAC MANAGEMENT IN with REPORT ZONES EXT; CHECK POWER MODE; READ VERIFY
+// SECTORS (EXT).
 Verdict check_ata(const AtaRegisters& regs);
 // check_ata plus: no data-out protocol (none of the allowed commands sends data to the drive).
 Verdict check_ata_request(const AtaRequest& req);
 
 // SCSI: TEST UNIT READY, REQUEST SENSE, INQUIRY, MODE SENSE(6/10), READ CAPACITY(10/16),
-// LOG SENSE (without SP), READ(10/16), and ATA PASS-THROUGH(12/16) when the ATA command inside
+// LOG SENSE (without SP), READ(10/16), ZBC IN with REPORT ZONES, and ATA PASS-THROUGH(12/16) when the ATA command inside
 // passes check_ata and no data goes to the device. The CDB length must match the opcode's group.
 Verdict check_scsi(std::span<const std::uint8_t> cdb);
 // check_scsi plus: no data-out transfer.

@@ -133,6 +133,25 @@ CommandResult read_log_ext(Device& dev, std::uint8_t log, std::uint16_t page, st
   return dev.ata(r);
 }
 
+CommandResult report_zones_ext(Device& dev, std::uint64_t start_lba, std::span<std::uint8_t> out) {
+  if (out.empty() || out.size() % kBlock != 0 || out.size() / kBlock > 0xFFFF)
+    return invalid(fmt::format("REPORT ZONES EXT: buffer of {} bytes is not 1..65535 pages of 512", out.size()));
+  if (start_lba >= (1ULL << 48)) return invalid(fmt::format("REPORT ZONES EXT: LBA {} beyond 48 bits", start_lba));
+  // ZAC REPORT ZONES EXT: FEATURE(7:0) = action 00h, FEATURE(15:8) = reporting options (0: all
+  // zones, PARTIAL clear), COUNT = pages to return, LBA = zone start LBA; DMA, 48-bit (as Linux's
+  // SAT translation in libata-scsi builds it).
+  AtaRequest r;
+  r.in.command = kZacManagementIn;
+  r.in.features = kZacReportZonesExt;
+  r.in.count = static_cast<std::uint16_t>(out.size() / kBlock);
+  r.in.lba = start_lba;
+  r.in.device = 0x40;  // LBA addressing
+  r.lba48 = true;
+  r.protocol = AtaProtocol::dma_in;
+  r.data = out;
+  return dev.ata(r);
+}
+
 CommandResult read_verify(Device& dev, std::uint64_t lba, std::uint16_t sectors) {
   if (sectors == 0) return invalid("READ VERIFY: zero sectors");
   AtaRequest r;
@@ -234,6 +253,17 @@ CommandResult read16(Device& dev, std::uint64_t lba, std::uint32_t blocks, std::
   std::array<std::uint8_t, 16> cdb{kRead16};
   put_be64(&cdb[2], lba);
   put_be32(&cdb[10], blocks);
+  return scsi_in(dev, cdb, out);
+}
+
+CommandResult report_zones(Device& dev, std::uint64_t start_lba, std::span<std::uint8_t> out) {
+  if (out.size() < 64) return invalid("REPORT ZONES: the buffer must hold at least the 64-byte header");
+  out = out.first(std::min<std::size_t>(out.size(), 0xFFFFFFFFu));
+  // ZBC REPORT ZONES: ZBC IN (95h), SERVICE ACTION 00h; ZONE START LBA bytes 2..9, ALLOCATION
+  // LENGTH bytes 10..13, byte 14 = PARTIAL (bit 7) | REPORTING OPTIONS (bits 5:0) = 0: all zones.
+  std::array<std::uint8_t, 16> cdb{kZbcIn, kSaReportZones};
+  put_be64(&cdb[2], start_lba);
+  put_be32(&cdb[10], static_cast<std::uint32_t>(out.size()));
   return scsi_in(dev, cdb, out);
 }
 

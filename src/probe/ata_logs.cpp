@@ -63,6 +63,7 @@ std::string_view log_name(std::uint8_t a) {
     case 0x24: return "current device internal status";
     case 0x25: return "saved device internal status";
     case 0x30: return "IDENTIFY DEVICE data";
+    case 0x47: return "concurrent positioning ranges";
     case 0xE0: return "SCT command/status";
     case 0xE1: return "SCT data transfer";
     default: break;
@@ -101,6 +102,18 @@ std::optional<LogReadFailure> read_page(Device& dev, std::uint8_t log, std::span
   return LogReadFailure{fmt::format("READ LOG EXT log {:#04x} page 0", log), res.outcome, res.ata,
                         res.message};
 }
+
+// Log 0x47: 64 bytes of header and 255 descriptors of 32 at most fit in 17 pages; a directory
+// that says more is not believed beyond that.
+void read_cpr(Device& dev, std::uint16_t pages, GplProbe& g) {
+  std::vector<std::uint8_t> buf(std::size_t{std::min<std::uint16_t>(pages, 17)} * 512, 0);
+  if (auto f = read_page(dev, ata::kLogConcurrentPositioningRanges, buf)) {
+    g.failures.push_back(std::move(*f));
+    return;
+  }
+  if (auto r = decode_cpr_log(buf)) g.positioning_ranges = std::move(*r);
+  else g.failures.push_back({"READ LOG EXT log 0x47 page 0", Outcome::good, std::nullopt, r.error().message});
+}
 }  // namespace
 
 GplProbe probe_gpl(Device& dev) {
@@ -116,6 +129,8 @@ GplProbe probe_gpl(Device& dev) {
     return g;
   }
   g.directory = std::move(*d);
+  for (const auto& e : g.directory->logs)
+    if (e.address == ata::kLogConcurrentPositioningRanges) read_cpr(dev, e.pages, g);
   if (!g.directory->lists(ata::kLogIdentifyDeviceData)) return g;
   page.fill(0);
   if (auto f = read_page(dev, ata::kLogIdentifyDeviceData, page)) {

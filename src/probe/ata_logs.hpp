@@ -46,6 +46,7 @@ std::string_view identify_log_page_name(std::uint8_t page);
 }  // namespace ds::probe
 
 #include "drivescope/device.hpp"
+#include "probe/zones.hpp"
 
 namespace ds::probe {
 
@@ -61,10 +62,12 @@ struct LogReadFailure {
 struct GplProbe {
   std::optional<LogDirectory> directory;
   std::optional<std::vector<std::uint8_t>> identify_pages;  // when log 0x30 is listed
+  std::optional<PositioningRanges> positioning_ranges;       // when log 0x47 is listed
   std::vector<LogReadFailure> failures;
 };
 
-// Reads log 0x00 and, when the directory lists it, page 0 of log 0x30 (both on the allowlist).
+// Reads log 0x00 and, when the directory lists them, page 0 of log 0x30 and the Concurrent
+// Positioning Ranges log 0x47 (as many pages as listed, at most 17); all on the allowlist.
 GplProbe probe_gpl(Device& dev);
 
 }  // namespace ds::probe

@@ -267,6 +267,13 @@ Expected<AtaIdentity> decode_identify(std::span<const std::uint8_t> block,
   id.trim.supported = bit(w[169], 0) && w[169] != 0xFFFF;
   id.trim_deterministic = id.trim.supported && bit(w[69], 14);  // w69 bit 14
   id.trim_zeroes = id.trim.supported && bit(w[69], 5);          // w69 bit 5
+  // w69 has no validity signature; drives older than ACS-2 leave it 0 (reserved), which reads as
+  // "not reported" / false here. FFFFh (a bridge that fills unknown words) is not believed.
+  if (w[69] != 0xFFFF) {
+    id.zoned = static_cast<std::uint8_t>(w[69] & 0x3);  // w69 bits 1:0
+    id.nv_write_cache = bit(w[69], 2);
+    id.encrypts_all = bit(w[69], 4);
+  }
 
   // Security status (ACS-3 IDENTIFY data table, w128) and erase times (w89/w90).
   if (id.security.supported && w[128] != 0xFFFF) {

@@ -113,6 +113,13 @@ struct AtaIdentity {
   bool trim_deterministic = false;  // w69 bit 14 (deterministic read after TRIM)
   bool trim_zeroes = false;         // w69 bit 5 (read zeroes after TRIM)
 
+  // --- Word 69, additional supported features (ACS-4 IDENTIFY data; bits 14 and 5 above) -------
+  // Zoned capabilities, bits 1:0: 0 not reported, 1 host aware, 2 device managed (3 reserved). A
+  // host-managed ZAC drive leaves them 0: it tells itself apart by its device signature instead.
+  std::uint8_t zoned = 0;
+  bool nv_write_cache = false;       // w69 bit 2: all of the write cache is non-volatile
+  bool encrypts_all = false;         // w69 bit 4: the device encrypts all user data
+
   // Security (w128, ACS-3 IDENTIFY data table)
   bool security_locked = false;        // w128 bit 2
   bool security_frozen = false;        // w128 bit 3

@@ -128,6 +128,13 @@ Expected<ScsiProbe> probe_scsi(Device& dev) {
     }
   }
 
+  if (p.page_supported(0xB9)) {
+    if (auto d = pr.vpd(0xB9)) {
+      if (auto s = decode_cpr_vpd(*d)) p.positioning_ranges = std::move(*s);
+      else pr.decode_failed(s.error());
+    }
+  }
+
   // READ CAPACITY(16) first: (10) cannot express more than 2^32 blocks nor the physical block
   // exponent. Devices that predate SBC-2 reject it; then (10).
   if (auto d = pr.run("READ CAPACITY(16)", 32, [&](std::span<std::uint8_t> b) {
@@ -155,6 +162,17 @@ Expected<ScsiProbe> probe_scsi(Device& dev) {
              })) {
     if (auto c = scsi::decode_mode_sense_caching(*d6, false)) p.caching = *c;
     else pr.decode_failed(c.error());
+  }
+
+  const bool host_managed = p.inquiry && p.inquiry->device_type == 0x14;
+  const bool host_aware = p.block_characteristics && p.block_characteristics->zoned == 1;
+  if (host_managed || host_aware) {
+    if (auto d = pr.run("REPORT ZONES", 4096, [&](std::span<std::uint8_t> b) {
+          return scsi::report_zones(dev, 0, b);
+        })) {
+      if (auto z = decode_report_zones(*d, ZoneByteOrder::kZbcBigEndian)) p.zones = std::move(*z);
+      else pr.decode_failed(z.error());
+    }
   }
 
   const bool anything = std::any_of(p.steps.begin(), p.steps.end(),

@@ -10,6 +10,7 @@
 #include "drivescope/device.hpp"
 #include "drivescope/expected.hpp"
 #include "probe/scsi_decode.hpp"
+#include "probe/zones.hpp"
 
 namespace ds::probe {
 
@@ -31,6 +32,11 @@ struct ScsiProbe {
   std::optional<scsi::AtaInformation> ata_info;
   std::optional<scsi::BlockLimits> block_limits;
   std::optional<scsi::BlockCharacteristics> block_characteristics;
+  std::optional<PositioningRanges> positioning_ranges;  // VPD 0xB9 (multi-actuator drives)
+  // REPORT ZONES (ZBC IN) of a zoned device: host managed (PDT 14h) or host aware (VPD 0xB1
+  // ZONED = 1). The first 4 KiB of the reply: the header's count covers every zone, the
+  // descriptors the first 63.
+  std::optional<ZoneReport> zones;
   std::optional<scsi::Capacity> capacity;  // from READ CAPACITY(16), else (10)
   std::optional<scsi::CachingPage> caching;
   std::vector<ScsiProbeStep> steps;
@@ -41,8 +47,9 @@ struct ScsiProbe {
   bool page_supported(std::uint8_t page) const;
 };
 
-// INQUIRY, VPD 0x00 and each of 0x80/0x83/0x89/0xB0/0xB1 the device lists, READ CAPACITY(16)
-// falling back to (10), and MODE SENSE(10) (falling back to (6)) for the Caching page.
+// INQUIRY, VPD 0x00 and each of 0x80/0x83/0x89/0xB0/0xB1/0xB9 the device lists, READ CAPACITY(16)
+// falling back to (10), MODE SENSE(10) (falling back to (6)) for the Caching page, and REPORT
+// ZONES when the device says it is host managed or host aware.
 // An error only when not one command succeeded (then nothing was learned); otherwise the probe,
 // with every failure in steps.
 Expected<ScsiProbe> probe_scsi(Device& dev);

@@ -81,6 +81,7 @@ std::string_view vpd_page_name(std::uint8_t page) {
     case 0xB5: return "Block device characteristics extension (SBC)";
     case 0xB6: return "Zoned block device characteristics (ZBC)";
     case 0xB7: return "Block limits extension (SBC)";
+    case 0xB9: return "Concurrent positioning ranges (SBC)";
     default: return page >= 0xC0 ? "vendor specific" : "unknown";
   }
 }

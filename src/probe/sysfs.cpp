@@ -397,6 +397,22 @@ Expected<std::string> resolve_disk_name(std::string_view input, const fs::path& 
   return make_error("no such block device: " + std::string(input) + " (not in /sys/block)", ENOENT);
 }
 
+namespace {
+// One directory per range, named 0, 1, ... (block/blk-ia-ranges.c); sorted by number, not name,
+// so that range 10 follows 9. A range missing either attribute is skipped.
+void find_access_ranges(DriveFacts& f, const fs::path& dir) {
+  std::vector<std::pair<std::uint64_t, DriveFacts::AccessRange>> found;
+  for (const auto& n : dir_names(dir)) {
+    if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos || n.size() > 6) continue;
+    auto sector = read_u64(dir / n / "sector");
+    auto count = read_u64(dir / n / "nr_sectors");
+    if (sector && count) found.push_back({std::stoull(n), {*sector, *count}});
+  }
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& r : found) f.access_ranges.push_back(r.second);
+}
+}  // namespace
+
 Expected<DriveFacts> facts_for_device(std::string_view path_or_name, const fs::path& root) {
   auto resolved = resolve_disk_name(path_or_name, root);
   if (!resolved) return resolved.error();
@@ -416,6 +432,9 @@ Expected<DriveFacts> facts_for_device(std::string_view path_or_name, const fs::p
   f.read_only = read_bool(blk / "ro").value_or(false);
   if (auto v = read_attr(blk / "queue/scheduler")) parse_scheduler(*v, f);
   if (auto v = read_u64(blk / "queue/nr_requests")) f.nr_requests = static_cast<unsigned>(*v);
+  if (auto v = read_attr(blk / "queue/zoned")) f.zoned = *v;
+  f.nr_zones = read_u64(blk / "queue/nr_zones");
+  find_access_ranges(f, blk / "queue/independent_access_ranges");
   if (auto v = read_u64(blk / "device/queue_depth")) {
     f.queue_depth = static_cast<unsigned>(*v);
     // sysfs makes queue_depth writable (0644) only when the host driver can change it.

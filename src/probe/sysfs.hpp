@@ -45,6 +45,16 @@ struct DriveFacts {
   std::vector<std::string> schedulers;  // every one offered
   std::string scheduler;                // the [active] one ("none" is a valid answer)
   std::optional<unsigned> nr_requests;  // block-layer queue size
+  // Zoned block devices and multi-actuator drives (Documentation/ABI/stable/sysfs-block):
+  std::string zoned;                    // queue/zoned: "none", "host-aware", "host-managed"; "" absent
+  std::optional<std::uint64_t> nr_zones;  // queue/nr_zones (0 on a disk that is not zoned)
+  struct AccessRange {
+    std::uint64_t sector = 0;      // first sector, 512-byte units
+    std::uint64_t nr_sectors = 0;  // length, 512-byte units
+  };
+  // queue/independent_access_ranges/N/{sector,nr_sectors} (Linux 5.16+): what the kernel took
+  // from ATA log 47h / VPD B9h. Empty when the kernel lists none (or predates the attribute).
+  std::vector<AccessRange> access_ranges;
   std::optional<unsigned> queue_depth;  // SCSI host queue depth (device/queue_depth)
   bool queue_depth_writable = false;    // the attribute accepts writes (change_queue_depth)
   // libata only:

@@ -2,6 +2,8 @@
 #include "report/ata_identity_report.hpp"
 #include "report/text_out.hpp"
 
+#include "probe/zones.hpp"
+
 #include <fmt/format.h>
 
 #include <string_view>
@@ -46,6 +48,13 @@ std::string modes_text(std::string_view prefix, unsigned mask, int count,
     s += fmt::format("{}{}", prefix, m);
   }
   return s.empty() ? "none" : s;
+}
+
+// TRIM on a disk that spins: a conventional (CMR) disk has nothing to gain from it, a
+// drive-managed SMR disk does (it frees space in its media cache and bands), so the pair is one of
+// the few hints such a drive gives. A hint, not a verdict.
+bool trim_on_rotating_media(const AtaIdentity& id) {
+  return id.trim.supported && id.rotation_rate_rpm && *id.rotation_rate_rpm > 1;
 }
 
 std::string size_text(std::uint64_t bytes) {
@@ -113,6 +122,7 @@ json identity_to_json(const AtaIdentity& id, const SmartReport* smart) {
   j["logical_sector_bytes"] = id.logical_sector_bytes;
   j["physical_sector_bytes"] = id.physical_sector_bytes;
   j["alignment_offset_sectors"] = id.alignment_offset;
+  j["logical_per_physical_sectors"] = id.logical_per_physical;
   j["lba28_sectors"] = id.lba28_sectors;
   j["lba48_supported"] = id.lba48_supported;
   j["lba48_sectors"] = id.lba48_supported ? json(id.lba48_sectors) : json(nullptr);
@@ -157,7 +167,11 @@ json identity_to_json(const AtaIdentity& id, const SmartReport* smart) {
   j["gpl"] = feature_json(id.gpl);
   j["trim"] = {{"supported", id.trim.supported},
                {"deterministic_read", id.trim_deterministic},
-               {"read_zeroes", id.trim_zeroes}};
+               {"read_zeroes", id.trim_zeroes},
+               {"on_rotating_media", trim_on_rotating_media(id)}};
+  j["zoned"] = probe::zoned_capabilities_name(id.zoned);
+  j["write_cache_non_volatile"] = id.nv_write_cache;
+  j["encrypts_all_user_data"] = id.encrypts_all;
   j["security"] = feature_json(id.security);
   j["security"]["locked"] = id.security_locked;
   j["security"]["frozen"] = id.security_frozen;
@@ -254,7 +268,8 @@ std::string identity_to_text(const AtaIdentity& id, const SmartReport* smart) {
   // w91 holds a level the drive applies only while APM is enabled.
   if (id.apm_level && id.apm.is_enabled()) apm += fmt::format(", level {}", *id.apm_level);
   t.line("Power management (APM)", apm);
-  t.line("Write cache", feature_state_text(id.write_cache));
+  t.line("Write cache", feature_state_text(id.write_cache) +
+                            (id.nv_write_cache ? ", all non-volatile (word 69 bit 2)" : ""));
   t.line("Read look-ahead", feature_state_text(id.read_look_ahead));
   t.line("SMART", feature_state_text(id.smart));
   t.line("48-bit address", feature_state_text(id.lba48));
@@ -263,7 +278,10 @@ std::string identity_to_text(const AtaIdentity& id, const SmartReport* smart) {
   std::string trim = id.trim.supported ? "supported" : "not supported";
   if (id.trim_deterministic) trim += ", deterministic read after TRIM";
   if (id.trim_zeroes) trim += ", zeroes after TRIM";
+  if (trim_on_rotating_media(id)) trim += " (on rotating media: a hint of drive-managed SMR)";
   t.line("TRIM", trim);
+  t.line("Zoned (word 69)", probe::zoned_capabilities_name(id.zoned));
+  if (id.encrypts_all) t.line("Encryption", "all user data (word 69 bit 4)");
   std::string sec = feature_state_text(id.security);
   if (id.security.supported) {
     sec += fmt::format(", {}locked, {}frozen", id.security_locked ? "" : "not ",

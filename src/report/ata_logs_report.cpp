@@ -33,21 +33,34 @@ std::string failure_text(const probe::LogReadFailure& f) {
 }
 }  // namespace
 
+json log_directory_to_json(const probe::LogDirectory& d) {
+  json logs = json::array();
+  for (const auto& e : d.logs)
+    logs.push_back({{"address", hex2(e.address)}, {"name", probe::log_name(e.address)}, {"pages", e.pages}});
+  return {{"version", d.version}, {"logs", logs}};
+}
+
+json identify_log_pages_to_json(const std::vector<std::uint8_t>& pages) {
+  json out = json::array();
+  for (auto p : pages) out.push_back({{"page", hex2(p)}, {"name", probe::identify_log_page_name(p)}});
+  return out;
+}
+
+std::string log_directory_to_text(const probe::LogDirectory& d) {
+  TextOut out;
+  out.section("General purpose log directory");
+  out.line("Directory version", std::to_string(d.version));
+  for (const auto& e : d.logs)
+    out.line(hex2(e.address), fmt::format("{} ({} page{})", probe::log_name(e.address), e.pages,
+                                          e.pages == 1 ? "" : "s"));
+  return std::move(out).str();
+}
+
 json gpl_to_json(const probe::GplProbe* g, bool claimed) {
   json j{{"claimed", claimed}, {"read", g && g->directory.has_value()}};
   if (!g) return j;
-  if (g->directory) {
-    j["version"] = g->directory->version;
-    json logs = json::array();
-    for (const auto& e : g->directory->logs)
-      logs.push_back({{"address", hex2(e.address)}, {"name", probe::log_name(e.address)}, {"pages", e.pages}});
-    j["logs"] = logs;
-  }
-  if (g->identify_pages) {
-    json pages = json::array();
-    for (auto p : *g->identify_pages) pages.push_back({{"page", hex2(p)}, {"name", probe::identify_log_page_name(p)}});
-    j["identify_data_pages"] = pages;
-  }
+  if (g->directory) j.update(log_directory_to_json(*g->directory));
+  if (g->identify_pages) j["identify_data_pages"] = identify_log_pages_to_json(*g->identify_pages);
   if (!g->failures.empty()) j["error"] = failure_json(g->failures.front());
   return j;
 }

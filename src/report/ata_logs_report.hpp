@@ -14,4 +14,10 @@ namespace ds::report {
 nlohmann::json gpl_to_json(const probe::GplProbe* g, bool claimed);
 std::string gpl_to_text(const probe::GplProbe* g, bool claimed);
 
+// The parts of it that a captured page gives on its own (`drivescope decode --ata-log`), with the
+// same keys: {version, logs[{address,name,pages}]} and identify_data_pages[{page,name}].
+nlohmann::json log_directory_to_json(const probe::LogDirectory& d);
+nlohmann::json identify_log_pages_to_json(const std::vector<std::uint8_t>& pages);
+std::string log_directory_to_text(const probe::LogDirectory& d);
+
 }  // namespace ds::report

@@ -60,6 +60,12 @@ json drives_to_json(const std::vector<sysfs::DriveFacts>& drives) {
     j["queue_depth"] = opt(f.queue_depth);
     j["queue_depth_writable"] = f.queue_depth_writable;
     j["nr_requests"] = opt(f.nr_requests);
+    j["zoned"] = f.zoned.empty() ? json(nullptr) : json(f.zoned);
+    j["nr_zones"] = opt(f.nr_zones);
+    json ranges = json::array();
+    for (const auto& r : f.access_ranges)
+      ranges.push_back({{"sector", r.sector}, {"nr_sectors", r.nr_sectors}});
+    j["independent_access_ranges"] = ranges;
     j["sata_link_speed"] = opt(f.sata_link_speed);
     j["ncq_prio_enable"] = opt(f.ncq_prio_enable);
     j["sg"] = f.sg_name.empty() ? json(nullptr) : json("/dev/" + f.sg_name);
@@ -82,6 +88,20 @@ json drives_to_json(const std::vector<sysfs::DriveFacts>& drives) {
     arr.push_back(std::move(j));
   }
   return arr;
+}
+
+std::string drive_layout_text(const sysfs::DriveFacts& f) {
+  std::string out;
+  if (!f.zoned.empty() && f.zoned != "none")
+    out += fmt::format("  Zoned (queue/zoned): {}{}\n", f.zoned,
+                       f.nr_zones ? fmt::format(", {} zones", *f.nr_zones) : std::string());
+  if (!f.access_ranges.empty()) {
+    out += fmt::format("  Independent access ranges: {}\n", f.access_ranges.size());
+    for (std::size_t i = 0; i < f.access_ranges.size(); ++i)
+      out += fmt::format("    {}: {} sectors from sector {} (512-byte units)\n", i,
+                         f.access_ranges[i].nr_sectors, f.access_ranges[i].sector);
+  }
+  return out;
 }
 
 std::string drives_to_table(const std::vector<sysfs::DriveFacts>& drives) {

@@ -1,6 +1,7 @@
 // JSON and text renderings of a ScsiProbe (see scsi_report.hpp).
 #include "report/scsi_report.hpp"
 #include "report/text_out.hpp"
+#include "report/zones_report.hpp"
 
 #include <fmt/format.h>
 
@@ -185,6 +186,11 @@ nlohmann::json scsi_identity_to_json(const probe::ScsiProbe& p, const sysfs::Dri
   j["form_factor"] = bc && bc->nominal_form_factor != 0
                          ? json(form_factor_name(bc->nominal_form_factor))
                          : json(nullptr);
+  // The same vocabulary as the ATA report's word 69 (probe::zoned_capabilities_name).
+  j["zoned"] = bc ? json(zoned_name(bc->zoned)) : json(nullptr);
+  j["concurrent_positioning_ranges"] =
+      p.positioning_ranges ? ranges_to_json(*p.positioning_ranges, "VPD page 0xb9") : json(nullptr);
+  j["zones"] = p.zones ? zones_to_json(*p.zones, "ZBC REPORT ZONES") : json(nullptr);
   // Tagged command queuing on SCSI: CmdQue claims it; the host's queue depth is what Linux uses.
   j["tcq"] = {{"supported", q ? json(q->cmd_que) : json(nullptr)},
               {"depth", facts && facts->queue_depth ? json(*facts->queue_depth) : json(nullptr)}};
@@ -226,9 +232,10 @@ nlohmann::json scsi_identity_to_json(const probe::ScsiProbe& p, const sysfs::Dri
   return j;
 }
 
-std::string scsi_identity_to_text(const probe::ScsiProbe& p, const sysfs::DriveFacts* facts) {
+std::string scsi_identity_to_text(const probe::ScsiProbe& p, const sysfs::DriveFacts* facts,
+                                  bool only_present) {
   TextOut t(34);
-  t.section("Identity");
+  if (p.inquiry || !only_present) t.section("Identity");
   if (const auto& q = p.inquiry) {
     t.line("Vendor", q->vendor);
     t.line("Product", q->product);
@@ -237,12 +244,15 @@ std::string scsi_identity_to_text(const probe::ScsiProbe& p, const sysfs::DriveF
                                       q->device_type, q->rmb ? ", removable" : ""));
     const auto vn = version_name(q->version);
     t.line("Version", vn.empty() ? hex2(q->version) : fmt::format("{} ({})", hex2(q->version), vn));
-  } else {
+  } else if (!only_present) {
     t.line("INQUIRY", "not available");
   }
-  t.line("Serial number", p.serial ? *p.serial : "not reported");
+  if (p.serial || !only_present) {
+    if (only_present && !p.inquiry) t.section("Identity");
+    t.line("Serial number", p.serial ? *p.serial : "not reported");
+  }
 
-  t.section("Capacity");
+  if (p.capacity || p.block_characteristics || !only_present) t.section("Capacity");
   if (const auto& c = p.capacity) {
     t.line("Logical blocks", fmt::format("{} x {} bytes", c->blocks(), c->block_length));
     t.line("Capacity", fmt::format("{} bytes ({:.1f} GB)", c->bytes(), c->bytes() / 1e9));
@@ -252,7 +262,7 @@ std::string scsi_identity_to_text(const probe::ScsiProbe& p, const sysfs::DriveF
       t.line("Protection", c->prot_en ? fmt::format("type {}", c->p_type + 1) : "none");
       t.line("Thin provisioning (LBPME)", yes_no(c->lbpme));
     }
-  } else {
+  } else if (!only_present) {
     t.line("READ CAPACITY", "not available");
   }
   if (const auto& bc = p.block_characteristics) {
@@ -264,7 +274,7 @@ std::string scsi_identity_to_text(const probe::ScsiProbe& p, const sysfs::DriveF
     if (bc->zoned) t.line("Zoned", zoned_name(bc->zoned));
   }
 
-  t.section("Queuing and caches");
+  if (p.inquiry || facts || p.caching || !only_present) t.section("Queuing and caches");
   if (p.inquiry) t.line("Command queuing (CmdQue)", p.inquiry->cmd_que ? "supported" : "not supported");
   if (facts) {
     t.line("Host queue depth",
@@ -278,8 +288,15 @@ std::string scsi_identity_to_text(const probe::ScsiProbe& p, const sysfs::DriveF
     t.line("Write cache (WCE)", c->wce ? "enabled" : "disabled");
     t.line("Read cache (RCD)", c->rcd ? "disabled" : "enabled");
     t.line("Read-ahead (DRA)", c->dra ? "disabled" : "enabled");
-  } else {
+  } else if (!only_present) {
     t.line("Caching mode page", "not available");
+  }
+
+  if (!p.supported_vpd_pages.empty()) {
+    t.section("VPD pages");
+    std::string list;
+    for (auto pg : p.supported_vpd_pages) list += (list.empty() ? "" : " ") + hex2(pg);
+    t.line("Supported (VPD 0x00)", list);
   }
 
   if (p.device_id && !p.device_id->designators.empty()) {
@@ -320,15 +337,21 @@ std::string scsi_identity_to_text(const probe::ScsiProbe& p, const sysfs::DriveF
     }
   }
 
+  std::string out = std::move(t).str();
+  if (p.positioning_ranges)
+    out += (out.empty() ? "" : "\n") + ranges_to_text(*p.positioning_ranges, "VPD page 0xb9");
+  if (p.zones) out += (out.empty() ? "" : "\n") + zones_to_text(*p.zones, "ZBC REPORT ZONES");
   if (p.any_failed()) {
+    TextOut t(34);
     t.section("Problems");
     for (const auto& st : p.steps) {
       if (st.ok()) continue;
       t.line(st.command, st.decode_error.empty() ? st.message
                                                  : "answer not understood: " + st.decode_error);
     }
+    out += "\n" + std::move(t).str();
   }
-  return std::move(t).str();
+  return out;
 }
 
 }  // namespace ds::report

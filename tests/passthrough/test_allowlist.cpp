@@ -186,3 +186,40 @@ TEST_CASE("GuardedDevice passes allowed commands through unchanged") {
   CHECK_MESSAGE(raw->finished(), raw->report());
   CHECK(g.info().name == "scripted");
 }
+
+TEST_CASE("zoned and multi-actuator reads: REPORT ZONES (ZAC and ZBC) and log 47h pass, their writes do not") {
+  // ZAC MANAGEMENT IN (4Ah) with the REPORT ZONES EXT action (FEATURE 7:0 = 00h), reporting
+  // option in FEATURE 15:8; READ LOG EXT of log 47h, page 0.
+  for (const auto& r : {regs(0x4A, 0x0000, 0), regs(0x4A, 0x3F00, 0x1000), regs(0x2F, 0, 0x47)}) {
+    auto v = check_ata(r);
+    CHECK_MESSAGE(v.allowed, "command " << int(r.command) << ": " << v.reason);
+  }
+  CHECK(check_scsi(pt16(regs(0x4A, 0, 0), AtaProtocol::dma_in, true)).allowed);
+  CHECK(check_scsi(pt16(regs(0x2F, 0, 0x47), AtaProtocol::pio_in, true)).allowed);
+  // ZBC IN (95h) / REPORT ZONES (service action 00h): 16-byte CDB, allocation length in 10..13.
+  const Bytes report_zones{0x95, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0};
+  CHECK(check_scsi(report_zones).allowed);
+  ScsiRequest req;
+  req.cdb = report_zones;
+  req.direction = DataDirection::from_device;
+  CHECK(check_scsi_request(req).allowed);
+
+  struct Case { Bytes cdb; const char* needle; };
+  const std::vector<Case> bad = {
+      // ZBC OUT (94h): RESET WRITE POINTER (04h) destroys the zone's data.
+      {{0x94, 0x04, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0}, "ZBC OUT"},
+      {{0x95, 0x06, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0}, "ZBC IN service action 0x06"},
+      {{0x95, 0x00, 0, 0, 0, 0, 0, 0, 0, 0}, "10-byte CDB"},
+      // ZAC MANAGEMENT OUT (9Fh) action 04h RESET WRITE POINTER EXT, even as non-data.
+      {pt16(regs(0x9F, 0x04), AtaProtocol::non_data, true), "ZAC MANAGEMENT OUT"},
+      {pt16(regs(0x4A, 0x06), AtaProtocol::dma_in, true), "ZAC MANAGEMENT IN action 0x06"},
+      {pt16(regs(0x4A, 0x00), AtaProtocol::dma_out, true), "transfers data"},
+      {pt16(regs(0x2F, 0, 0x48), AtaProtocol::pio_in, true), "log 0x48"},
+  };
+  for (const auto& c : bad) {
+    auto v = check_scsi(c.cdb);
+    CHECK_FALSE(v.allowed);
+    CHECK_MESSAGE(v.reason.find(c.needle) != std::string::npos, v.reason);
+  }
+  CHECK_FALSE(check_ata(regs(0x9F, 0x04)).allowed);
+}

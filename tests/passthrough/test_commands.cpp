@@ -6,6 +6,7 @@
 
 #include "../support/scripted_device.hpp"
 #include "drivescope/commands.hpp"
+#include "passthrough/allowlist.hpp"
 
 using namespace ds;
 using Bytes = std::vector<std::uint8_t>;
@@ -118,4 +119,32 @@ TEST_CASE("SCSI command argument errors are not sent") {
   CHECK(scsi::read16(dev, 0, 0, buf).outcome == Outcome::os_error);
   CHECK(scsi::read16(dev, 0, 3, buf).outcome == Outcome::os_error);  // 1000 bytes is not 3 blocks
   CHECK(dev.calls() == 0);
+}
+
+TEST_CASE("REPORT ZONES: ZAC MANAGEMENT IN / REPORT ZONES EXT and ZBC IN / REPORT ZONES, and both pass the allowlist") {
+  test::ScriptedDevice ata_dev("scripted", TargetKind::ata);
+  auto& z = ata_dev.expect_ata(regs(0x4A, 0x00, 8, 0x123456789ULL, 0x40));
+  z.protocol = AtaProtocol::dma_in;
+  z.lba48 = true;
+  z.data_length = 4096;
+  std::array<std::uint8_t, 4096> buf{};
+  CHECK(ata::report_zones_ext(ata_dev, 0x123456789ULL, buf).ok());
+  CHECK_MESSAGE(ata_dev.finished(), ata_dev.report());
+  CHECK(ata::report_zones_ext(ata_dev, 0, std::span(buf).first(100)).outcome == Outcome::os_error);
+  CHECK(ata::report_zones_ext(ata_dev, 1ULL << 48, buf).outcome == Outcome::os_error);
+
+  test::ScriptedDevice scsi_dev;
+  scsi_dev.expect_scsi({0x95, 0x00, 0, 0, 0, 0, 0x00, 0x08, 0x00, 0x00, 0, 0, 0x10, 0x00, 0, 0}).data_length = 4096;
+  CHECK(scsi::report_zones(scsi_dev, 0x80000, buf).ok());
+  CHECK_MESSAGE(scsi_dev.finished(), scsi_dev.report());
+  CHECK(scsi::report_zones(scsi_dev, 0, std::span(buf).first(63)).outcome == Outcome::os_error);
+
+  // Through the guard (the same wrapping every opened target gets): both reach the device.
+  test::ScriptedDevice inner("scripted", TargetKind::ata);
+  auto& zi = inner.expect_ata(regs(0x4A, 0x00, 1, 0, 0x40));
+  zi.protocol = AtaProtocol::dma_in;
+  zi.lba48 = true;
+  GuardedDevice guarded(inner);
+  CHECK(ata::report_zones_ext(guarded, 0, std::span(buf).first(512)).ok());
+  CHECK_MESSAGE(inner.finished(), inner.report());
 }

@@ -53,6 +53,8 @@ class FakeScsi : public Device {
       src = &ms10;
     } else if (op == scsi::kModeSense6 && (req.cdb[2] & 0x3F) == 0x08) {
       src = &ms6;
+    } else if (op == scsi::kZbcIn && (req.cdb[1] & 0x1F) == scsi::kSaReportZones && !zones.empty()) {
+      src = &zones;
     } else {
       return illegal_request();
     }
@@ -73,7 +75,7 @@ class FakeScsi : public Device {
   }
 
   DeviceInfo info_;
-  std::vector<std::uint8_t> inquiry, rc16, rc10, ms10, ms6;
+  std::vector<std::uint8_t> inquiry, rc16, rc10, ms10, ms6, zones;
   std::map<std::uint8_t, std::vector<std::uint8_t>> pages;
   std::vector<std::vector<std::uint8_t>> cdbs;
   std::function<bool(std::span<const std::uint8_t>)> refuse;
@@ -243,4 +245,43 @@ TEST_CASE("scsi report: missing pages give nulls and listed problems") {
   const auto text = report::scsi_identity_to_text(*p);
   CHECK(text.find("Problems") != std::string::npos);
   CHECK(text.find("MODE SENSE(6) 0x08") != std::string::npos);
+}
+
+TEST_CASE("probe_scsi: a host-aware dual-actuator device: VPD 0xB9 and REPORT ZONES are read and reported") {
+  FakeScsi dev;
+  // Lists B9h too; B1h says host aware; the pages are the hand-built ones of tests/data/pages.
+  auto& list = dev.pages.at(0x00);
+  list.push_back(0xB9);
+  list[3] = static_cast<std::uint8_t>(list.size() - 4);
+  dev.pages[0xB9] = load_hex("../pages/vpd_b9_dual.hex");
+  dev.pages[0xB1] = load_hex("../pages/vpd_b1_hostaware.hex");
+  dev.zones = load_hex("../pages/report_zones_zbc.hex");
+  auto p = probe::probe_scsi(dev);
+  REQUIRE(p.ok());
+  CHECK_FALSE(p->any_failed());
+  REQUIRE(p->positioning_ranges.has_value());
+  REQUIRE(p->positioning_ranges->ranges.size() == 2);
+  CHECK(p->positioning_ranges->ranges[1].lowest_lba == p->positioning_ranges->ranges[0].lba_count);
+  REQUIRE(p->zones.has_value());
+  CHECK(p->zones->zones_listed == 4);
+  const auto* st = step(*p, "REPORT ZONES");
+  REQUIRE(st != nullptr);
+  bool asked = false;
+  for (const auto& c : dev.cdbs)
+    if (c[0] == scsi::kZbcIn) asked = c.size() == 16 && c[1] == 0 && ((c[12] << 8) | c[13]) == 4096;
+  CHECK(asked);
+  const auto j = report::scsi_identity_to_json(*p);
+  CHECK(j["zoned"] == "host aware");
+  CHECK(j["concurrent_positioning_ranges"]["count"] == 2);
+  CHECK(j["zones"]["types"][0]["type"] == "conventional");
+  const auto text = report::scsi_identity_to_text(*p);
+  CHECK(text.find("Concurrent positioning ranges (VPD page 0xb9)") != std::string::npos);
+  CHECK(text.find("Zones (ZBC REPORT ZONES)") != std::string::npos);
+
+  // Not zoned (the scsi_debug pages as captured): no REPORT ZONES is sent.
+  FakeScsi plain;
+  auto q = probe::probe_scsi(plain);
+  REQUIRE(q.ok());
+  CHECK_FALSE(q->zones.has_value());
+  for (const auto& c : plain.cdbs) CHECK(c[0] != scsi::kZbcIn);
 }

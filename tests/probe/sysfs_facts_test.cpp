@@ -400,3 +400,51 @@ TEST_CASE("list report: table and JSON of the fake machine") {
   CHECK(ds::report::human_size(999) == "999 B");
   CHECK(ds::report::human_size(2000398934016ull) == "2.0 TB");
 }
+
+TEST_CASE("sysfs: a zoned dual-actuator disk (queue/zoned, nr_zones, independent_access_ranges)") {
+  FakeRoot r;
+  build_machine(r);
+  const std::string dev = "/sys/devices/pci0000:00/0000:00:1f.2/ata5/host4/target4:0:0/4:0:0:0";
+  r.scsi_host("/sys/devices/pci0000:00/0000:00:1f.2/ata5/host4", "host4", "ahci");
+  r.scsi_ids(dev, "ATA", "ST14000NM0001", "SN01", "32", 0644);
+  r.disk(dev, "sde", "8:64", 27344764928ull, true, "[mq-deadline] none");
+  const std::string q = dev + "/block/sde/queue";
+  r.write(q + "/physical_block_size", "4096\n");
+  r.write(q + "/zoned", "host-aware\n");
+  r.write(q + "/nr_zones", "52156\n");
+  // Ranges in 512-byte sectors; 10 directories so that "10" must sort after "9", not after "1".
+  const std::uint64_t step = 2734476492ull;
+  for (int i = 0; i < 10; ++i) {
+    r.write(q + "/independent_access_ranges/" + std::to_string(i) + "/sector", std::to_string(step * i) + "\n");
+    r.write(q + "/independent_access_ranges/" + std::to_string(i) + "/nr_sectors", std::to_string(step) + "\n");
+  }
+  r.mkdir(q + "/independent_access_ranges/junk");  // not a range: skipped
+  auto f = facts_for_device("sde", r.root());
+  REQUIRE(f.ok());
+  CHECK(f->physical_block_bytes == 4096u);
+  CHECK(f->zoned == "host-aware");
+  CHECK(f->nr_zones == 52156u);
+  REQUIRE(f->access_ranges.size() == 10);
+  for (std::size_t i = 0; i < 10; ++i) {
+    CAPTURE(i);
+    CHECK(f->access_ranges[i].sector == step * i);
+    CHECK(f->access_ranges[i].nr_sectors == step);
+  }
+  const auto j = ds::report::drives_to_json({*f})[0];
+  CHECK(j["zoned"] == "host-aware");
+  CHECK(j["nr_zones"] == 52156);
+  CHECK(j["independent_access_ranges"].size() == 10);
+  CHECK(j["independent_access_ranges"][9]["sector"] == step * 9);
+  CHECK(ds::report::drive_layout_text(*f).find("host-aware, 52156 zones") != std::string::npos);
+
+  // A disk without the attributes (an older kernel, or not zoned): empty, null in JSON.
+  auto a = facts_for_device("sda", r.root());
+  REQUIRE(a.ok());
+  CHECK(a->zoned.empty());
+  CHECK_FALSE(a->nr_zones.has_value());
+  CHECK(a->access_ranges.empty());
+  const auto ja = ds::report::drives_to_json({*a})[0];
+  CHECK(ja["zoned"].is_null());
+  CHECK(ja["independent_access_ranges"].empty());
+  CHECK(ds::report::drive_layout_text(*a).empty());
+}
