@@ -13,8 +13,16 @@ namespace ds::cli {
 // A parsed subcommand's action; returns the process exit code.
 using Action = std::function<int()>;
 
-// Prints a Report (JSON or text) or an error; returns the exit code.
+// Prints a Report (JSON or text) or an error; returns the exit code. A JSON document gets the
+// envelope of report/envelope.hpp (json_format_version, the drivescope block with the argv given
+// to remember_argv, its exit status and messages) and is printed pretty, or on one line after
+// --json=c.
 int emit(const Expected<app::Report>& r, bool json);
+void remember_argv(int argc, char** argv);
+
+// The --json flag of every command: `--json` (pretty) or `--json=c` (one compact line per
+// document, as smartctl's --json=c). Sets `json`; the style is the process's.
+CLI::Option* add_json_flag(CLI::App* c, bool& json, const std::string& help = "one JSON document on stdout");
 
 // --budget of every command: drive seconds, finite, from kMinBudgetS to kMaxBudgetS. A budget
 // of 0, a negative one or NaN used to fall back to the default silently, and 1e12 or inf

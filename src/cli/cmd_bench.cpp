@@ -29,7 +29,7 @@ Action add_bench(CLI::App& app) {
               "allow writes to a real block device (its data is overwritten)");
   c->add_option("--seed", o->req.seed, "seed for random placement (and simulator noise)");
   c->add_option("--budget", o->budget, "total drive time in seconds (default 120)")->check(budget_validator());
-  c->add_flag("--json", o->json, "one JSON document on stdout");
+  add_json_flag(c, o->json);
   c->add_flag("--quiet", o->quiet, "no progress line on stderr");
   return [o, c]() -> int {
     if (!c->parsed()) return -1;

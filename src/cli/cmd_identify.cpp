@@ -19,7 +19,7 @@ Action add_identify(CLI::App& app) {
   c->add_flag("--logs", o->logs,
               "read the General Purpose Log directory (READ LOG EXT) even when IDENTIFY does not "
               "claim GPL support (by default it is read only when claimed)");
-  c->add_flag("--json", o->json, "one JSON document on stdout");
+  add_json_flag(c, o->json);
   c->add_flag("--allow-bad-checksum", o->bad_checksum,
               "decode a block whose word 255 checksum is wrong");
   return [o, c]() -> int {

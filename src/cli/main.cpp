@@ -6,6 +6,7 @@
 #include "cli/cli.hpp"
 
 int main(int argc, char** argv) {
+  ds::cli::remember_argv(argc, argv);
   CLI::App app{"drivescope: what a disk drive really is, supports and does"};
   app.set_version_flag("--version", "drivescope " + ds::app::version());
   app.require_subcommand(1);
