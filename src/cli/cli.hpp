@@ -23,6 +23,13 @@ void remember_argv(int argc, char** argv);
 // The --json flag of every command: `--json` (pretty) or `--json=c` (one compact line per
 // document, as smartctl's --json=c). Sets `json`; the style is the process's.
 CLI::Option* add_json_flag(CLI::App* c, bool& json, const std::string& help = "one JSON document on stdout");
+void set_json_compact(bool compact);
+
+// --version on the top level (text); version_command answers `drivescope --version [--json[=c]]`
+// before the ordinary parse (the top level has no --json of its own): its exit code, or -1 when
+// the command line is something else.
+void add_version_flag(CLI::App& app);
+int version_command(int argc, char** argv);
 
 // --budget of every command: drive seconds, finite, from kMinBudgetS to kMaxBudgetS. A budget
 // of 0, a negative one or NaN used to fall back to the default silently, and 1e12 or inf

@@ -32,6 +32,8 @@ void print_json(const nlohmann::json& doc) {
 
 }  // namespace
 
+void set_json_compact(bool compact) { compact_json() = compact; }
+
 void remember_argv(int argc, char** argv) {
   argv_words().assign(argv, argv + argc);
 }

@@ -50,3 +50,21 @@ TEST_CASE("--json takes no value but =c") {
   CHECK(r.rc == 2);
   CHECK(r.out.find("=c") != std::string::npos);
 }
+
+TEST_CASE("--version: commit, compiler and library versions, as text and as JSON") {
+  const auto text = clitest::run("--version", false);
+  CHECK(text.rc == 0);
+  CHECK(text.out.rfind("drivescope ", 0) == 0);
+  for (const char* word : {"commit", "compiler:", "libsgutils2:", "libatasmart:", "libaio:", "fmt:", "nlohmann-json:", "CLI11:"}) {
+    CAPTURE(word);
+    CHECK(text.out.find(word) != std::string::npos);
+  }
+  const auto j = clitest::run("--version --json=c", false);
+  REQUIRE(j.rc == 0);
+  const json d = json::parse(j.out);
+  CHECK(d["json_format_version"] == json{1, 0});
+  CHECK(d["drivescope"]["exit_status"] == 0);
+  CHECK_FALSE(d["drivescope"]["commit"].get<std::string>().empty());
+  CHECK(d["drivescope"]["libraries"].size() == 6);
+  CHECK(text.out.find(d["drivescope"]["commit"].get<std::string>()) != std::string::npos);
+}

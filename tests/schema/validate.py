@@ -108,6 +108,8 @@ def run_all(c, source, work):
     fast = ["--budget", "2", "--span", "1%"]
     state = os.path.join(work, "state")
     os.makedirs(state, exist_ok=True)
+    c.run("version", ["--version", "--json"])
+    c.run("version", ["--version", "--json=c"])
     presets = [p["name"] for p in c.run("sim-list", ["sim", "list", "--json"])["presets"]]
     c.run("sim-list", ["sim", "list", "--json=c"])
     c.run("sim-show", ["sim", "show", presets[0], "--json"])
