@@ -12,9 +12,11 @@ namespace ds::app {
 
 // Writes the metrics of doc (an identify or bench document) and the run's exit status to path;
 // returns the path, or why it could not.
-Expected<std::string> write_prom_file(const std::string& path, const nlohmann::json& doc, int exit_status);
+// command ("identify", "bench") is the `command` label of every series (report/prom.hpp).
+Expected<std::string> write_prom_file(const std::string& path, const nlohmann::json& doc, int exit_status,
+                                      const std::string& command);
 
 // The same text, for a test or a caller that writes it elsewhere.
-std::string prom_text(const nlohmann::json& doc, int exit_status);
+std::string prom_text(const nlohmann::json& doc, int exit_status, const std::string& command);
 
 }  // namespace ds::app

@@ -29,7 +29,8 @@ void set_json_compact(bool compact);
 // for node_exporter's textfile collector (app/prom_file.hpp). A file that cannot be written is an
 // error (exit 1 unless the run already failed otherwise); a failed run writes no file.
 CLI::Option* add_prom_option(CLI::App* c, std::string& path);
-int emit_with_prom(const Expected<app::Report>& r, bool json, const std::string& prom_path);
+int emit_with_prom(const Expected<app::Report>& r, bool json, const std::string& prom_path,
+                   const std::string& command);
 
 // --version on the top level (text); version_command answers `drivescope --version [--json[=c]]`
 // before the ordinary parse (the top level has no --json of its own): its exit code, or -1 when

@@ -64,7 +64,7 @@ Action add_bench(CLI::App& app) {
     o->req.stop = [&guard] { return guard.interrupted(); };
     auto r = app::run_bench(o->req, progress);
     if (progress) std::fprintf(stderr, "\r\033[K");
-    return emit_with_prom(r, o->json, o->prom);
+    return emit_with_prom(r, o->json, o->prom, "bench");
   };
 }
 

@@ -30,10 +30,10 @@ Action add_identify(CLI::App& app) {
       std::fprintf(stderr, "drivescope identify: give either a TARGET or --from-file FILE\n");
       return app::kExitUsage;
     }
-    if (!o->file.empty()) return emit_with_prom(app::identify_dump(o->file, io), o->json, o->prom);
+    if (!o->file.empty()) return emit_with_prom(app::identify_dump(o->file, io), o->json, o->prom, "identify");
     auto t = app::open_target(o->target, {});
     if (!t) return emit(t.error(), o->json);
-    return emit_with_prom(app::identify_target(*t, io), o->json, o->prom);
+    return emit_with_prom(app::identify_target(*t, io), o->json, o->prom, "identify");
   };
 }
 

@@ -13,10 +13,11 @@ CLI::Option* add_prom_option(CLI::App* c, std::string& path) {
       ->type_name("FILE");
 }
 
-int emit_with_prom(const Expected<app::Report>& r, bool json, const std::string& prom_path) {
+int emit_with_prom(const Expected<app::Report>& r, bool json, const std::string& prom_path,
+                   const std::string& command) {
   const int rc = emit(r, json);
   if (prom_path.empty() || !r) return rc;
-  auto w = app::write_prom_file(prom_path, r->json, rc);
+  auto w = app::write_prom_file(prom_path, r->json, rc, command);
   if (!w) {
     std::fprintf(stderr, "drivescope: %s\n", w.error().message.c_str());
     return rc == app::kExitOk ? app::kExitFailure : rc;

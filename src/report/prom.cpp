@@ -39,7 +39,7 @@ std::optional<bool> flag(const json& j, const char* key) {
 // Builds the metric list; a metric only appears when one of its samples is known.
 class Metrics {
  public:
-  explicit Metrics(std::string device) : device_(std::move(device)) {}
+  Metrics(std::string device, std::string command) : device_(std::move(device)), command_(std::move(command)) {}
 
   void add(const std::string& name, const std::string& help, std::optional<double> v,
            std::vector<std::pair<std::string, std::string>> extra = {}) {
@@ -49,6 +49,7 @@ class Metrics {
       if (x.name == name) m = &x;
     if (m == nullptr) m = &out_.emplace_back(PromMetric{name, help, "gauge", {}});
     extra.insert(extra.begin(), {"device", device_});
+    extra.emplace_back("command", command_);
     m->samples.push_back({std::move(extra), *v});
   }
   void add_bool(const std::string& name, const std::string& help, std::optional<bool> v) {
@@ -57,7 +58,7 @@ class Metrics {
   std::vector<PromMetric> take() { return std::move(out_); }
 
  private:
-  std::string device_;
+  std::string device_, command_;
   std::vector<PromMetric> out_;
 };
 
@@ -219,10 +220,10 @@ std::string prom_device_label(std::string_view name) {
   return std::string(name);
 }
 
-std::vector<PromMetric> prom_metrics(const json& doc, int exit_status) {
+std::vector<PromMetric> prom_metrics(const json& doc, int exit_status, std::string_view command) {
   const json& name = at(at(doc, "target"), "name");
   const std::string device = prom_device_label(name.is_string() ? name.get<std::string>() : "unknown");
-  Metrics m(device);
+  Metrics m(device, std::string(command));
   m.add("drivescope_exit_status", "exit status of the drivescope run that wrote this file (0 ok, 3 partial)",
         static_cast<double>(exit_status));
   if (at(doc, "identify").is_object()) identity_metrics(m, doc);

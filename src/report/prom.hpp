@@ -1,8 +1,8 @@
 // Prometheus text exposition format (version 0.0.4) for node_exporter's textfile collector, from
 // a drivescope document (identify or bench). Follows smartctl_exporter's conventions: one
 // `drivescope_device_info{device=..., model_name=..., serial_number=..., firmware_version=...} 1`
-// carries the identity as labels; every other series has only `device` (and a kind label where
-// one metric has several kinds) and a value in base units: seconds, bytes, bytes per second,
+// carries the identity as labels; every other series has only `device`, `command` (and a kind
+// label where one metric has several kinds) and a value in base units: seconds, bytes, bytes per second,
 // ratios; booleans as 0/1. A figure the document does not know is left out, never written as 0.
 // Pure functions: writing the file is app/prom_file.hpp's job.
 #pragma once
@@ -44,7 +44,9 @@ std::string format_prom(const std::vector<PromMetric>& metrics);
 std::string prom_device_label(std::string_view target_name);
 
 // The metrics of one document of `identify` or `bench` (its `target`, `identify`, `tests`), and
-// the run's exit status.
-std::vector<PromMetric> prom_metrics(const nlohmann::json& doc, int exit_status);
+// the run's exit status. Every sample has the labels `device`, then its own, then `command`
+// (identify, bench): node_exporter refuses a scrape in which two textfiles hold the same series,
+// and the identify and bench files of one drive both carry its identity and exit status.
+std::vector<PromMetric> prom_metrics(const nlohmann::json& doc, int exit_status, std::string_view command);
 
 }  // namespace ds::report

@@ -15,8 +15,8 @@ fail=0
 check() {  # check NAME FILE: promtool accepts it, and it has the series every file must have
   out=$(promtool check metrics < "$2" 2>&1) || { echo "FAIL $1: promtool check metrics: $out"; fail=1; return; }
   [ -z "$out" ] || { echo "FAIL $1: promtool says: $out"; fail=1; }
-  grep -q '^drivescope_device_info{device="[^"]*",model_name="[^"]*",serial_number="[^"]*",firmware_version="[^"]*"} 1$' "$2" \
-    || { echo "FAIL $1: no drivescope_device_info line"; fail=1; }
+  grep -q '^drivescope_device_info{device="[^"]*",model_name="[^"]*",serial_number="[^"]*",firmware_version="[^"]*",command="[a-z]*"} 1$' "$2" \
+    || { echo "FAIL $1: no drivescope_device_info line"; fail=1; return; }
   echo "ok $1: $(grep -c '^drivescope_' "$2") samples"
 }
 for p in 7200.7 maxline3 atlas15k; do
@@ -25,14 +25,14 @@ for p in 7200.7 maxline3 atlas15k; do
 done
 "$bin" identify --from-file "$src/tests/data/identify/INTEL_SSDSA2CW120G3--4PC10302/identify.bin" --prom "$work/ssd.prom" > /dev/null
 check "identify --from-file (SSD)" "$work/ssd.prom"
-grep -q '^drivescope_device_rotation_rate_rpm{device="[^"]*"} 0$' "$work/ssd.prom" || { echo "FAIL: a solid-state drive's rotation rate is not 0"; fail=1; }
+grep -q '^drivescope_device_rotation_rate_rpm{device="[^"]*",command="identify"} 0$' "$work/ssd.prom" || { echo "FAIL: a solid-state drive's rotation rate is not 0"; fail=1; }
 
 # bench: the prom file and the JSON of the same run agree (ms in JSON, seconds in the file).
 "$bin" bench sim:maxline3 --budget 3 --span 1% --tests access,transfer,queue --json=c --prom "$work/bench.prom" > "$work/bench.json" \
   || { echo "FAIL bench: exit $?"; fail=1; }
 check "bench sim:maxline3" "$work/bench.prom"
 want=$(sed -n 's/.*"access":{.*"read":{[^}]*"mean_ms":\([0-9.e+-]*\).*/\1/p' "$work/bench.json")
-got=$(sed -n 's/^drivescope_access_time_seconds{device="sim:maxline3",stat="mean"} //p' "$work/bench.prom")
+got=$(sed -n 's/^drivescope_access_time_seconds{device="sim:maxline3",stat="mean",command="bench"} //p' "$work/bench.prom")
 if [ -z "$want" ] || [ -z "$got" ] || ! awk -v w="$want" -v g="$got" 'BEGIN { d = w / 1000 - g; exit !(d < 1e-12 && d > -1e-12) }'; then
   echo "FAIL bench: access time ${want:-?} ms in the JSON, ${got:-?} s in the prom file"; fail=1
 fi
@@ -49,4 +49,20 @@ left=$(find "$work" -name '.*.tmp' | wc -l)
 # promtool can fail: a broken file is refused (the check above could catch something).
 printf 'drivescope_x{device="a} 1\n' > "$work/broken.prom"
 if promtool check metrics < "$work/broken.prom" > /dev/null 2>&1; then echo "FAIL: promtool accepted a broken file"; fail=1; fi
+# The PromQL of docs/fleet.md parses: each ```promql block's expressions (a line at column 0
+# starts one, indented lines continue it) become recording rules for `promtool check rules`.
+awk '
+  /^```promql/ { inside = 1; next }
+  /^```/ { if (inside && expr != "") emit(); inside = 0; next }
+  inside && /^[^ ]/ { if (expr != "") emit(); expr = $0; next }
+  inside && /^ / { expr = expr "\n" $0 }
+  function emit() { n++; printf "      - record: drivescope:fleet_doc_%d\n        expr: |\n", n; gsub(/\n/, "\n          ", expr); printf "          %s\n", expr; expr = "" }
+  BEGIN { print "groups:\n  - name: fleet-md\n    rules:" }
+  END { if (n < 8) { print "only " n " expressions" > "/dev/stderr"; exit 1 } }
+' "$src/docs/fleet.md" > "$work/fleet-rules.yml" || { echo "FAIL: could not gather the PromQL of docs/fleet.md"; fail=1; }
+if out=$(promtool check rules "$work/fleet-rules.yml" 2>&1); then
+  echo "ok docs/fleet.md: $(grep -c 'record:' "$work/fleet-rules.yml") PromQL expressions parse"
+else
+  echo "FAIL: docs/fleet.md PromQL: $out"; fail=1
+fi
 exit $fail

@@ -76,13 +76,13 @@ TEST_CASE("prom metrics of a document: identity as labels, figures in base units
                     {"track_to_track_ms", nullptr}}},
         {"transfer", {{"outer_mb_s", 65.5}, {"inner_mb_s", 33.0}}},
         {"queue", {{"reorders", false}}}}}};
-  const auto ms = prom_metrics(doc, 3);
+  const auto ms = prom_metrics(doc, 3, "bench");
   const auto* info = find(ms, "drivescope_device_info");
   REQUIRE(info != nullptr);
   CHECK(info->value == 1);
   CHECK(info->labels == std::vector<std::pair<std::string, std::string>>{
                             {"device", "sdb"}, {"model_name", "Maxtor 7L250S0"}, {"serial_number", "L5\"0"},
-                            {"firmware_version", "BANC1G10"}});
+                            {"firmware_version", "BANC1G10"}, {"command", "bench"}});
   CHECK(find(ms, "drivescope_exit_status")->value == 3);
   CHECK(find(ms, "drivescope_device_capacity_bytes")->value == 251000193024.0);
   CHECK(find(ms, "drivescope_access_time_seconds", "stat", "mean")->value == doctest::Approx(0.0145));
