@@ -13,8 +13,30 @@ namespace ds::cli {
 // A parsed subcommand's action; returns the process exit code.
 using Action = std::function<int()>;
 
-// Prints a Report (JSON or text) or an error; returns the exit code.
+// Prints a Report (JSON or text) or an error; returns the exit code. A JSON document gets the
+// envelope of report/envelope.hpp (json_format_version, the drivescope block with the argv given
+// to remember_argv, its exit status and messages) and is printed pretty, or on one line after
+// --json=c.
 int emit(const Expected<app::Report>& r, bool json);
+void remember_argv(int argc, char** argv);
+
+// The --json flag of every command: `--json` (pretty) or `--json=c` (one compact line per
+// document, as smartctl's --json=c). Sets `json`; the style is the process's.
+CLI::Option* add_json_flag(CLI::App* c, bool& json, const std::string& help = "one JSON document on stdout");
+void set_json_compact(bool compact);
+
+// --prom FILE (identify, bench): emit() as usual, then the document's metrics written atomically
+// for node_exporter's textfile collector (app/prom_file.hpp). A file that cannot be written is an
+// error (exit 1 unless the run already failed otherwise); a failed run writes no file.
+CLI::Option* add_prom_option(CLI::App* c, std::string& path);
+int emit_with_prom(const Expected<app::Report>& r, bool json, const std::string& prom_path,
+                   const std::string& command);
+
+// --version on the top level (text); version_command answers `drivescope --version [--json[=c]]`
+// before the ordinary parse (the top level has no --json of its own): its exit code, or -1 when
+// the command line is something else.
+void add_version_flag(CLI::App& app);
+int version_command(int argc, char** argv);
 
 // --budget of every command: drive seconds, finite, from kMinBudgetS to kMaxBudgetS. A budget
 // of 0, a negative one or NaN used to fall back to the default silently, and 1e12 or inf

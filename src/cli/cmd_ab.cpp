@@ -34,7 +34,7 @@ Action add_ab(CLI::App& app) {
                                              "/run/drivescope, ...; simulated drives: none unless given)");
   c->add_flag("--keep-state", o->keep_state, "keep the state file, marked restored, after a clean restore");
   c->add_flag("--quiet", o->quiet, "no progress lines on stderr");
-  c->add_flag("--json", o->json, "one JSON document on stdout");
+  add_json_flag(c, o->json);
   return [o, c]() -> int {
     if (!c->parsed()) return -1;
     app::AbOptions base;

@@ -15,7 +15,7 @@ namespace ds::cli {
 Action add_bench(CLI::App& app) {
   struct Opts {
     app::BenchRequest req;
-    std::string tests;
+    std::string tests, prom;
     bool json = false, quiet = false;
     double budget = 0;
   };
@@ -29,7 +29,8 @@ Action add_bench(CLI::App& app) {
               "allow writes to a real block device (its data is overwritten)");
   c->add_option("--seed", o->req.seed, "seed for random placement (and simulator noise)");
   c->add_option("--budget", o->budget, "total drive time in seconds (default 120)")->check(budget_validator());
-  c->add_flag("--json", o->json, "one JSON document on stdout");
+  add_json_flag(c, o->json);
+  add_prom_option(c, o->prom);
   c->add_flag("--quiet", o->quiet, "no progress line on stderr");
   return [o, c]() -> int {
     if (!c->parsed()) return -1;
@@ -63,7 +64,7 @@ Action add_bench(CLI::App& app) {
     o->req.stop = [&guard] { return guard.interrupted(); };
     auto r = app::run_bench(o->req, progress);
     if (progress) std::fprintf(stderr, "\r\033[K");
-    return emit(r, o->json);
+    return emit_with_prom(r, o->json, o->prom, "bench");
   };
 }
 

@@ -37,7 +37,7 @@ Action add_features(CLI::App& app) {
     o->cmd->add_option("target", o->target, "/dev/sdX, /dev/sgN, sim:NAME, sim:MODEL.json")->required();
     o->cmd->add_option("action", o->action, e.actions);
     o->cmd->add_option("value", o->value, "the value for `set`");
-    o->cmd->add_flag("--json", o->json, "one JSON document on stdout");
+    add_json_flag(o->cmd, o->json);
     all->push_back(o);
   }
   return [all]() -> int {

@@ -7,7 +7,7 @@ namespace ds::cli {
 
 Action add_identify(CLI::App& app) {
   struct Opts {
-    std::string target, file;
+    std::string target, file, prom;
     bool raw = false, bad_checksum = false, json = false, logs = false;
   };
   auto o = std::make_shared<Opts>();
@@ -19,7 +19,8 @@ Action add_identify(CLI::App& app) {
   c->add_flag("--logs", o->logs,
               "read the General Purpose Log directory (READ LOG EXT) even when IDENTIFY does not "
               "claim GPL support (by default it is read only when claimed)");
-  c->add_flag("--json", o->json, "one JSON document on stdout");
+  add_json_flag(c, o->json);
+  add_prom_option(c, o->prom);
   c->add_flag("--allow-bad-checksum", o->bad_checksum,
               "decode a block whose word 255 checksum is wrong");
   return [o, c]() -> int {
@@ -29,10 +30,10 @@ Action add_identify(CLI::App& app) {
       std::fprintf(stderr, "drivescope identify: give either a TARGET or --from-file FILE\n");
       return app::kExitUsage;
     }
-    if (!o->file.empty()) return emit(app::identify_dump(o->file, io), o->json);
+    if (!o->file.empty()) return emit_with_prom(app::identify_dump(o->file, io), o->json, o->prom, "identify");
     auto t = app::open_target(o->target, {});
     if (!t) return emit(t.error(), o->json);
-    return emit(app::identify_target(*t, io), o->json);
+    return emit_with_prom(app::identify_target(*t, io), o->json, o->prom, "identify");
   };
 }
 

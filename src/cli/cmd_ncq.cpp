@@ -27,7 +27,7 @@ Action add_ncq(CLI::App& app) {
   c->add_option("--state-dir", o->state_dir, "where to keep the scheduler's restore state file");
   c->add_flag("--no-measure", o->no_measure, "only the claimed and enabled layers; no I/O");
   c->add_flag("--keep-scheduler", o->keep_scheduler, "measure with the scheduler in effect (do not switch to none)");
-  c->add_flag("--json", o->json, "one JSON document on stdout");
+  add_json_flag(c, o->json);
   return [o, c]() -> int {
     if (!c->parsed()) return -1;
     if (o->max_depth < 1 || o->max_depth > 256 || !(o->budget > 0)) {

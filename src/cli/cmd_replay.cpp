@@ -26,7 +26,7 @@ Action add_replay(CLI::App& app) {
   c->add_flag("--destructive", o->req.destructive,
               "allow writes to a real block device (its data is overwritten)");
   c->add_option("--seed", o->req.seed, "seed of a simulated drive's noise");
-  c->add_flag("--json", o->json, "one JSON document on stdout");
+  add_json_flag(c, o->json);
   return [o, c]() -> int {
     if (!c->parsed()) return -1;
     return emit(app::run_replay(o->req), o->json);

@@ -22,7 +22,7 @@ Action add_report(CLI::App& app) {
   c->add_option("--html", o->req.html_path, "write one self-contained HTML file (charts inline)");
   c->add_flag("--png", o->req.png, "also render each chart as PNG");
   c->add_option("--timeout", o->req.timeout_s, "seconds allowed per gnuplot run (default 30)")->check(finite_range(kMinTimeoutS, kMaxTimeoutS, "timeout (seconds)"));
-  c->add_flag("--json", o->json, "one JSON document on stdout (what was written)");
+  add_json_flag(c, o->json, "one JSON document on stdout (what was written)");
   return [o, c]() -> int {
     if (!c->parsed()) return -1;
     return emit(app::run_report(o->req), o->json);

@@ -17,7 +17,7 @@ Action add_restore(CLI::App& app) {
   auto* c = app.add_subcommand("restore", "put back drive settings an interrupted run left changed");
   c->add_option("target", o->target, "only this drive (default: every state file)");
   c->add_option("--state-dir", o->state_dir, "where the state files are (default: $DRIVESCOPE_STATE_DIR, /run/drivescope, ...)");
-  c->add_flag("--json", o->json, "one JSON document on stdout");
+  add_json_flag(c, o->json);
   return [o, c]() -> int {
     if (!c->parsed()) return -1;
     std::filesystem::path dir = o->state_dir;

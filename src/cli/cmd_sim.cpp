@@ -15,10 +15,10 @@ Action add_sim(CLI::App& app) {
   auto* c = app.add_subcommand("sim", "the simulated drive's built-in presets (model files)");
   c->require_subcommand(1);
   auto* list = c->add_subcommand("list", "every preset: name, aliases, rpm, size, queue");
-  list->add_flag("--json", o->json, "one JSON document on stdout");
+  add_json_flag(list, o->json);
   auto* show = c->add_subcommand("show", "print a preset's model file (a start for one's own sim:PATH.json)");
   show->add_option("name", o->name, "preset name or alias")->required();
-  show->add_flag("--json", o->json, "one JSON document on stdout (the model under \"model\")");
+  add_json_flag(show, o->json, "one JSON document on stdout (the model under \"model\")");
   return [o, c, list, show]() -> int {
     if (!c->parsed()) return -1;
     if (list->parsed()) return emit(app::sim_list(), o->json);

@@ -3,24 +3,82 @@
 
 #include <fmt/format.h>
 #include <iostream>
+#include <memory>
 
 #include "cli/cli.hpp"
 #include "app/restore.hpp"
+#include "app/output.hpp"
 
 namespace ds::cli {
 
+namespace {
+
+std::vector<std::string>& argv_words() {
+  static std::vector<std::string> words;
+  return words;
+}
+
+bool& compact_json() {
+  static bool compact = false;
+  return compact;
+}
+
+// One document, pretty or on one line. Strings from a drive (a model name, a serial) need not be
+// valid UTF-8: such bytes become U+FFFD instead of an exception (nlohmann's default).
+void print_json(const nlohmann::json& doc) {
+  const int indent = compact_json() ? -1 : 2;
+  std::cout << doc.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace) << "\n" << std::flush;
+}
+
+}  // namespace
+
+void set_json_compact(bool compact) { compact_json() = compact; }
+
+void remember_argv(int argc, char** argv) {
+  argv_words().assign(argv, argv + argc);
+}
+
+CLI::Option* add_json_flag(CLI::App* c, bool& json, const std::string& help) {
+  // A flag, not an option with an optional value: `--json c` would take the next word (the
+  // target) as the value; a flag's value can only be given as `--json=c`.
+  auto style = std::make_shared<std::string>();
+  auto* opt = c->add_flag("--json", *style, help + " (--json=c: one compact line)");
+  opt->option_text("[=c]");
+  opt->check(CLI::Validator(
+      [](std::string& v) -> std::string {
+        if (v == "true" || v == "c") return {};
+        return "--json takes no value (pretty) or =c (one compact line per document), not " + v;
+      },
+      "", "json style"));
+  opt->each([&json, style](const std::string& v) {
+    json = true;
+    compact_json() = v == "c";
+  });
+  return opt;
+}
+
 int emit(const Expected<app::Report>& r, bool json) {
+  app::Invocation inv{.version = app::version(), .argv = argv_words()};
   if (!r) {
+    inv.exit_status = r.error().code == app::kUsageErrorCode ? app::kExitUsage : app::kExitFailure;
     if (json) {
-      nlohmann::json err{{"drivescope", {{"version", app::version()}}},
-                         {"error", r.error().message}};
-      std::cout << err.dump(2) << "\n";
+      nlohmann::json err{{"error", r.error().message}};
+      inv.messages.push_back({r.error().message, "error"});
+      app::add_envelope(err, inv);
+      print_json(err);
     }
     std::fprintf(stderr, "drivescope: %s\n", r.error().message.c_str());
-    return r.error().code == app::kUsageErrorCode ? app::kExitUsage : app::kExitFailure;
+    return inv.exit_status;
   }
-  if (json) std::cout << r->json.dump(2) << "\n";
-  else std::cout << r->text << std::flush;
+  if (json) {
+    nlohmann::json doc = r->json;
+    inv.exit_status = r->exit_code;
+    for (const auto& w : r->warnings) inv.messages.push_back({w, "warning"});
+    app::add_envelope(doc, inv);
+    print_json(doc);
+  } else {
+    std::cout << r->text << std::flush;
+  }
   // Warnings go to stderr in both modes: the JSON carries them too, but a script that only keeps
   // the exit status must still see why it was not 0.
   for (const auto& w : r->warnings) std::fprintf(stderr, "drivescope: warning: %s\n", w.c_str());

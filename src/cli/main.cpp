@@ -6,8 +6,10 @@
 #include "cli/cli.hpp"
 
 int main(int argc, char** argv) {
+  ds::cli::remember_argv(argc, argv);
   CLI::App app{"drivescope: what a disk drive really is, supports and does"};
-  app.set_version_flag("--version", "drivescope " + ds::app::version());
+  if (int rc = ds::cli::version_command(argc, argv); rc >= 0) return rc;
+  ds::cli::add_version_flag(app);
   app.require_subcommand(1);
   std::vector<ds::cli::Action> actions{
       ds::cli::add_identify(app),

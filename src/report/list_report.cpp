@@ -1,5 +1,7 @@
 #include "report/list_report.hpp"
 
+#include "report/envelope.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -85,6 +87,8 @@ json drives_to_json(const std::vector<sysfs::DriveFacts>& drives) {
                        {"holders", p.holders}});
     }
     j["partitions"] = parts;
+    // smartctl's names for the same facts, for scripts written against `smartctl -i -j`.
+    j.update(smartctl_identity_from_list(j));
     arr.push_back(std::move(j));
   }
   return arr;

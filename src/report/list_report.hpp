@@ -17,7 +17,8 @@ namespace ds::report {
 // read_only, scheduler, schedulers[], queue_depth (null when none), queue_depth_writable,
 // nr_requests, zoned (queue/zoned, null when absent), nr_zones, independent_access_ranges[]
 // {sector, nr_sectors} (512-byte units), sata_link_speed, ncq_prio_enable, sg, mounted, swap, held, in_use, in_use_text,
-// mountpoints[], holders[], partitions[] {name, size_bytes, mountpoints[], swap, holders[]}.
+// mountpoints[], holders[], partitions[] {name, size_bytes, mountpoints[], swap, holders[]}; and
+// smartctl's names for the identity (report/envelope.hpp: smartctl_identity_from_list).
 nlohmann::json drives_to_json(const std::vector<sysfs::DriveFacts>& drives);
 
 // Aligned columns: DEVICE TRANSPORT MODEL SIZE ROT SCHED QD IN USE, one drive per line, ending in

@@ -1,0 +1,22 @@
+// `--prom FILE`: the Prometheus metrics of a document (report/prom.hpp) written for
+// node_exporter's textfile collector, atomically: a temporary file in the same directory, then
+// rename(2), so the collector never reads half a file.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "drivescope/expected.hpp"
+
+namespace ds::app {
+
+// Writes the metrics of doc (an identify or bench document) and the run's exit status to path;
+// returns the path, or why it could not.
+// command ("identify", "bench") is the `command` label of every series (report/prom.hpp).
+Expected<std::string> write_prom_file(const std::string& path, const nlohmann::json& doc, int exit_status,
+                                      const std::string& command);
+
+// The same text, for a test or a caller that writes it elsewhere.
+std::string prom_text(const nlohmann::json& doc, int exit_status, const std::string& command);
+
+}  // namespace ds::app

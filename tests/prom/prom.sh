@@ -1,0 +1,68 @@
+#!/bin/sh
+# ctest `prom`: `identify --prom` and `bench --prom` on simulated drives and a captured IDENTIFY
+# write files that `promtool check metrics` accepts, atomically (no temporary file left behind),
+# with the figures the JSON of the same run holds. Exit 77 (skipped) without promtool (Debian
+# package prometheus), unless DRIVESCOPE_REQUIRE_VM is set (CI), where it must be installed.
+# Usage: prom.sh DRIVESCOPE SOURCE_DIR WORK_DIR
+bin=$1 src=$2 work=$3
+if ! command -v promtool > /dev/null 2>&1; then
+  if [ -n "$DRIVESCOPE_REQUIRE_VM" ]; then echo "prom: promtool is missing (scripts/setup.sh installs prometheus)" >&2; exit 1; fi
+  echo "SKIP: promtool is not installed (Debian package prometheus; scripts/setup.sh installs it)"
+  exit 77
+fi
+rm -rf "$work" && mkdir -p "$work" || exit 1
+fail=0
+check() {  # check NAME FILE: promtool accepts it, and it has the series every file must have
+  out=$(promtool check metrics < "$2" 2>&1) || { echo "FAIL $1: promtool check metrics: $out"; fail=1; return; }
+  [ -z "$out" ] || { echo "FAIL $1: promtool says: $out"; fail=1; }
+  grep -q '^drivescope_device_info{device="[^"]*",model_name="[^"]*",serial_number="[^"]*",firmware_version="[^"]*",command="[a-z]*"} 1$' "$2" \
+    || { echo "FAIL $1: no drivescope_device_info line"; fail=1; return; }
+  echo "ok $1: $(grep -c '^drivescope_' "$2") samples"
+}
+for p in 7200.7 maxline3 atlas15k; do
+  "$bin" identify "sim:$p" --prom "$work/identify-$p.prom" > /dev/null || { echo "FAIL identify sim:$p: exit $?"; fail=1; }
+  check "identify sim:$p" "$work/identify-$p.prom"
+done
+"$bin" identify --from-file "$src/tests/data/identify/INTEL_SSDSA2CW120G3--4PC10302/identify.bin" --prom "$work/ssd.prom" > /dev/null
+check "identify --from-file (SSD)" "$work/ssd.prom"
+grep -q '^drivescope_device_rotation_rate_rpm{device="[^"]*",command="identify"} 0$' "$work/ssd.prom" || { echo "FAIL: a solid-state drive's rotation rate is not 0"; fail=1; }
+
+# bench: the prom file and the JSON of the same run agree (ms in JSON, seconds in the file).
+"$bin" bench sim:maxline3 --budget 3 --span 1% --tests access,transfer,queue --json=c --prom "$work/bench.prom" > "$work/bench.json" \
+  || { echo "FAIL bench: exit $?"; fail=1; }
+check "bench sim:maxline3" "$work/bench.prom"
+want=$(sed -n 's/.*"access":{.*"read":{[^}]*"mean_ms":\([0-9.e+-]*\).*/\1/p' "$work/bench.json")
+got=$(sed -n 's/^drivescope_access_time_seconds{device="sim:maxline3",stat="mean",command="bench"} //p' "$work/bench.prom")
+if [ -z "$want" ] || [ -z "$got" ] || ! awk -v w="$want" -v g="$got" 'BEGIN { d = w / 1000 - g; exit !(d < 1e-12 && d > -1e-12) }'; then
+  echo "FAIL bench: access time ${want:-?} ms in the JSON, ${got:-?} s in the prom file"; fail=1
+fi
+for m in drivescope_transfer_rate_bytes_per_second drivescope_ncq_claimed drivescope_ncq_effective drivescope_aam_level; do
+  grep -q "^$m{" "$work/bench.prom" || { echo "FAIL bench: no $m"; fail=1; }
+done
+
+# Atomic: the file is replaced whole and no temporary file stays in the directory.
+left=$(find "$work" -name '.*.tmp' | wc -l)
+[ "$left" -eq 0 ] || { echo "FAIL: $left temporary files left in $work"; fail=1; }
+# A directory that does not exist is an error (exit 1), and nothing is written.
+"$bin" identify sim:7200.7 --prom "$work/missing/x.prom" > /dev/null 2>&1; rc=$?
+[ "$rc" -eq 1 ] || { echo "FAIL: --prom into a missing directory exited $rc, not 1"; fail=1; }
+# promtool can fail: a broken file is refused (the check above could catch something).
+printf 'drivescope_x{device="a} 1\n' > "$work/broken.prom"
+if promtool check metrics < "$work/broken.prom" > /dev/null 2>&1; then echo "FAIL: promtool accepted a broken file"; fail=1; fi
+# The PromQL of docs/fleet.md parses: each ```promql block's expressions (a line at column 0
+# starts one, indented lines continue it) become recording rules for `promtool check rules`.
+awk '
+  /^```promql/ { inside = 1; next }
+  /^```/ { if (inside && expr != "") emit(); inside = 0; next }
+  inside && /^[^ ]/ { if (expr != "") emit(); expr = $0; next }
+  inside && /^ / { expr = expr "\n" $0 }
+  function emit() { n++; printf "      - record: drivescope:fleet_doc_%d\n        expr: |\n", n; gsub(/\n/, "\n          ", expr); printf "          %s\n", expr; expr = "" }
+  BEGIN { print "groups:\n  - name: fleet-md\n    rules:" }
+  END { if (n < 8) { print "only " n " expressions" > "/dev/stderr"; exit 1 } }
+' "$src/docs/fleet.md" > "$work/fleet-rules.yml" || { echo "FAIL: could not gather the PromQL of docs/fleet.md"; fail=1; }
+if out=$(promtool check rules "$work/fleet-rules.yml" 2>&1); then
+  echo "ok docs/fleet.md: $(grep -c 'record:' "$work/fleet-rules.yml") PromQL expressions parse"
+else
+  echo "FAIL: docs/fleet.md PromQL: $out"; fail=1
+fi
+exit $fail

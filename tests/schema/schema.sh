@@ -1,0 +1,26 @@
+#!/bin/sh
+# ctest `schema`: the real --json output of every command against docs/schema/COMMAND.schema.json
+# (tests/schema/validate.py), and the QEMU guest's identify documents when the `vm` test has just
+# made them. Exit 77 (skipped) without python3-jsonschema, unless DRIVESCOPE_REQUIRE_VM is set (CI).
+# Usage: schema.sh DRIVESCOPE SOURCE_DIR WORK_DIR [VM_OUT_DIR]
+bin=$1 src=$2 work=$3 vmout=$4
+set --
+# The guest's documents, only those written after this binary was built (an older binary's are
+# no evidence about this one).
+if [ -n "$vmout" ] && [ -d "$vmout" ]; then
+  for f in $(find "$vmout" -maxdepth 1 -name 'identify-*.json' -newer "$bin" | sort); do
+    set -- "$@" "$f:identify"
+  done
+fi
+rm -rf "$work"
+for py in /usr/bin/python3 python3; do
+  if command -v "$py" > /dev/null 2>&1 && "$py" -c 'import jsonschema' 2> /dev/null; then
+    exec "$py" "$src/tests/schema/validate.py" "$bin" "$src" "$work" "$@"
+  fi
+done
+if [ -n "$DRIVESCOPE_REQUIRE_VM" ]; then
+  echo "schema: python3 with jsonschema is missing (scripts/setup.sh installs python3-jsonschema)" >&2
+  exit 1
+fi
+echo "SKIP: python3-jsonschema is not installed (scripts/setup.sh installs it)"
+exit 77

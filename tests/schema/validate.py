@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""Runs every drivescope command with --json on simulated drives, a regular file and the IDENTIFY
+dumps of tests/data, and validates each REAL document against its command's schema
+(docs/schema/COMMAND.schema.json). Also checks that documents missing a required key, or with a
+key of the wrong type, FAIL validation (so the schemas can catch something), that every schema
+file is a valid JSON Schema, and that every command schema was exercised.
+
+Usage: validate.py DRIVESCOPE SOURCE_DIR WORK_DIR [EXTRA_DOC.json:SCHEMA ...]
+Exit 0 all valid, 1 a failure. Needs python3-jsonschema (Debian 12: 4.10; newer ones work too).
+"""
+import copy
+import glob
+import json
+import os
+import subprocess
+import sys
+import time
+
+import jsonschema
+
+
+def load_schemas(schema_dir):
+    store = {}
+    for path in sorted(glob.glob(os.path.join(schema_dir, "*.schema.json"))):
+        with open(path) as f:
+            s = json.load(f)
+        jsonschema.Draft202012Validator.check_schema(s)
+        store[s["$id"]] = s
+    return store
+
+
+def make_validator(store, name):
+    """A Draft 2020-12 validator of NAME.schema.json whose $refs to sibling files resolve from
+    the store: `referencing` on jsonschema >= 4.18, RefResolver before (Debian 12 has 4.10)."""
+    schema = store[name + ".schema.json"]
+    try:
+        from referencing import Registry, Resource
+        from referencing.jsonschema import DRAFT202012
+        registry = Registry().with_resources(
+            (uri, Resource.from_contents(s, default_specification=DRAFT202012)) for uri, s in store.items())
+        return jsonschema.Draft202012Validator(schema, registry=registry)
+    except ImportError:
+        resolver = jsonschema.RefResolver.from_schema(schema, store=store)
+        return jsonschema.Draft202012Validator(schema, resolver=resolver)
+
+
+class Checker:
+    def __init__(self, binary, store, work):
+        self.binary, self.store, self.work = binary, store, work
+        self.validators = {}
+        self.failures = []
+        self.count = {}
+
+    def validator(self, name):
+        if name not in self.validators:
+            self.validators[name] = make_validator(self.store, name)
+        return self.validators[name]
+
+    def errors(self, name, doc):
+        return sorted(self.validator(name).iter_errors(doc), key=lambda e: list(e.absolute_path))
+
+    def fail(self, what):
+        self.failures.append(what)
+        print("FAIL " + what, file=sys.stderr)
+
+    def run(self, schema, args, ok_codes=(0,), save=None):
+        """Runs `drivescope ARGS`, validates its document(s); returns the first document."""
+        cmd = [self.binary] + args
+        t0 = time.monotonic()
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+        label = " ".join(args)
+        if time.monotonic() - t0 > 2:
+            print("slow: %.1f s: %s" % (time.monotonic() - t0, label))
+        if p.returncode not in ok_codes:
+            self.fail("%s: exit %d (expected %s): %s" % (label, p.returncode, ok_codes, p.stderr.decode()[-400:]))
+        text = p.stdout.decode("utf-8")
+        compact = any(a.startswith("--json=c") for a in args)
+        try:
+            docs = [json.loads(l) for l in text.splitlines() if l.strip()] if compact else [json.loads(text)]
+        except ValueError as e:
+            self.fail("%s: stdout is not JSON (%s): %r" % (label, e, text[:200]))
+            return None
+        if compact and text.count("\n") != len(docs):
+            self.fail("%s: --json=c wrote %d lines for %d documents" % (label, text.count("\n"), len(docs)))
+        for doc in docs:
+            for e in self.errors(schema, doc):
+                self.fail("%s: %s: /%s: %s" % (label, schema, "/".join(map(str, e.absolute_path)), e.message[:300]))
+            ds = doc.get("drivescope", {})
+            if ds.get("exit_status") != p.returncode:
+                self.fail("%s: drivescope.exit_status %r but the process exited %d" % (label, ds.get("exit_status"), p.returncode))
+            if ds.get("argv") != cmd:
+                self.fail("%s: drivescope.argv %r is not the command line" % (label, ds.get("argv")))
+        self.count[schema] = self.count.get(schema, 0) + len(docs)
+        if save and docs:
+            with open(save, "w") as f:
+                json.dump(docs[0], f)
+        return docs[0] if docs else None
+
+    def must_fail(self, schema, doc, what):
+        if doc is None:
+            self.fail("negative check %s: no document to break" % what)
+        elif not self.errors(schema, doc):
+            self.fail("negative check: %s validated against %s, but it should not" % (what, schema))
+
+
+def run_all(c, source, work):
+    data = os.path.join(source, "tests", "data")
+    fast = ["--budget", "2", "--span", "1%"]
+    state = os.path.join(work, "state")
+    os.makedirs(state, exist_ok=True)
+    c.run("version", ["--version", "--json"])
+    c.run("version", ["--version", "--json=c"])
+    presets = [p["name"] for p in c.run("sim-list", ["sim", "list", "--json"])["presets"]]
+    c.run("sim-list", ["sim", "list", "--json=c"])
+    c.run("sim-show", ["sim", "show", presets[0], "--json"])
+    c.run("sim-show", ["sim", "show", "no-such-preset", "--json=c"], ok_codes=(1, 2))
+
+    docs = {}
+    for p in presets:
+        docs[p] = c.run("identify", ["identify", "sim:" + p, "--json=c"])
+    for d in sorted(glob.glob(os.path.join(data, "identify", "*", "identify.bin"))):
+        c.run("identify", ["identify", "--from-file", d, "--json=c"])
+        c.run("identify", ["identify", "--from-file", os.path.join(os.path.dirname(d), "blob.bin"), "--json=c"])
+    c.run("identify", ["identify", "sim:no-such-preset", "--json"], ok_codes=(1,))
+
+    c.run("list", ["list", "--json"])
+    c.run("list", ["list", "--all", "--json=c"])
+
+    b1, b2 = os.path.join(work, "b1.json"), os.path.join(work, "b2.json")
+    c.run("bench", ["bench", "sim:7200.7", "--json"] + fast, save=b1)
+    c.run("bench", ["bench", "sim:maxline3", "--json=c"] + fast, save=b2)
+    c.run("bench", ["bench", "sim:atlas15k", "--tests", "queue,patterns", "--json=c"] + fast)
+    img = os.path.join(work, "file.img")
+    with open(img, "wb") as f:
+        f.truncate(64 << 20)
+    c.run("bench", ["bench", "file:" + img, "--tests", "access,transfer", "--budget", "1", "--json=c"])
+
+    c.run("ab", ["ab", "sim:maxline3", "--feature", "aam=quiet,fast", "--rounds", "2", "--budget", "0.5",
+                 "--span", "1%", "--state-dir", state, "--quiet", "--json=c"])
+    c.run("ncq", ["ncq", "sim:7k400", "--budget", "1", "--max-depth", "4", "--json=c"])
+    c.run("ncq", ["ncq", "sim:atlas15k", "--no-measure", "--json"])
+
+    c.run("compare", ["compare", b1, b2, "--json=c", "--color", "never"])
+    c.run("report", ["report", b1, b2, "--svg", os.path.join(work, "charts"), "--json=c"])
+    c.run("replay", ["replay", "sim:atlas15k", os.path.join(data, "disksim-traces", "atlas_III.trace"),
+                     "--write", "--json=c"])
+    c.run("restore", ["restore", "--state-dir", state, "--json=c"])
+
+    # No preset has APM: `apm` reports it unsupported (3) and refuses a change (1), both as JSON.
+    for feature, change, codes in [("aam", ["set", "128"], (0,)), ("apm", ["off"], (1, 3)),
+                                   ("write-cache", ["off"], (0,)), ("read-ahead", ["on"], (0,))]:
+        c.run(feature, [feature, "sim:maxline3", "--json=c"], ok_codes=codes)
+        c.run(feature, [feature, "sim:maxline3"] + change + ["--json=c"], ok_codes=codes)
+        c.run(feature, [feature, "sim:atlas15k", "--json=c"], ok_codes=(0, 1, 3))
+    return docs
+
+
+def negative_checks(c, docs):
+    ident = docs.get("7200.7")
+    if ident is None:
+        c.fail("negative checks: no identify document")
+        return
+    for key in ["identify", "target", "json_format_version", "drivescope"]:
+        broken = copy.deepcopy(ident)
+        del broken[key]
+        c.must_fail("identify", broken, "an identify document without %s" % key)
+    broken = copy.deepcopy(ident)
+    del broken["drivescope"]["exit_status"]
+    c.must_fail("identify", broken, "a drivescope block without exit_status")
+    broken = copy.deepcopy(ident)
+    broken["user_capacity"]["bytes"] = str(broken["user_capacity"]["bytes"])
+    c.must_fail("identify", broken, "user_capacity.bytes as a string")
+    broken = copy.deepcopy(ident)
+    broken["drivescope"]["messages"] = [{"string": "x", "severity": "fatal"}]
+    c.must_fail("identify", broken, "a message of unknown severity")
+    # The same document is no `list` or `bench` document: the schemas differ per command.
+    c.must_fail("list", ident, "an identify document checked as list")
+    c.must_fail("bench", ident, "an identify document checked as bench")
+    feat = {"json_format_version": [1, 0], "drivescope": ident["drivescope"],
+            "target": ident["target"], "feature": {"name": "apm", "action": "get"}}
+    c.must_fail("aam", feat, "an apm document checked as aam")
+
+
+def main():
+    if len(sys.argv) < 4:
+        print(__doc__, file=sys.stderr)
+        return 2
+    binary, source, work = sys.argv[1:4]
+    os.makedirs(work, exist_ok=True)
+    store = load_schemas(os.path.join(source, "docs", "schema"))
+    c = Checker(binary, store, work)
+    start = time.monotonic()
+    docs = run_all(c, source, work)
+    negative_checks(c, docs)
+    # Documents made elsewhere (the QEMU guest's `identify --json`, exported to the host): PATH:SCHEMA.
+    for extra in sys.argv[4:]:
+        path, schema = extra.rsplit(":", 1)
+        with open(path) as f:
+            doc = json.load(f)
+        for e in c.errors(schema, doc):
+            c.fail("%s: %s: /%s: %s" % (path, schema, "/".join(map(str, e.absolute_path)), e.message[:300]))
+        c.count[schema] = c.count.get(schema, 0) + 1
+        print("checked %s against %s" % (path, schema))
+    unexercised = sorted(n[: -len(".schema.json")] for n in store
+                         if n != "drivescope-output.schema.json" and not c.count.get(n[: -len(".schema.json")]))
+    if unexercised:
+        c.fail("schemas no command output was checked against: %s" % ", ".join(unexercised))
+    total = sum(c.count.values())
+    try:
+        from importlib.metadata import version
+        js_version = version("jsonschema")
+    except Exception:  # not installed as a distribution: the version does not matter here
+        js_version = "?"
+    print("validated %d documents against %d schemas in %.1f s (jsonschema %s); %d failures"
+          % (total, len(c.count), time.monotonic() - start, js_version, len(c.failures)))
+    return 1 if c.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
