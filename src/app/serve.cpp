@@ -176,7 +176,9 @@ Expected<ServeSession> serve_start(const ServeRequest& r) {
   if (!::mkdtemp(templ.data())) return make_error("creating a directory in " + templ + ": " + std::strerror(errno), errno);
   s.private_dir = templ;
   const std::string pidfile = s.private_dir + "/nbdkit.pid";
-  std::vector<std::string> args{*nbdkit, "-f", "--exit-with-parent", "-P", pidfile};
+  // -t: nbdkit serves up to 16 requests of a connection at once by default, fewer than a queued
+  // model holds (32); with 64 the client decides how many reach the drive (QEMU: 16).
+  std::vector<std::string> args{*nbdkit, "-f", "--exit-with-parent", "-P", pidfile, "-t", "64"};
   if (r.read_only) args.push_back("-r");
   if (r.port) {
     args.insert(args.end(), {"-i", "127.0.0.1", "-p", std::to_string(*r.port)});
