@@ -23,7 +23,7 @@ Action add_decode(CLI::App& app) {
   c->add_flag("--sense", o->sense, "SCSI sense data, fixed or descriptor format (decoded by libsgutils2)");
   c->add_option("--zones", o->zones, "a REPORT ZONES reply: zbc (SCSI, big-endian) or zac (ATA, little-endian)")
       ->check(CLI::IsMember({"zbc", "zac"}));
-  c->add_flag("--json", o->json, "one JSON document on stdout (the keys identify --json uses)");
+  add_json_flag(c, o->json, "one JSON document on stdout (the keys identify --json uses)");
   c->add_flag("--allow-bad-checksum", o->bad_checksum, "decode IDENTIFY data whose word 255 checksum is wrong");
   return [o, c]() -> int {
     if (!c->parsed()) return -1;

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
       ds::cli::add_sim(app),
       ds::cli::add_replay(app),
       ds::cli::add_decode(app),
+      ds::cli::add_serve(app),
   };
   // A first word that is no command: CLI11 would say "A subcommand is required", which reads as
   // if none had been typed.

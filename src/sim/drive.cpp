@@ -210,6 +210,17 @@ std::size_t SimDrive::reap(std::span<IoCompletion> out, std::size_t min_events, 
   return n;
 }
 
+std::int64_t SimDrive::next_event_ns() const {
+  constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
+  std::int64_t t = kNever;
+  if (current_ >= 0) t = current_done_;
+  else if (!drive_q_.empty()) t = now_;  // run() dispatches it at once
+  for (const Delayed& d : delayed_) t = std::min(t, d.visible_ns);
+  // A drive that stopped answering (injected fault) does nothing from then on (see run()).
+  if (t == kNever || t >= faults_.answer_limit_ns() || faults_.stopped(now_)) return -1;
+  return t;
+}
+
 void SimDrive::advance_to(std::int64_t t) {
   run(t, std::numeric_limits<std::size_t>::max());
   now_ = std::max(now_, t);

@@ -12,6 +12,7 @@
 // time after the drive finished it; the drive goes on meanwhile, the stamp and the clock the host
 // sees are the later time.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -60,6 +61,14 @@ class SimDrive {
   // Let virtual time pass to t, serving what is queued meanwhile.
   void advance_to(std::int64_t t);
   std::size_t in_flight() const { return unreaped_; }
+  // The virtual time of the next thing the drive will do (a command ends, a completion reaches
+  // the host, a queued command starts: now), or -1 when it has nothing to do (or stopped
+  // answering). For a driver that keeps the clock on real time (src/serve): it sleeps until then
+  // instead of running the drive ahead of requests that have not arrived yet.
+  std::int64_t next_event_ns() const;
+  // FLUSH CACHE: commit every buffered write to the media; returns the virtual time when that is
+  // done (now when nothing was buffered). The clock is left where it is: the caller waits.
+  std::int64_t flush_cache() { return std::max(now_, mech_.flush()); }
   // Injected failures (sim/faults.hpp), from the model's "faults".
   const FaultState& faults() const { return faults_; }
 

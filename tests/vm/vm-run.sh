@@ -18,7 +18,8 @@
 #               KIND: ahci (ICH9 AHCI, SATA, NCQ 32) | ide (PIIX3, PATA, no NCQ) |
 #                     virtio-scsi (scsi-hd, no SAT) | virtio-blk (no SCSI layer)
 #               keys: size=1G (a sparse image, new each run) | latency-ns=N (QEMU null-co: no
-#                     image, zeros, every request takes N ns); anything else goes to -device
+#                     image, zeros, every request takes N ns) | nbd=URI (an NBD export, e.g. a
+#                     drive `drivescope serve` serves: no image); anything else goes to -device
 #                     (model=, serial=, rotation_rate=, vendor=, product=, ...)
 #   -o DIR      where files the guest exports (vm_export) are written (default: the run dir)
 #   -t SECS     hard limit for the whole VM (default 240): a hung guest never hangs CI
@@ -195,7 +196,9 @@ put_elf() {
   local root=$1 src=$2 dst=$3 lib
   mkdir -p "$root$(dirname "$dst")"
   cp -L "$src" "$root$dst"
-  ldd "$src" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' |
+  # A file that is no dynamic ELF (a script, a text file) has no libraries: ldd fails, and
+  # with pipefail that used to end the run silently.
+  { ldd "$src" 2>/dev/null || true; } | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' |
   while read -r lib; do
     [ -e "$root$lib" ] && continue
     mkdir -p "$root$(dirname "$lib")"; cp -L "$lib" "$root$lib"
@@ -253,16 +256,19 @@ have_hba() { case " $MODS " in *" $1 "*) return 0 ;; esac; return 1; }
 n=0; n_ahci=0; n_ide=0
 for spec in "${DISKS[@]}"; do
   kind=${spec%%,*}; rest=${spec#"$kind"}; rest=${rest#,}
-  size=1G; latency=; devopts=
+  size=1G; latency=; nbd=; devopts=
   IFS=, read -r -a kvs <<< "$rest"
   for kv in "${kvs[@]+"${kvs[@]}"}"; do
     case $kv in
       size=*) size=${kv#size=} ;;
       latency-ns=*) latency=${kv#latency-ns=} ;;
+      nbd=*) nbd=${kv#nbd=} ;;
       *) devopts+=",$kv" ;;
     esac
   done
-  if [ -n "$latency" ]; then
+  if [ -n "$nbd" ]; then
+    QDISKS+=(-drive "if=none,id=d$n,format=raw,file=$nbd")
+  elif [ -n "$latency" ]; then
     QDISKS+=(-drive "if=none,id=d$n,driver=null-co,size=$size,read-zeroes=on,latency-ns=$latency")
   else
     truncate -s "$size" "$RUN/disk$n.img"

@@ -19,3 +19,10 @@ set_tests_properties(vm PROPERTIES LABELS vm SKIP_RETURN_CODE 77 TIMEOUT 420 RES
 add_test(NAME vm-safety
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/safety-host.sh -S -t 420 -b $<TARGET_FILE:drivescope>)
 set_tests_properties(vm-safety PROPERTIES LABELS vm SKIP_RETURN_CODE 77 TIMEOUT 600 RESOURCE_LOCK ds_vm)
+
+# drivescope serve in a guest (issue 13, tests/vm/serve-host.sh): sim:raptor and sim:wd1200jd
+# served from the host on AHCI, sim:raptor on virtio-scsi; its own boot (about 95 s on a loaded
+# 2-core machine: boot 45 s, three `drivescope ncq` runs of a few seconds of drive time each).
+add_test(NAME vm-serve
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/serve-host.sh -S -t 300 -b $<TARGET_FILE:drivescope>)
+set_tests_properties(vm-serve PROPERTIES LABELS vm SKIP_RETURN_CODE 77 TIMEOUT 420 RESOURCE_LOCK ds_vm)

@@ -1,0 +1,47 @@
+# serve-guest.sh — in the guest of tests/vm/serve-host.sh: disks that are drives `drivescope serve`
+# serves from the host. "SERVE RAPTOR" (sim:raptor, TCQ, SPTF) and "SERVE WD1200JD" (sim:wd1200jd,
+# no queue) on AHCI, "SERVE RAPTOR VS" (sim:raptor) on virtio-scsi. Their sizes come in
+# /etc/serve-facts (from the model files, on the host). Each must have the model's size and be
+# rotational. `drivescope ncq` (depths 1 to 16: what QEMU's NBD client lets through) must find
+# the reordering drive reordering on virtio-scsi. On AHCI the emulated controller adds so much
+# time per command at depth 1 that the IOPS gain says "parallel service" for both drives (see
+# docs/serve.md); what must hold there is the order of completions: most of the reordering
+# drive's overtake an older request, hardly any of the in-order drive's, and the in-order drive is
+# never called reordering.
+. "$VMTEST_LIB"
+. /etc/serve-facts
+
+DS=drivescope
+ncq() {  # ncq BLK TAG: `drivescope ncq --json` (16: what QEMU's NBD client lets through)
+  $DS ncq --json --budget 3 --max-depth 16 --state-dir /tmp/ds-state "/dev/$1" > "/tmp/ncq-$2.json" 2> "/tmp/ncq-$2.err"
+  NCQ_RC=$?
+  vm_export "serve-ncq-$2.json" "/tmp/ncq-$2.json"
+  jq -e . "/tmp/ncq-$2.json" > /dev/null 2>&1 || sed 's/^/   | /' "/tmp/ncq-$2.json" "/tmp/ncq-$2.err"
+}
+
+for spec in "SERVE RAPTOR:raptor:$RAPTOR_BYTES" "SERVE WD1200JD:wd1200jd:$WD1200JD_BYTES" \
+            "SERVE RAPTOR VS:raptor-vs:$RAPTOR_BYTES"; do
+  model=${spec%%:*}; rest=${spec#*:}; tag=${rest%%:*}; bytes=${rest#*:}
+  blk=$(vm_disk_by_model "$model")
+  vm_section "served drive $tag (/dev/$blk)"
+  check_nonempty "$tag: found" "$blk"
+  [ -n "$blk" ] || continue
+  check "$tag: size (bytes)" "$bytes" "$(( $(cat /sys/block/$blk/size) * 512 ))"
+  check "$tag: rotational" 1 "$(cat /sys/block/$blk/queue/rotational)"
+  # Warm-up reads (QEMU's quirk after probing, tests/vm/README.md), then the verdict.
+  dd if=/dev/$blk of=/dev/null bs=4096 count=8 2>/dev/null
+  ncq "$blk" "$tag"
+  check "$tag: ncq exit" 0 "$NCQ_RC"
+  ev=$(jget /tmp/ncq-$tag.json .ncq.effective.evidence)
+  echo "   $ev"
+  # "N % of completions at depth D overtook an older request"
+  overtook=$(echo "$ev" | sed -n 's/.* \([0-9]*\) % of completions at depth [0-9]* overtook.*/\1/p')
+  case $tag in
+    raptor-vs) check "$tag: reorders" true "$(jget /tmp/ncq-$tag.json .ncq.effective.reorders)" ;;
+    raptor) check_true "$tag: most completions overtake an older request ($overtook %)" [ "${overtook:-0}" -ge 50 ] ;;
+    wd1200jd)
+      check_true "$tag: never called reordering" not contains "$(jget /tmp/ncq-$tag.json .ncq.effective.reorders)" true
+      check_true "$tag: completions in arrival order ($overtook %)" [ "${overtook:-100}" -lt 25 ] ;;
+  esac
+done
+vm_done
