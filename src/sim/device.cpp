@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "drivescope/opcodes.hpp"
+#include "drivescope/sat.hpp"
 
 namespace ds::sim {
 
@@ -14,6 +15,7 @@ namespace {
 
 constexpr std::uint8_t kStatusGood = 0x50;   // DRDY | DSC
 constexpr std::uint8_t kStatusError = 0x51;  // DRDY | DSC | ERR
+constexpr std::uint8_t kSenseRecoveredError = 0x01, kSenseAbortedCommand = 0x0B;  // SPC-4 sense keys
 constexpr std::uint8_t kErrAbort = 0x04;     // ABRT
 constexpr std::uint8_t kErrIdnf = 0x10;      // ID NOT FOUND (address out of range)
 
@@ -38,8 +40,9 @@ CommandResult ata_error(std::int64_t dur_ns, std::uint8_t error, std::string mes
   o.status = kStatusError;
   o.error = error;
   r.ata = o;
-  r.sense = {0x72, 0x0B, 0x00, 0x00, 0, 0, 0, 14,
-             0x09, 0x0C, 0x00, error, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, kStatusError};
+  o.device = 0x40;
+  const auto sense = sat::encode_ata_status_return(o, kSenseAbortedCommand, 0x00, 0x00);
+  r.sense.assign(sense.begin(), sense.end());
   r.duration = Nanos(dur_ns);
   r.message = std::move(message);
   return r;
@@ -296,6 +299,10 @@ CommandResult SimDevice::scsi(const ScsiRequest& req) {
       if (!is_scsi) break;
       if (!need(10)) return invalid_field();
       return scsi_read(req, get_be(req.cdb, 2, 4), static_cast<std::uint32_t>(get_be(req.cdb, 7, 2)));
+    case scsi::kAtaPassThrough16:
+    case scsi::kAtaPassThrough12:
+      if (is_scsi) break;  // a SCSI drive has no ATA inside
+      return ata_pass_through(req);
     case scsi::kRead16:
       if (!is_scsi) break;
       if (!need(16)) return invalid_field();
@@ -304,6 +311,40 @@ CommandResult SimDevice::scsi(const ScsiRequest& req) {
       break;
   }
   return invalid_opcode(op);
+}
+
+CommandResult SimDevice::ata_pass_through(const ScsiRequest& req) {
+  // The drive as a SATL would present it (SAT-3 12.2.2): the CDB's ATA command goes to ata(), and
+  // what comes back over SCSI is what a SATL can say: status, sense data, the data buffer. The
+  // output registers travel in an ATA Status Return descriptor, on ERR (ABORTED COMMAND) or when
+  // CK_COND asked for them (RECOVERED ERROR, ATA PASS THROUGH INFORMATION AVAILABLE).
+  auto pt = sat::decode_pass_through_cdb(req.cdb);
+  if (!pt) return invalid_field();
+  AtaRequest a;
+  a.in = pt->regs;
+  a.lba48 = pt->extend;
+  a.data = req.data;
+  a.timeout = req.timeout;
+  switch (pt->protocol) {
+    case sat::kProtocolNonData: a.protocol = AtaProtocol::non_data; break;
+    case sat::kProtocolPioDataIn: a.protocol = AtaProtocol::pio_in; break;
+    case sat::kProtocolPioDataOut: a.protocol = AtaProtocol::pio_out; break;
+    case sat::kProtocolDma: a.protocol = pt->t_dir_in ? AtaProtocol::dma_in : AtaProtocol::dma_out; break;
+    default: return invalid_field();
+  }
+  CommandResult r = ata(a);
+  if (!r.ata) return r;  // not answered by the ATA side (a short buffer, an injected fault)
+  const AtaOutput o = *r.ata;
+  r.ata.reset();
+  if (o.error_bit() || pt->ck_cond) {
+    const auto sense = sat::encode_ata_status_return(o, o.error_bit() ? kSenseAbortedCommand : kSenseRecoveredError,
+                                                     o.error_bit() ? 0x00 : sat::kAscAtaPtInfo,
+                                                     o.error_bit() ? 0x00 : sat::kAscqAtaPtInfo);
+    r.outcome = Outcome::check_condition;
+    r.scsi_status = 0x02;
+    r.sense.assign(sense.begin(), sense.end());
+  }
+  return r;
 }
 
 CommandResult SimDevice::scsi_inquiry(const ScsiRequest& req) {
