@@ -8,6 +8,7 @@
 
 #include "drivescope/opcodes.hpp"
 #include "drivescope/sat.hpp"
+#include "drivescope/wire.hpp"
 
 namespace ds::sim {
 
@@ -15,7 +16,8 @@ namespace {
 
 constexpr std::uint8_t kStatusGood = 0x50;   // DRDY | DSC
 constexpr std::uint8_t kStatusError = 0x51;  // DRDY | DSC | ERR
-constexpr std::uint8_t kSenseRecoveredError = 0x01, kSenseAbortedCommand = 0x0B;  // SPC-4 sense keys
+constexpr std::uint8_t kSenseRecoveredError = wire::sense_key::kRecoveredError;
+constexpr std::uint8_t kSenseAbortedCommand = wire::sense_key::kAbortedCommand;
 constexpr std::uint8_t kErrAbort = 0x04;     // ABRT
 constexpr std::uint8_t kErrIdnf = 0x10;      // ID NOT FOUND (address out of range)
 
@@ -53,22 +55,18 @@ CommandResult check_condition(std::uint8_t key, std::uint8_t asc, std::uint8_t a
   CommandResult r;
   r.outcome = Outcome::check_condition;
   r.scsi_status = 0x02;
-  r.sense.assign(18, 0);
-  r.sense[0] = 0x70;
-  r.sense[2] = key;
-  r.sense[7] = 10;
-  r.sense[12] = asc;
-  r.sense[13] = ascq;
+  const auto sense = wire::fixed_sense(key, asc, ascq);
+  r.sense.assign(sense.begin(), sense.end());
   r.message = std::move(msg);
   return r;
 }
 CommandResult invalid_opcode(std::uint8_t op) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "simulated drive: unsupported SCSI opcode %02Xh", op);
-  return check_condition(0x05, 0x20, 0x00, buf);  // ILLEGAL REQUEST, INVALID COMMAND OPERATION CODE
+  return check_condition(wire::sense_key::kIllegalRequest, 0x20, 0x00, buf);  // INVALID COMMAND OPERATION CODE
 }
 CommandResult invalid_field() {
-  return check_condition(0x05, 0x24, 0x00, "simulated drive: invalid field in CDB");
+  return check_condition(wire::sense_key::kIllegalRequest, 0x24, 0x00, "simulated drive: invalid field in CDB");
 }
 
 // Copy a response into the data buffer, truncated to the allocation length; residual counts
@@ -83,14 +81,8 @@ CommandResult respond(const ScsiRequest& req, std::span<const std::uint8_t> resp
   return r;
 }
 
-void put_be(std::uint8_t* p, std::uint64_t v, int bytes) {
-  for (int i = bytes - 1; i >= 0; --i, v >>= 8) p[i] = static_cast<std::uint8_t>(v & 0xFF);
-}
-std::uint64_t get_be(std::span<const std::uint8_t> b, std::size_t at, int bytes) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < bytes; ++i) v = (v << 8) | b[at + i];
-  return v;
-}
+using wire::get_be;
+using wire::put_be;
 void put_ascii(std::uint8_t* p, std::size_t n, std::string_view s) {
   for (std::size_t i = 0; i < n; ++i) p[i] = i < s.size() ? static_cast<std::uint8_t>(s[i]) : ' ';
 }
