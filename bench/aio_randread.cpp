@@ -1,11 +1,14 @@
 // The engine half of bench/engine_vs_fio.sh: uniform random reads kept at a fixed queue depth for
 // a fixed time. Prints one JSON line.
 //
-//   aio_randread TARGET QD SECONDS [BLOCK_BYTES] [engine|raw]
+//   aio_randread TARGET QD SECONDS [BLOCK_BYTES] [engine|raw|runner]
 //
 // engine (default): through ds::io::AioEngine, exactly as a measurement module drives it: after
 //   each reap (min 1 event, up to QD) all replacements go down in one submit() — one io_submit per
 //   loop turn — and every completion's latency goes into a Histogram.
+// runner: the queue test's own I/O path, ds::measure::run_closed_loop (src/tests/queue.cpp) on
+//   the same engine: one request per submit call, as that test must (nothing above the drive may
+//   batch and sort); its records' latencies then go into the same Histogram.
 // raw: the same loop written directly on libaio (no engine layer, same clock reads, same
 //   histogram). It is the reference the engine must not fall behind; the difference between the
 //   two is the cost of the engine's abstraction.
@@ -25,6 +28,7 @@
 
 #include "io/aio_engine.hpp"
 #include "io/histogram.hpp"
+#include "tests/queue.hpp"
 
 using namespace std::chrono_literals;
 
@@ -102,6 +106,36 @@ int run_engine(const std::string& target, unsigned qd, double seconds, std::uint
   }
   res.stop_ns = eng.now_ns();
   return 0;  // the engine drains what is still in flight when it is destroyed
+}
+
+int run_runner(const std::string& target, unsigned qd, double seconds, std::uint32_t bs,
+               Result& res) {
+  auto opened = ds::io::AioEngine::open(target, ds::io::AioOptions{.max_queue_depth = qd});
+  if (!opened) {
+    std::fprintf(stderr, "aio_randread: %s\n", opened.error().message.c_str());
+    return 1;
+  }
+  ds::io::AioEngine& eng = **opened;
+  const std::uint64_t blocks = eng.info().capacity_bytes / bs;
+  Rng rng;
+  ds::measure::LoopOptions lo;
+  lo.depth = qd;
+  lo.target_s = seconds;
+  lo.hard_limit_s = seconds;
+  lo.min_ios = 1;
+  lo.max_ios = 100'000'000;
+  res.start_ns = eng.now_ns();
+  auto r = ds::measure::run_closed_loop(eng, lo, [&](std::uint64_t) {
+    return ds::IoRequest{rng.next() % blocks * bs, bs, false, 0};
+  });
+  res.stop_ns = eng.now_ns();
+  if (r.error) {
+    std::fprintf(stderr, "aio_randread: %s\n", r.error->message.c_str());
+    return 1;
+  }
+  for (const auto& rec : r.records) res.hist.add(static_cast<std::uint64_t>(rec.complete_ns - rec.submit_ns));
+  res.ios = r.records.size();
+  return 0;
 }
 
 int run_raw(const std::string& target, unsigned qd, double seconds, std::uint32_t bs,
@@ -183,13 +217,16 @@ int main(int argc, char** argv) {
   const double seconds = std::strtod(argv[3], nullptr);
   const std::uint32_t bs =
       argc > 4 ? static_cast<std::uint32_t>(std::strtoul(argv[4], nullptr, 10)) : 4096;
-  const bool raw = argc > 5 && std::strcmp(argv[5], "raw") == 0;
+  const std::string mode = argc > 5 ? argv[5] : "engine";
+  const bool raw = mode == "raw";
   if (qd < 1 || qd > 256 || bs == 0) {
     std::fprintf(stderr, "aio_randread: bad queue depth or block size\n");
     return 2;
   }
   Result res;
-  const int rc = raw ? run_raw(target, qd, seconds, bs, res) : run_engine(target, qd, seconds, bs, res);
+  const int rc = raw                ? run_raw(target, qd, seconds, bs, res)
+                 : mode == "runner" ? run_runner(target, qd, seconds, bs, res)
+                                    : run_engine(target, qd, seconds, bs, res);
   if (rc != 0) return rc;
   // CPU time of the whole process (user + system): on a RAM-backed target the I/O is done by
   // the CPU, so I/Os per CPU-second compare the tools even when other work shares the CPU.
@@ -201,7 +238,7 @@ int main(int argc, char** argv) {
   std::printf("{\"mode\": \"%s\", \"iops\": %.1f, \"ios\": %llu, \"seconds\": %.3f, "
               "\"mean_lat_us\": %.2f, \"p50_lat_us\": %.2f, \"p99_lat_us\": %.2f, "
               "\"cpu_s\": %.3f}\n",
-              raw ? "raw" : "engine", static_cast<double>(res.ios) / elapsed,
+              mode.c_str(), static_cast<double>(res.ios) / elapsed,
               static_cast<unsigned long long>(res.ios), elapsed, res.hist.mean() / 1e3,
               static_cast<double>(res.hist.percentile(50)) / 1e3,
               static_cast<double>(res.hist.percentile(99)) / 1e3, cpu);

@@ -1,5 +1,6 @@
 // How many simulated random reads the simulator serves per CPU-second (a plain program, not a
-// test: the figure goes to docs/performance.md). Usage: sim_random_reads [reads] [preset...]
+// test: the figure goes to docs/performance.md).
+// Usage: sim_random_reads [reads] [preset...] [--depth=D ...]  (depths default to 1 and 32)
 #include <time.h>
 
 #include <cstdio>
@@ -52,11 +53,17 @@ double run(ds::IoEngine& io, long n, unsigned depth, double* virt_iops) {
 int main(int argc, char** argv) {
   const long n = argc > 1 ? std::atol(argv[1]) : 2'000'000;
   std::vector<std::string> presets;
-  for (int i = 2; i < argc; ++i) presets.emplace_back(argv[i]);
+  std::vector<unsigned> depths;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--depth=", 0) == 0) depths.push_back(static_cast<unsigned>(std::atoi(a.c_str() + 8)));
+    else presets.push_back(a);
+  }
+  if (depths.empty()) depths = {1u, 32u};
   if (presets.empty()) presets = {"raptor", "7200.7", "cheetah15k3", "modern8tb"};
   std::printf("%-12s %5s %14s %16s\n", "preset", "depth", "reads/CPU-s", "simulated IOPS");
   for (const auto& p : presets) {
-    for (unsigned depth : {1u, 32u}) {
+    for (unsigned depth : depths) {
       auto t = ds::sim::open("sim:" + p);
       if (!t) {
         std::fprintf(stderr, "%s\n", t.error().message.c_str());

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <span>
 
-#include "passthrough/sat.hpp"
+#include "drivescope/sat.hpp"
 #include "passthrough/sense.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

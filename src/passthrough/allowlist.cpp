@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "drivescope/commands.hpp"
-#include "passthrough/sat.hpp"
+#include "drivescope/sat.hpp"
 
 namespace ds {
 namespace {

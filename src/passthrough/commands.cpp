@@ -1,6 +1,7 @@
 // High-level ATA and SCSI commands (declared in drivescope/commands.hpp): each builds one
 // AtaRequest or CDB and hands it to the device. Register and CDB layouts cite ACS-3 / SPC-4 / SBC-3.
 #include "drivescope/commands.hpp"
+#include "drivescope/wire.hpp"
 
 #include <algorithm>
 #include <array>
@@ -50,18 +51,9 @@ CommandResult scsi_in(Device& dev, std::span<const std::uint8_t> cdb, std::span<
   return dev.scsi(r);
 }
 
-void put_be16(std::uint8_t* p, std::uint32_t v) {
-  p[0] = static_cast<std::uint8_t>(v >> 8);
-  p[1] = static_cast<std::uint8_t>(v);
-}
-void put_be32(std::uint8_t* p, std::uint32_t v) {
-  put_be16(p, v >> 16);
-  put_be16(p + 2, v & 0xFFFF);
-}
-void put_be64(std::uint8_t* p, std::uint64_t v) {
-  put_be32(p, static_cast<std::uint32_t>(v >> 32));
-  put_be32(p + 4, static_cast<std::uint32_t>(v));
-}
+using wire::put_be16;
+using wire::put_be32;
+using wire::put_be64;
 
 }  // namespace
 

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "passthrough/sat.hpp"
+#include "drivescope/sat.hpp"
 #include "passthrough/sense.hpp"
 
 namespace ds {

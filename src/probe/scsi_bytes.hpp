@@ -1,4 +1,4 @@
-// Small big-endian readers and string helpers shared by the SCSI decoders. Callers check bounds
+// Big-endian readers and string helpers for the SCSI decoders. Callers check bounds
 // first; these never read past what they are given.
 #pragma once
 #include <cstdint>
@@ -6,18 +6,14 @@
 #include <string>
 #include <string_view>
 
+#include "drivescope/wire.hpp"
+
 namespace ds::scsi::detail {
 
-inline std::uint16_t be16(std::span<const std::uint8_t> b, std::size_t at) {
-  return static_cast<std::uint16_t>((b[at] << 8) | b[at + 1]);
-}
-inline std::uint32_t be32(std::span<const std::uint8_t> b, std::size_t at) {
-  return (std::uint32_t{b[at]} << 24) | (std::uint32_t{b[at + 1]} << 16) |
-         (std::uint32_t{b[at + 2]} << 8) | b[at + 3];
-}
-inline std::uint64_t be64(std::span<const std::uint8_t> b, std::size_t at) {
-  return (std::uint64_t{be32(b, at)} << 32) | be32(b, at + 4);
-}
+// (the big-endian readers are the shared wire toolkit's, drivescope/wire.hpp)
+inline std::uint16_t be16(std::span<const std::uint8_t> b, std::size_t at) { return wire::get_be16(b, at); }
+inline std::uint32_t be32(std::span<const std::uint8_t> b, std::size_t at) { return wire::get_be32(b, at); }
+inline std::uint64_t be64(std::span<const std::uint8_t> b, std::size_t at) { return wire::get_be64(b, at); }
 
 // Printable ASCII of [at, at+n) clipped to the span; non-printable bytes become '.', as T10
 // fields are meant to hold graphic ASCII only.

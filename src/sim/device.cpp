@@ -7,6 +7,8 @@
 #include <cstring>
 
 #include "drivescope/opcodes.hpp"
+#include "drivescope/sat.hpp"
+#include "drivescope/wire.hpp"
 
 namespace ds::sim {
 
@@ -14,6 +16,8 @@ namespace {
 
 constexpr std::uint8_t kStatusGood = 0x50;   // DRDY | DSC
 constexpr std::uint8_t kStatusError = 0x51;  // DRDY | DSC | ERR
+constexpr std::uint8_t kSenseRecoveredError = wire::sense_key::kRecoveredError;
+constexpr std::uint8_t kSenseAbortedCommand = wire::sense_key::kAbortedCommand;
 constexpr std::uint8_t kErrAbort = 0x04;     // ABRT
 constexpr std::uint8_t kErrIdnf = 0x10;      // ID NOT FOUND (address out of range)
 
@@ -38,8 +42,9 @@ CommandResult ata_error(std::int64_t dur_ns, std::uint8_t error, std::string mes
   o.status = kStatusError;
   o.error = error;
   r.ata = o;
-  r.sense = {0x72, 0x0B, 0x00, 0x00, 0, 0, 0, 14,
-             0x09, 0x0C, 0x00, error, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, kStatusError};
+  o.device = 0x40;
+  const auto sense = sat::encode_ata_status_return(o, kSenseAbortedCommand, 0x00, 0x00);
+  r.sense.assign(sense.begin(), sense.end());
   r.duration = Nanos(dur_ns);
   r.message = std::move(message);
   return r;
@@ -50,22 +55,18 @@ CommandResult check_condition(std::uint8_t key, std::uint8_t asc, std::uint8_t a
   CommandResult r;
   r.outcome = Outcome::check_condition;
   r.scsi_status = 0x02;
-  r.sense.assign(18, 0);
-  r.sense[0] = 0x70;
-  r.sense[2] = key;
-  r.sense[7] = 10;
-  r.sense[12] = asc;
-  r.sense[13] = ascq;
+  const auto sense = wire::fixed_sense(key, asc, ascq);
+  r.sense.assign(sense.begin(), sense.end());
   r.message = std::move(msg);
   return r;
 }
 CommandResult invalid_opcode(std::uint8_t op) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "simulated drive: unsupported SCSI opcode %02Xh", op);
-  return check_condition(0x05, 0x20, 0x00, buf);  // ILLEGAL REQUEST, INVALID COMMAND OPERATION CODE
+  return check_condition(wire::sense_key::kIllegalRequest, 0x20, 0x00, buf);  // INVALID COMMAND OPERATION CODE
 }
 CommandResult invalid_field() {
-  return check_condition(0x05, 0x24, 0x00, "simulated drive: invalid field in CDB");
+  return check_condition(wire::sense_key::kIllegalRequest, 0x24, 0x00, "simulated drive: invalid field in CDB");
 }
 
 // Copy a response into the data buffer, truncated to the allocation length; residual counts
@@ -80,14 +81,8 @@ CommandResult respond(const ScsiRequest& req, std::span<const std::uint8_t> resp
   return r;
 }
 
-void put_be(std::uint8_t* p, std::uint64_t v, int bytes) {
-  for (int i = bytes - 1; i >= 0; --i, v >>= 8) p[i] = static_cast<std::uint8_t>(v & 0xFF);
-}
-std::uint64_t get_be(std::span<const std::uint8_t> b, std::size_t at, int bytes) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < bytes; ++i) v = (v << 8) | b[at + i];
-  return v;
-}
+using wire::get_be;
+using wire::put_be;
 void put_ascii(std::uint8_t* p, std::size_t n, std::string_view s) {
   for (std::size_t i = 0; i < n; ++i) p[i] = i < s.size() ? static_cast<std::uint8_t>(s[i]) : ' ';
 }
@@ -296,6 +291,10 @@ CommandResult SimDevice::scsi(const ScsiRequest& req) {
       if (!is_scsi) break;
       if (!need(10)) return invalid_field();
       return scsi_read(req, get_be(req.cdb, 2, 4), static_cast<std::uint32_t>(get_be(req.cdb, 7, 2)));
+    case scsi::kAtaPassThrough16:
+    case scsi::kAtaPassThrough12:
+      if (is_scsi) break;  // a SCSI drive has no ATA inside
+      return ata_pass_through(req);
     case scsi::kRead16:
       if (!is_scsi) break;
       if (!need(16)) return invalid_field();
@@ -304,6 +303,40 @@ CommandResult SimDevice::scsi(const ScsiRequest& req) {
       break;
   }
   return invalid_opcode(op);
+}
+
+CommandResult SimDevice::ata_pass_through(const ScsiRequest& req) {
+  // The drive as a SATL would present it (SAT-3 12.2.2): the CDB's ATA command goes to ata(), and
+  // what comes back over SCSI is what a SATL can say: status, sense data, the data buffer. The
+  // output registers travel in an ATA Status Return descriptor, on ERR (ABORTED COMMAND) or when
+  // CK_COND asked for them (RECOVERED ERROR, ATA PASS THROUGH INFORMATION AVAILABLE).
+  auto pt = sat::decode_pass_through_cdb(req.cdb);
+  if (!pt) return invalid_field();
+  AtaRequest a;
+  a.in = pt->regs;
+  a.lba48 = pt->extend;
+  a.data = req.data;
+  a.timeout = req.timeout;
+  switch (pt->protocol) {
+    case sat::kProtocolNonData: a.protocol = AtaProtocol::non_data; break;
+    case sat::kProtocolPioDataIn: a.protocol = AtaProtocol::pio_in; break;
+    case sat::kProtocolPioDataOut: a.protocol = AtaProtocol::pio_out; break;
+    case sat::kProtocolDma: a.protocol = pt->t_dir_in ? AtaProtocol::dma_in : AtaProtocol::dma_out; break;
+    default: return invalid_field();
+  }
+  CommandResult r = ata(a);
+  if (!r.ata) return r;  // not answered by the ATA side (a short buffer, an injected fault)
+  const AtaOutput o = *r.ata;
+  r.ata.reset();
+  if (o.error_bit() || pt->ck_cond) {
+    const auto sense = sat::encode_ata_status_return(o, o.error_bit() ? kSenseAbortedCommand : kSenseRecoveredError,
+                                                     o.error_bit() ? 0x00 : sat::kAscAtaPtInfo,
+                                                     o.error_bit() ? 0x00 : sat::kAscqAtaPtInfo);
+    r.outcome = Outcome::check_condition;
+    r.scsi_status = 0x02;
+    r.sense.assign(sense.begin(), sense.end());
+  }
+  return r;
 }
 
 CommandResult SimDevice::scsi_inquiry(const ScsiRequest& req) {

@@ -2,7 +2,8 @@
 // FEATURES, CHECK POWER MODE, SMART RETURN STATUS, READ VERIFY) and, like libata's SAT layer,
 // a few scsi() commands (INQUIRY with vendor "ATA", READ CAPACITY, TEST UNIT READY). SCSI models
 // answer scsi() (INQUIRY and VPD 00/80/B1, READ CAPACITY 10/16, MODE SENSE 6/10 caching page,
-// TEST UNIT READY, REQUEST SENSE, READ 10/16). Everything else is rejected the way a drive would:
+// TEST UNIT READY, REQUEST SENSE, READ 10/16). ATA models also answer ATA PASS-THROUGH (12)/(16)
+// as a SATL does, so that SatDevice can run over the simulator. Everything else is rejected the way a drive would:
 // ATA abort, or CHECK CONDITION ILLEGAL REQUEST / INVALID COMMAND OPERATION CODE.
 #pragma once
 #include <array>
@@ -27,6 +28,7 @@ class SimDevice final : public Device {
 
  private:
   CommandResult ata_set_features(const AtaRequest& req);
+  CommandResult ata_pass_through(const ScsiRequest& req);  // ATA PASS-THROUGH (12) and (16)
   CommandResult scsi_inquiry(const ScsiRequest& req);
   CommandResult scsi_mode_sense(const ScsiRequest& req, bool ten);
   CommandResult scsi_read_capacity(const ScsiRequest& req, bool sixteen);

@@ -95,6 +95,7 @@ std::size_t SimDrive::submit(std::span<const IoRequest> reqs, bool writable) {
     Slot& s = slots_[slot];
     s.req = r;
     s.submit_ns = now_;
+    s.view = {};
     int err = 0;
     if (r.length_bytes == 0 || r.offset_bytes % bs || r.length_bytes % bs) err = EINVAL;
     else if (r.offset_bytes >= cap_bytes || r.length_bytes > cap_bytes - r.offset_bytes) err = EINVAL;
@@ -120,17 +121,18 @@ void SimDrive::refill() {
   }
 }
 
-std::size_t SimDrive::pick_sptf() const {
+std::size_t SimDrive::pick_sptf() {
   // drive_q_ is in arrival order: the oldest first.
   const auto max_wait = static_cast<std::int64_t>(std::llround(model_.queue.max_wait_ms * 1e6));
   if (max_wait > 0 && now_ - slots_[drive_q_.front()].access.arrival_ns >= max_wait) return 0;
   const std::size_t n = model_.queue.window ? std::min<std::size_t>(drive_q_.size(), model_.queue.window)
                                             : drive_q_.size();
-  const HeadPos from = mech_.head_for_decision(now_);
+  const Mechanics::SptfDecision d = mech_.sptf_decision(now_);
   std::int64_t best = std::numeric_limits<std::int64_t>::max();
   std::size_t pick = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const std::int64_t e = mech_.positioning_estimate(slots_[drive_q_[i]].access, now_, from);
+    Slot& s = slots_[drive_q_[i]];
+    const std::int64_t e = mech_.positioning_estimate(d, s.access, s.view, best);
     if (e < best) {  // ties: the oldest
       best = e;
       pick = i;

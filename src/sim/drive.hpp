@@ -84,11 +84,12 @@ class SimDrive {
     IoRequest req;
     std::int64_t submit_ns = 0;
     Access access;
+    CacheView view;  // what the SPTF scorer last saw of the cache for it
   };
   void push_ready(std::uint16_t slot, std::int64_t done, std::int32_t result);
   void refill();
   void dispatch();
-  std::size_t pick_sptf() const;
+  std::size_t pick_sptf();  // (updates the held commands' cache views)
   // The drive finished the current command at current_done_: hand it to the host (now or later).
   void finish_current();
   std::int64_t host_delay_ns();  // what the host adds to one completion

@@ -11,6 +11,19 @@ namespace {
 
 using u128 = unsigned __int128;
 
+// x / d and x % d, by a 64-bit division whenever x fits 64 bits (it nearly always does: units of
+// a zone times a rotation in ns); the 128-bit division is a library call several times slower,
+// and the layout runs it on every command.
+inline u128 divmod(u128 x, std::uint64_t d, std::uint64_t* r) {
+  if (x >> 64 == 0) {
+    const auto x64 = static_cast<std::uint64_t>(x);
+    *r = x64 % d;
+    return x64 / d;
+  }
+  *r = static_cast<std::uint64_t>(x % d);
+  return x / d;
+}
+
 // Skew sectors just covering a switch of t ns on a track whose sector lasts sector_ns.
 std::uint32_t cover(std::int64_t t, double sector_ns) {
   if (t <= 0) return 0;
@@ -81,15 +94,16 @@ std::int64_t Layout::to_ns(const ZoneMap& z, Units units) const {
   for (std::size_t c = 0; c < z.cls_spt.size(); ++c) {
     const u128 x = static_cast<u128>(units(c)) * static_cast<std::uint64_t>(rot_ns_);
     const std::uint64_t d = z.cls_spt[c];
-    q += x / d;
-    const auto r = static_cast<std::uint64_t>(x % d);
+    std::uint64_t r = 0;
+    q += divmod(x, d, &r);
     if (z.lcm) frac += static_cast<u128>(r) * (z.lcm / d);
     else approx += static_cast<long double>(r) / static_cast<long double>(d);
   }
   bool rest = false;
   if (z.lcm) {
-    q += frac / z.lcm;
-    rest = frac % z.lcm != 0;
+    std::uint64_t r = 0;
+    q += divmod(frac, z.lcm, &r);
+    rest = r != 0;
   } else {
     q += static_cast<u128>(std::floor(approx));
     rest = approx != std::floor(approx);
@@ -184,6 +198,7 @@ Expected<Layout> Layout::build(const DiskModel& m, std::int64_t head_switch_ns, 
     phys += z->phys;
     cyl += g.cylinders;
     l.zones_.push_back(std::move(g));
+    l.zone_first_user_.push_back(z->first_user);
     l.zi_.push_back(std::move(*z));
   }
   // Moves between runs and zones: from a run's last track to the next one's first.
@@ -214,6 +229,7 @@ Expected<Layout> Layout::build(const DiskModel& m, std::int64_t head_switch_ns, 
   }
   l.zones_.resize(kept);
   l.zi_.resize(kept);
+  l.zone_first_user_.resize(kept);
   l.cylinders_ = l.zones_.back().first_cyl + l.zones_.back().cylinders;
   l.set_switch_times(head_switch_ns, std::max(seek1_worst_ns, head_switch_ns));
   return l;
@@ -336,8 +352,10 @@ std::uint64_t Layout::lba_of_user(std::uint64_t u) const {
 
 Layout::Pos Layout::pos_of_user(std::uint64_t u) const {
   Pos p;
-  auto zit = std::upper_bound(zi_.begin(), zi_.end(), u, [](std::uint64_t x, const ZoneMap& z) { return x < z.first_user; }) - 1;
-  p.zone = static_cast<std::uint32_t>(zit - zi_.begin());
+  // (over a flat copy of the zones' first_user: the ZoneMaps are large and far apart)
+  p.zone = static_cast<std::uint32_t>(
+      std::upper_bound(zone_first_user_.begin(), zone_first_user_.end(), u) - zone_first_user_.begin() - 1);
+  const auto zit = zi_.begin() + p.zone;
   const std::uint64_t rel = u - zit->first_user;
   while (p.run + 1 < zit->runs.size() && zit->runs[p.run + 1].first_user <= rel) ++p.run;
   const Run& r = zit->runs[p.run];
@@ -363,6 +381,21 @@ std::int64_t Layout::rel_ns(const ZoneMap& z, const Pos& p, std::uint64_t extra)
 Chs Layout::locate(std::uint64_t lba) const {
   if (lba >= capacity_) lba = capacity_ - 1;
   const Pos p = pos_of_user(user_of_lba(lba));
+  Chs c;
+  c.zone = p.zone;
+  c.head = p.head;
+  c.sector = static_cast<std::uint32_t>(p.sector);
+  c.cyl = cyl_of(zi_[p.zone].runs[p.run], p.band, p.head, p.track);
+  return c;
+}
+
+Chs Layout::locate(std::uint64_t lba, std::int64_t* s) const {
+  if (lba >= capacity_) {
+    *s = stream_ns(lba);
+    return locate(lba);
+  }
+  const Pos p = pos_of_user(user_of_lba(lba));  // once for both
+  *s = zones_[p.zone].s0_ns + rel_ns(zi_[p.zone], p);
   Chs c;
   c.zone = p.zone;
   c.head = p.head;
@@ -416,8 +449,13 @@ std::uint64_t Layout::user_at(std::uint32_t zi, std::int64_t rel) const {
     return ceil_ns(z, [&](std::size_t c) { return r.start[c] + k * r.band[c] + r.fill[c]; }) <= rel;
   });
   if (b == r.bands) return z.first_user + r.first_user + r.bands * r.user_per_band;
-  std::uint32_t h = 0;
-  while (h + 1 < heads_ && at(b, h, (r.width - 1) * z.step[h] + g.surface[h].spt) <= rel) ++h;
+  // The surface: the first whose pass ends after rel (passes follow each other in surface order),
+  // searched from where rel lies in the band rather than surface by surface.
+  const double in_band = (relf - r.start_ns - static_cast<double>(b) * r.band_ns) / r.band_ns;
+  const auto h = static_cast<std::uint32_t>(first_not(0, heads_ - 1, in_band * heads_, [&](std::uint64_t k) {
+    const auto hk = static_cast<std::uint32_t>(k);
+    return at(b, hk, (r.width - 1) * z.step[hk] + g.surface[hk].spt) <= rel;
+  }));
   const SurfaceGeometry& s = g.surface[h];
   const double unit_ns = static_cast<double>(rot_ns_) / s.spt;
   const std::int64_t pass0 = at(b, h, 0);

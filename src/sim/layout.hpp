@@ -94,6 +94,8 @@ class Layout {
 
   std::uint32_t zone_of(std::uint64_t lba) const;
   Chs locate(std::uint64_t lba) const;
+  // locate(lba), and stream_ns(lba) into *s: the two at the cost of one.
+  Chs locate(std::uint64_t lba, std::int64_t* s) const;
   // S(lba) (see above); lba may equal capacity (the end of the last sector).
   std::int64_t stream_ns(std::uint64_t lba) const;
   // The LBA a streaming head is over (or about to read) at stream time s: the first LBA whose
@@ -166,6 +168,7 @@ class Layout {
 
   std::vector<ZoneGeometry> zones_;
   std::vector<ZoneMap> zi_;                 // parallel to zones_
+  std::vector<std::uint64_t> zone_first_user_;  // zi_[i].first_user, to search
   std::vector<std::uint64_t> slipped_;   // non-spare indexes, sorted
   std::vector<std::uint64_t> slip_key_;  // slipped_[i] − i (non-decreasing)
   std::uint64_t capacity_ = 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace ds::sim {
 
@@ -24,6 +25,7 @@ Mechanics::Mechanics(const DiskModel& m, Layout layout, SeekCurve seek, std::uin
     : model_(m), layout_(std::move(layout)), seek_(std::move(seek)), rng_(seed),
       overhead_rng_(seed ^ kOverheadStream) {
   rot_ns_ = layout_.rotation_ns();
+  inv_rot_ = 1.0 / static_cast<double>(rot_ns_);
   overhead_ns_ = ms_to_ns(m.command_overhead_ms);
   head_switch_ns_ = ms_to_ns(m.head_switch_ms);
   settle_ns_ = ms_to_ns(m.controller.write_settle_ms.value_or(m.write_settle_ms));
@@ -50,7 +52,9 @@ void Mechanics::set_aam_scales(double seek_scale, double rate_scale, std::int64_
   // The read-ahead timeline was computed for the old switch times: end it where the head is when
   // the mechanism is next free (the firmware aborts read-ahead for a SET FEATURES anyway).
   stop_stream(std::max(now, mech_free_));
+  pos_memo_.valid = false;  // positions are about to follow other switch times
   seek_fp_ = std::llround(seek_scale * (1 << kFpShift));
+  seek_floor_.clear();  // the seeks change with the scale
   // The rate scale r < 1 is a longer switch, never a longer sector: at a quiet level the head
   // settles slower after a track or cylinder switch, and a share of the switches overrun their
   // skew and wait one more revolution. The share is set so that a stretch whose clean stream
@@ -102,9 +106,11 @@ std::int64_t Mechanics::lost_revs(std::uint64_t lba) const {
 std::int64_t Mechanics::end_s(std::uint64_t end) const {
   // S(end) itself, unless end starts another track: then S(end) lies after the skew (and any
   // revolution lost to the switch), which a read ending with the track does not wait for.
-  if (end < layout_.capacity() && same_track(layout_.locate(end), layout_.locate(end - 1)))
-    return layout_.stream_ns(end);
   const Chs last = layout_.locate(end - 1);
+  if (end < layout_.capacity()) {
+    std::int64_t s_end = 0;
+    if (same_track(layout_.locate(end, &s_end), last)) return s_end;
+  }
   return layout_.stream_ns(end - 1) + std::llround(layout_.sector_ns(last.zone, last.head));
 }
 
@@ -133,8 +139,7 @@ Access Mechanics::make_access(std::uint64_t lba, std::uint32_t sectors, bool wri
   a.lba = lba;
   a.sectors = sectors;
   a.write = write;
-  a.chs = layout_.locate(lba);
-  a.s_ns = layout_.stream_ns(lba);
+  a.chs = layout_.locate(lba, &a.s_ns);
   return a;
 }
 
@@ -238,6 +243,18 @@ std::int64_t Mechanics::reach_end(std::uint64_t end) const {
 }
 
 std::uint64_t Mechanics::stream_pos(std::int64_t t) const {
+  // A dispatch asks for the same position several times (where the head is, what the segment
+  // holds, what is left to read): the last answer is kept with everything it depends on.
+  PosMemo& m = pos_memo_;
+  if (m.valid && m.t == t && m.lba0 == stream_.lba0 && m.limit == stream_.limit && m.t0 == stream_.t0 &&
+      m.s0 == stream_.s0 && m.l0 == stream_.l0 && m.t_limit == stream_.t_limit)
+    return m.pos;
+  const std::uint64_t pos = stream_pos_at(t);
+  m = {true, t, stream_.lba0, stream_.limit, stream_.t0, stream_.s0, stream_.l0, stream_.t_limit, pos};
+  return pos;
+}
+
+std::uint64_t Mechanics::stream_pos_at(std::int64_t t) const {
   if (t >= stream_.t_limit) return stream_.limit;
   if (t <= stream_.t0) return stream_.lba0;
   if (lost_per_ns_ == 0) {
@@ -260,6 +277,11 @@ std::uint64_t Mechanics::window_first(std::int64_t t) const {
   return std::max(cache_[stream_.seg].first, pos > seg ? pos - seg : 0);
 }
 
+std::uint64_t Mechanics::window_floor() const {
+  const std::uint64_t seg = cache_.segment_sectors();
+  return std::max(cache_[stream_.seg].first, stream_.lba0 > seg ? stream_.lba0 - seg : 0);
+}
+
 void Mechanics::pause_stream(std::int64_t t, std::int64_t extra) {
   const std::uint64_t p = stream_pos(t);
   const std::int64_t at = reach_ns(p);
@@ -280,10 +302,10 @@ HeadPos Mechanics::head_at(std::int64_t t) const {
 void Mechanics::stop_stream(std::int64_t t) {
   if (!stream_.active) return;
   head_ = head_at(t);
-  Segment& s = cache_[stream_.seg];
-  s.first = window_first(t);
-  s.end = std::max({s.end, stream_pos(t), stream_.served_end});
-  s.first = std::max(s.first, s.end > cache_.segment_sectors() ? s.end - cache_.segment_sectors() : 0);
+  const std::uint64_t seg = cache_.segment_sectors();
+  const std::uint64_t end = std::max({cache_[stream_.seg].end, stream_pos(t), stream_.served_end});
+  const std::uint64_t first = std::max(window_first(t), end > seg ? end - seg : 0);
+  cache_.set_range(stream_.seg, first, end);
   stream_.active = false;
 }
 
@@ -434,7 +456,7 @@ std::int64_t Mechanics::serve_decoded(const Access& a, std::int64_t t) {
   std::uint64_t from = a.lba;
   int seg = -1;
   if (stream_.active) {
-    if (a.lba >= window_first(t) && a.lba <= stream_.limit) {
+    if (a.lba <= stream_.limit && a.lba >= window_floor() && a.lba >= window_first(t)) {
       if (t < stream_.t_limit || end <= stream_.limit) {
         // The head is still reading on (or has read) through this request: no positioning.
         // Only what it has not read yet can cost a slow region's time. (What it has read is
@@ -462,7 +484,7 @@ std::int64_t Mechanics::serve_decoded(const Access& a, std::int64_t t) {
   if (seg < 0) {
     stop_stream(t_mech);
     seg = cache_.enabled() ? cache_.victim(-1) : -1;
-    if (seg >= 0) cache_[seg].first = cache_[seg].end = a.lba;
+    if (seg >= 0) cache_.set_range(seg, a.lba, a.lba);
   }
   std::int64_t data_start = 0;
   ZeroLatency zl;
@@ -480,39 +502,96 @@ std::int64_t Mechanics::serve_decoded(const Access& a, std::int64_t t) {
   } else {
     start_stream(seg, from, end, data_start);
   }
-  if (zero_latency) cache_[seg].first = zl.cached_first;
+  if (zero_latency) cache_.set_range(seg, zl.cached_first, cache_[seg].end);
   return std::max(done, t_if);
 }
 
-HeadPos Mechanics::head_for_decision(std::int64_t t) const {
-  return head_at(std::max(t, mech_free_));
+Mechanics::SptfDecision Mechanics::sptf_decision(std::int64_t t) const {
+  SptfDecision d;
+  d.t = t;
+  d.from = head_at(std::max(t, mech_free_));
+  d.skip = stream_.active ? stream_.seg : -1;
+  d.streaming = stream_.active && t < stream_.t_limit;
+  if (d.streaming) {
+    d.window_first = window_first(t);
+    d.limit = stream_.limit;
+  }
+  d.ready = std::max(t, mech_free_);
+  // A command that needs the media pays the miss overhead (controller.overheads_ms).
+  d.read_overhead = d.write_overhead = overhead_ns_;
+  if (const auto& o = model_.controller.overheads) {
+    d.read_overhead = ms_to_ns(o->read_miss[last_write_ ? 1 : 0]);
+    d.write_overhead = ms_to_ns(o->write_miss[last_write_ ? 1 : 0]);
+  }
+  if (seek_floor_.empty()) build_seek_floor();
+  return d;
 }
 
-std::int64_t Mechanics::positioning_estimate(const Access& a, std::int64_t t, HeadPos from) const {
-  if (!a.write || !write_cache_) {
-    if (!a.write) {
-      const int skip = stream_.active ? stream_.seg : -1;
-      if (cache_.find(a.lba, a.sectors, skip) >= 0) return 0;
-      if (stream_.active && a.lba >= window_first(t) && a.lba <= stream_.limit && t < stream_.t_limit)
-        return std::max<std::int64_t>(0, reach_ns(a.lba) - t);
-    }
-  } else {
+std::int64_t Mechanics::positioning_estimate(const SptfDecision& d, const Access& a, CacheView& view,
+                                             std::int64_t bound) const {
+  if (!a.write) {
+    if (cache_.covers(a.lba, a.sectors, d.skip, view)) return 0;
+    if (d.streaming && a.lba >= d.window_first && a.lba <= d.limit) return std::max<std::int64_t>(0, reach_ns(a.lba) - d.t);
+  } else if (write_cache_) {
     return 0;  // a write-back write only needs the interface
   }
-  // A command that needs the media pays the miss overhead (controller.overheads_ms).
-  std::int64_t overhead = overhead_ns_;
-  if (const auto& o = model_.controller.overheads)
-    overhead = ms_to_ns(a.write ? o->write_miss[last_write_ ? 1 : 0] : o->read_miss[last_write_ ? 1 : 0]);
-  const std::int64_t t_mech = std::max({t, a.arrival_ns + overhead, mech_free_});
-  std::int64_t move = switch_ns(from, a.chs);
-  // Plan with the slowest the seek may turn out (jitter): a plan that cuts it too fine would
-  // lose a whole revolution whenever the seek runs long, as real firmware knows. (/2: the jitter
-  // is normal, unbounded: kPlanJitterSd standard deviations.)
-  const double margin = v2_ ? kPlanJitterSd * jitter_ : jitter_;
-  if (jitter_ > 0 && from.cyl != a.chs.cyl) move += static_cast<std::int64_t>(std::ceil(static_cast<double>(move) * margin));
-  std::int64_t arrive = t_mech + move;
-  if (a.write) arrive += settle_ns_;
-  return arrive + pos_mod(a.s_ns - arrive, rot_ns_) - t;
+  const std::int64_t t_mech = std::max(d.ready, a.arrival_ns + (a.write ? d.write_overhead : d.read_overhead));
+  const std::int64_t settle = a.write ? settle_ns_ : 0;
+  const std::uint32_t dist = d.from.cyl > a.chs.cyl ? d.from.cyl - a.chs.cyl : a.chs.cyl - d.from.cyl;
+  std::int64_t move = 0;
+  if (dist == 0) {
+    move = d.from.head == a.chs.head ? 0 : head_switch_ns_;
+  } else {
+    // Most commands lose to the best so far whatever their exact seek: the least move of their
+    // distance's bucket gives a lower bound without working the seek out. (The time the sector
+    // next comes round after an arrival never decreases as the arrival gets later, so the bound
+    // holds with the rotational wait included; a bucket spans a few cylinders, so it is close.)
+    const std::int64_t early = t_mech + seek_floor_[dist >> floor_shift_] + settle;
+    const std::int64_t floor = early + rot_mod(a.s_ns - early) - d.t;
+    if (floor >= bound) return floor;
+    move = planned_seek_ns(dist);
+  }
+  const std::int64_t arrive = t_mech + move + settle;
+  return arrive + rot_mod(a.s_ns - arrive) - d.t;
+}
+
+std::int64_t Mechanics::planned_seek_ns(std::uint32_t dist) const {
+  std::int64_t move = std::max(seek_ns(dist), head_switch_ns_);
+  if (jitter_ > 0) {
+    // Plan with the slowest the seek may turn out (jitter): a plan that cuts it too fine would
+    // lose a whole revolution whenever the seek runs long, as real firmware knows. (/2: the
+    // jitter is normal, unbounded: kPlanJitterSd standard deviations.) std::ceil without the
+    // library call (exact: the product is far below 2^53).
+    const double x = static_cast<double>(move) * (v2_ ? kPlanJitterSd * jitter_ : jitter_);
+    auto c = static_cast<std::int64_t>(x);
+    if (static_cast<double>(c) < x) ++c;
+    move += c;
+  }
+  return move;
+}
+
+void Mechanics::build_seek_floor() const {
+  // The least planned move over each bucket of distances, from every distance (no assumption
+  // that the curve rises: a model's table need not). Built at the first SPTF decision after the
+  // AAM level changed: one pass over the cylinders, a few ms for the largest drives.
+  const std::uint32_t cyls = std::max<std::uint32_t>(layout_.cylinders(), 2);
+  floor_shift_ = 0;
+  while ((cyls >> floor_shift_) > kSeekFloorBuckets) ++floor_shift_;
+  seek_floor_.assign((cyls >> floor_shift_) + 1, std::numeric_limits<std::int64_t>::max());
+  for (std::uint32_t dist = 1; dist < cyls; ++dist) {
+    std::int64_t& f = seek_floor_[dist >> floor_shift_];
+    f = std::min(f, planned_seek_ns(dist));
+  }
+}
+
+std::int64_t Mechanics::rot_mod(std::int64_t v) const {
+  // pos_mod(v, rot_ns_) without a division instruction: a quotient from the reciprocal, off by
+  // at most one for any virtual time, then corrected, so the remainder is exact.
+  const auto q = static_cast<std::int64_t>(static_cast<double>(v) * inv_rot_);  // (truncated)
+  std::int64_t r = v - q * rot_ns_;
+  while (r < 0) r += rot_ns_;
+  while (r >= rot_ns_) r -= rot_ns_;
+  return r;
 }
 
 }  // namespace ds::sim

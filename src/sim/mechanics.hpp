@@ -55,10 +55,24 @@ class Mechanics {
 
   // Serve a command handed to the mechanism at t; returns its completion time.
   std::int64_t serve(const Access& a, std::int64_t t);
-  // For shortest-positioning-time-first: where the head will be for a decision at t, and the
-  // nominal time until the command's data could start to flow (0 for a cache hit).
-  HeadPos head_for_decision(std::int64_t t) const;
-  std::int64_t positioning_estimate(const Access& a, std::int64_t t, HeadPos from) const;
+  // For shortest-positioning-time-first: what a decision at t needs, worked out once for all
+  // the commands it weighs (where the head will be, what the read-ahead holds, the overheads)...
+  struct SptfDecision {
+    std::int64_t t = 0;
+    HeadPos from;
+    int skip = -1;             // the segment being read ahead (find() skips it)
+    bool streaming = false;    // a read-ahead is still reading at t ...
+    std::uint64_t window_first = 0, limit = 0;  // ... over [window_first, limit]
+    std::int64_t ready = 0;    // max(t, the mechanism free)
+    std::int64_t read_overhead = 0, write_overhead = 0;  // of a command that needs the media
+  };
+  SptfDecision sptf_decision(std::int64_t t) const;
+  // ... and per command, the nominal time from t until its data could start to flow (0 for a
+  // cache hit). view: the command's own, kept from one decision to the next (SegmentCache::covers).
+  // When the estimate is sure to be at least `bound` (the best so far), a lower bound that is
+  // itself >= bound may be returned instead.
+  std::int64_t positioning_estimate(const SptfDecision& d, const Access& a, CacheView& view,
+                                    std::int64_t bound) const;
 
   // Settings (SET FEATURES / AAM).
   void set_write_cache(bool on) { write_cache_ = on; }
@@ -87,6 +101,12 @@ class Mechanics {
     return static_cast<std::int64_t>((static_cast<__int128>(v) * fp) >> kFpShift);
   }
   std::int64_t switch_ns(HeadPos from, const Chs& to) const;
+  // The SPTF plan's move over dist ≥ 1 cylinders: switch_ns with the jitter margin.
+  std::int64_t planned_seek_ns(std::uint32_t dist) const;
+  // seek_floor_[dist >> floor_shift_]: the least planned_seek_ns over that bucket of distances.
+  void build_seek_floor() const;
+  static constexpr std::uint32_t kSeekFloorBuckets = 2048;
+  std::int64_t rot_mod(std::int64_t v) const;  // v mod rotation, in [0, rotation)
   // The head's move for a media access, seek jitter and write settle included (draws noise).
   std::int64_t move_ns(HeadPos from, const Chs& to, bool write);
   // The controller time of one command around `nominal` (draws noise in a /2 model with
@@ -128,8 +148,12 @@ class Mechanics {
   std::int64_t reach_ns(std::uint64_t lba) const;  // when the streaming head reaches lba
   std::int64_t reach_end(std::uint64_t end) const;  // when it has read the sector before end
   std::uint64_t stream_pos(std::int64_t t) const;  // first LBA not yet read at t
+  std::uint64_t stream_pos_at(std::int64_t t) const;  // the same, computed
   // First LBA the streaming segment still holds at t: it keeps only the last segment_sectors().
   std::uint64_t window_first(std::int64_t t) const;
+  // A bound window_first(t) never goes below (the head is never before the stream's start): a
+  // cheap test that spares computing the head's position for a request far from the stream.
+  std::uint64_t window_floor() const;
   // The head stops `extra` ns at the first sector not yet read at t (a slow region's retries).
   void pause_stream(std::int64_t t, std::int64_t extra);
   void stop_stream(std::int64_t t);
@@ -162,6 +186,9 @@ class Mechanics {
   SegmentCache cache_;
   Rng rng_;
   std::int64_t rot_ns_ = 0;
+  double inv_rot_ = 0;  // 1 / rot_ns_
+  mutable std::vector<std::int64_t> seek_floor_;  // empty: to be built (build_seek_floor)
+  mutable std::uint32_t floor_shift_ = 0;
   std::int64_t overhead_ns_ = 0;
   std::int64_t head_switch_ns_ = 0;
   std::int64_t settle_ns_ = 0;
@@ -199,6 +226,16 @@ class Mechanics {
     // where stream_pos() rounds a nanosecond short.
     std::uint64_t served_end = 0;
   } stream_;
+
+  // stream_pos's last answer and what it depends on (the stream's timeline and t).
+  struct PosMemo {
+    bool valid = false;
+    std::int64_t t = 0;
+    std::uint64_t lba0 = 0, limit = 0;
+    std::int64_t t0 = 0, s0 = 0, l0 = 0, t_limit = 0;
+    std::uint64_t pos = 0;
+  };
+  mutable PosMemo pos_memo_;
 
   struct Dirty {
     Access access;

@@ -28,11 +28,6 @@ double SeekCurve::eval_ms(double d) const {
   return 0.0;
 }
 
-std::int64_t SeekCurve::ns(std::uint32_t d) const {
-  if (d == 0) return 0;
-  return static_cast<std::int64_t>(std::llround(eval_ms(d) * 1e6));
-}
-
 double SeekCurve::mean_random_pair_ms() const {
   return mean_over_random_pairs(cylinders_, [this](double d) { return eval_ms(d); });
 }

@@ -8,6 +8,7 @@
 // mean between about 1/3 and 8/15 of the way from t(1) to t(D)), a power law
 // t(d) = t(1) + (t(D) − t(1))·((d−1)/(D−1))^p is fitted instead.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -23,8 +24,26 @@ class SeekCurve {
 
   static Expected<SeekCurve> build(const SeekSpec& spec, std::uint32_t cylinders);
 
-  // Seek time in ns for a distance of d cylinders (0 for d == 0).
-  std::int64_t ns(std::uint32_t d) const;
+  // Seek time in ns for a distance of d cylinders (0 for d == 0). Inline for the fitted curve:
+  // the SPTF scorer asks for a seek per queued command per dispatch.
+  std::int64_t ns(std::uint32_t d) const {
+    if (d == 0) return 0;
+    if (shape_ == Shape::sqrt_linear) {
+      const double x = static_cast<double>(d);
+      return round_half_away(((x < d0_) ? a_ + b_ * std::sqrt(x) : c_ + e_ * x) * 1e6);
+    }
+    return round_half_away(eval_ms(d) * 1e6);
+  }
+  // std::llround for |v| < 2^53 (every seek), without the library call: the truncation is exact
+  // there, and so is the fraction left.
+  static std::int64_t round_half_away(double v) {
+    if (!(std::fabs(v) < 0x1p53)) return std::llround(v);
+    auto i = static_cast<std::int64_t>(v);
+    const double frac = v - static_cast<double>(i);
+    if (frac >= 0.5) ++i;
+    else if (frac <= -0.5) --i;
+    return i;
+  }
   double ms(std::uint32_t d) const { return static_cast<double>(ns(d)) / 1e6; }
   // Mean over uniformly random pairs of cylinders (distance 0 counts as a zero-time seek).
   double mean_random_pair_ms() const;

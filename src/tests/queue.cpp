@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
+#include <cerrno>
 
 namespace ds::measure {
 
@@ -56,25 +56,34 @@ double phi(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 LoopResult run_closed_loop(IoEngine& io, const LoopOptions& opt, const NextRequest& next) {
   LoopResult r;
   const unsigned depth = std::max(1u, opt.depth);
-  std::set<std::uint64_t> outstanding;
-  std::vector<IoCompletion> comps(std::max(1u, depth));
-  std::vector<IoRequest> by_seq;  // what was asked, by seq (tags are seqs)
+  // The I/O path costs no more per I/O than the engine: tags are seqs, so what is outstanding is
+  // a flag per seq and the oldest of them a cursor (no tree node per I/O); the arrays grow by
+  // doubling only; the clock and the stop callback are read once per reap, not per submit (a
+  // batch's submissions follow each other within microseconds; the simulator's clock only moves
+  // in reap).
+  const std::size_t expect = std::min<std::size_t>(opt.max_ios, std::size_t{1} << 16);
+  std::vector<IoCompletion> comps(depth);
+  std::vector<IoRequest> by_seq;      // what was asked, by seq (tags are seqs)
+  std::vector<std::uint8_t> pending;  // by seq: still outstanding
+  by_seq.reserve(expect);
+  pending.reserve(expect);
+  r.records.reserve(expect);
+  std::size_t outstanding = 0;
+  std::uint64_t oldest = 0;  // no seq below it is outstanding
   std::uint64_t seq = 0;
   bool submitting = true;
   const std::int64_t t0 = io.now_ns();
-  auto elapsed_s = [&] { return static_cast<double>(io.now_ns() - t0) * 1e-9; };
 
+  // The count rule, then the time rules and the stop callback (these once per reap).
+  bool time_checked = false, out_of_time = false;
   auto should_stop = [&]() {
-    const std::size_t done = r.records.size();
-    if (done + outstanding.size() >= opt.max_ios) return true;
-    const double e = elapsed_s();
-    if (e >= opt.hard_limit_s) return true;
-    if (e >= opt.target_s && done >= opt.min_ios) return true;
-    if (opt.stop && opt.stop()) {
-      r.interrupted = true;
-      return true;
-    }
-    return false;
+    if (r.records.size() + outstanding >= opt.max_ios) return true;
+    if (time_checked) return out_of_time;
+    time_checked = true;
+    const double e = static_cast<double>(io.now_ns() - t0) * 1e-9;
+    if (e >= opt.hard_limit_s || (e >= opt.target_s && r.records.size() >= opt.min_ios)) out_of_time = true;
+    else if (opt.stop && opt.stop()) out_of_time = r.interrupted = true;
+    return out_of_time;
   };
   // One request per submit call: nothing between us and the drive sees a batch it could sort.
   auto submit_one = [&]() -> bool {
@@ -87,30 +96,35 @@ LoopResult run_closed_loop(IoEngine& io, const LoopOptions& opt, const NextReque
     }
     if (*s == 0) return false;  // the engine's queue is full: this is the depth we get
     by_seq.push_back(q);
-    outstanding.insert(seq);
+    pending.push_back(1);
+    ++outstanding;
     ++seq;
-    r.max_outstanding = std::max<unsigned>(r.max_outstanding, static_cast<unsigned>(outstanding.size()));
+    r.max_outstanding = std::max<unsigned>(r.max_outstanding, static_cast<unsigned>(outstanding));
     return true;
   };
 
   for (unsigned i = 0; i < depth; ++i)
     if (!submit_one()) break;
-  if (outstanding.empty() && !r.error) r.error = make_error("the I/O engine accepted no request");
+  if (outstanding == 0 && !r.error) r.error = make_error("the I/O engine accepted no request");
 
   std::vector<std::int64_t> times;
-  while (!outstanding.empty()) {
+  times.reserve(expect);
+  while (outstanding > 0) {
     auto got = io.reap(comps, 1, std::chrono::milliseconds(opt.timeout_ms));
     if (!got) {
       r.error = got.error();
       break;
     }
     if (*got == 0) {
-      r.error = make_error(fmt::format("I/O timed out: no completion within {} ms", opt.timeout_ms), 110);
+      r.error = make_error(fmt::format("I/O timed out: no completion within {} ms", opt.timeout_ms), ETIMEDOUT);
       break;
     }
     for (std::size_t k = 0; k < *got; ++k) {
       const IoCompletion& c = comps[k];
-      if (!outstanding.erase(c.tag)) continue;  // not ours
+      if (c.tag >= seq || !pending[c.tag]) continue;  // not ours
+      pending[c.tag] = 0;
+      --outstanding;
+      while (oldest < seq && !pending[oldest]) ++oldest;
       if (!c.ok()) {
         if (!r.error)
           r.error = make_error(fmt::format("I/O failed at byte offset {}: {}",
@@ -125,15 +139,16 @@ LoopResult run_closed_loop(IoEngine& io, const LoopOptions& opt, const NextReque
       rec.write = by_seq[c.tag].write;
       rec.submit_ns = c.submit_ns;
       rec.complete_ns = c.complete_ns;
-      rec.overtook = !outstanding.empty() && *outstanding.begin() < c.tag;
+      rec.overtook = outstanding > 0 && oldest < c.tag;
       r.records.push_back(rec);
       times.push_back(c.complete_ns);
     }
+    time_checked = false;
     for (std::size_t k = 0; k < *got && submitting; ++k) {
-      if (outstanding.size() >= depth) break;
+      if (outstanding >= depth) break;
       if (should_stop() || !submit_one()) submitting = false;
     }
-    if (submitting && outstanding.empty()) submitting = false;  // nothing accepted any more
+    if (submitting && outstanding == 0) submitting = false;  // nothing accepted any more
   }
   std::sort(times.begin(), times.end());
   if (!times.empty()) r.drive_time_s = static_cast<double>(times.back() - t0) * 1e-9;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "drivescope/commands.hpp"
-#include "passthrough/sat.hpp"
+#include "drivescope/sat.hpp"
 #include "passthrough/sat_device.hpp"
 
 namespace {

@@ -7,7 +7,7 @@
 #include "../support/scripted_device.hpp"
 #include "drivescope/commands.hpp"
 #include "passthrough/allowlist.hpp"
-#include "passthrough/sat.hpp"
+#include "drivescope/sat.hpp"
 
 using namespace ds;
 using Bytes = std::vector<std::uint8_t>;

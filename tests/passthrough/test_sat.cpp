@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "drivescope/commands.hpp"
-#include "passthrough/sat.hpp"
+#include "drivescope/sat.hpp"
 
 using namespace ds;
 using Bytes = std::vector<std::uint8_t>;
@@ -263,4 +263,33 @@ TEST_CASE("ATA status decode rejects bad sense without crashing") {
     (void)sat::decode_ata_status_return(b);
     (void)sat::decode_pass_through_cdb(b);
   }
+}
+
+TEST_CASE("encode_ata_status_return: what a SATL writes decodes back to the same registers") {
+  ds::AtaOutput o;
+  o.extended = true;
+  o.error = 0x04;
+  o.status = 0x51;
+  o.device = 0x40;
+  o.count = 0x1234;
+  o.lba = 0xA1B2C3D4E5F6ull;
+  const auto s = ds::sat::encode_ata_status_return(o, 0x0B, 0x00, 0x00);
+  CHECK(s[0] == 0x72);
+  CHECK(s[8] == ds::sat::kAtaStatusReturnDescriptor);
+  auto d = ds::sat::decode_ata_status_return(s);
+  REQUIRE(d.ok());
+  CHECK(d->sense_key == 0x0B);
+  CHECK(d->regs.error == o.error);
+  CHECK(d->regs.status == o.status);
+  CHECK(d->regs.device == o.device);
+  CHECK(d->regs.count == o.count);
+  CHECK(d->regs.lba == o.lba);
+  // Without EXTEND the upper bytes are not sent, and a decoder must not see them.
+  o.extended = false;
+  auto d28 = ds::sat::decode_ata_status_return(ds::sat::encode_ata_status_return(o, 0x01));
+  REQUIRE(d28.ok());
+  CHECK(d28->asc == ds::sat::kAscAtaPtInfo);
+  CHECK(d28->ascq == ds::sat::kAscqAtaPtInfo);
+  CHECK(d28->regs.count == 0x34);
+  CHECK(d28->regs.lba == 0xD4E5F6ull);
 }

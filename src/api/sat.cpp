@@ -1,4 +1,4 @@
-#include "passthrough/sat.hpp"
+#include "drivescope/sat.hpp"
 
 #include <algorithm>
 
@@ -240,6 +240,32 @@ Expected<AtaOutput> decode_ata_output(std::span<const std::uint8_t> sense) {
   auto r = decode_ata_status_return(sense);
   if (!r) return r.error();
   return r->regs;
+}
+
+std::array<std::uint8_t, 22> encode_ata_status_return(const AtaOutput& o, std::uint8_t sense_key,
+                                                      std::uint8_t asc, std::uint8_t ascq) {
+  std::array<std::uint8_t, 22> s{};
+  s[0] = 0x72;  // current error, descriptor format (SPC-4 4.5.2)
+  s[1] = sense_key & 0x0F;
+  s[2] = asc;
+  s[3] = ascq;
+  s[7] = 14;  // ADDITIONAL SENSE LENGTH: the one descriptor
+  std::uint8_t* d = &s[8];
+  d[0] = kAtaStatusReturnDescriptor;
+  d[1] = 0x0C;
+  d[2] = o.extended ? 0x01 : 0x00;
+  d[3] = o.error;
+  d[4] = static_cast<std::uint8_t>(o.count >> 8);
+  d[5] = static_cast<std::uint8_t>(o.count);
+  d[6] = static_cast<std::uint8_t>(o.lba >> 24);
+  d[7] = static_cast<std::uint8_t>(o.lba);
+  d[8] = static_cast<std::uint8_t>(o.lba >> 32);
+  d[9] = static_cast<std::uint8_t>(o.lba >> 8);
+  d[10] = static_cast<std::uint8_t>(o.lba >> 40);
+  d[11] = static_cast<std::uint8_t>(o.lba >> 16);
+  d[12] = o.device;
+  d[13] = o.status;
+  return s;
 }
 
 }  // namespace ds::sat

@@ -1,5 +1,8 @@
 // SCSI / ATA Translation (SAT-3, T10 BSR INCITS 517) codecs: build ATA PASS-THROUGH CDBs from an
-// AtaRequest and read the ATA output registers back out of the sense data. Pure functions over
+// AtaRequest and read the ATA output registers back out of the sense data; and the other side,
+// as a SATL does it (the simulator answering ATA PASS-THROUGH): decode the CDB, encode the ATA
+// Status Return. Public (the api area) so that the passthrough layer and the simulator share one
+// wire format. Pure functions over
 // bytes: no device, no I/O, so every byte can be checked against the standard in unit tests and
 // against the CDBs sg3_utils prints (sg_sat_identify -vvv).
 #pragma once
@@ -80,5 +83,13 @@ struct AtaStatusReturn {
 // An error when the buffer is short, is not sense data, or has no ATA status descriptor.
 Expected<AtaStatusReturn> decode_ata_status_return(std::span<const std::uint8_t> sense);
 Expected<AtaOutput> decode_ata_output(std::span<const std::uint8_t> sense);
+
+// Descriptor-format sense data (72h) holding one ATA Status Return descriptor (SAT-3 12.2.2.6)
+// with the registers of o, under the given sense key and ASC/ASCQ: what a SATL returns for a
+// command that ended with ERR (ABORTED COMMAND) or whose registers CK_COND asked for (RECOVERED
+// ERROR, 00h/1Dh ATA PASS THROUGH INFORMATION AVAILABLE).
+std::array<std::uint8_t, 22> encode_ata_status_return(const AtaOutput& o, std::uint8_t sense_key,
+                                                      std::uint8_t asc = kAscAtaPtInfo,
+                                                      std::uint8_t ascq = kAscqAtaPtInfo);
 
 }  // namespace ds::sat
