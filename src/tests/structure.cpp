@@ -61,7 +61,8 @@ std::uint32_t fit_period(std::span<const std::int64_t> pos_lo, std::span<const s
 
 namespace {
 
-constexpr unsigned kMaxSurfaces = 64;  // tracks per cylinder looked for (drives have had up to ~30)
+constexpr unsigned kMaxSurfaces = 64;
+constexpr double kLostRevolutionTolerance = 0.15;  // a step of n revolutions, ± this share of one  // tracks per cylinder looked for (drives have had up to ~30)
 
 // A straight line through the stamps of reads [from, to): one track, or part of one. Its slope is
 // the median spacing inside the range (the time of one read on that track's surface), its level
@@ -233,6 +234,24 @@ Period find_surfaces(const std::vector<Boundary>& bs, const std::vector<std::int
   return best;
 }
 
+// What a switch of one kind costs a stream on average. A switch that overran its skew lost one or
+// more whole revolutions: the drive does that (a seek slowed by a quiet AAM level, one that
+// jitters past its skew), so it counts. A step that is not a whole number of revolutions over the
+// usual gap is a pause (a stall, a recalibration, a remapped sector) that has nothing to do with
+// the layout: it counts as the usual gap.
+double switch_cost(std::vector<double> g, double rev_ns) {
+  if (g.empty()) return 0;
+  const double m = median(g);
+  if (rev_ns <= 0) return m;
+  double sum = 0;
+  for (double x : g) {
+    const double revs = (x - m) / rev_ns;
+    const bool kept = revs < 0.5 || std::fabs(revs - std::round(revs)) <= kLostRevolutionTolerance;
+    sum += kept ? x : m;
+  }
+  return sum / static_cast<double>(g.size());
+}
+
 // The feasible integer periods p in [lo, hi] for which some base puts boundary j inside
 // [pos_lo[j], pos_hi[j]] at base + k[j]·p. The set is an interval (a projection of a convex
 // polygon); {0, 0} when empty.
@@ -342,7 +361,14 @@ TrackStructure analyse_stream(std::span<const std::int64_t> c, std::uint64_t fir
   unsigned H_used = t.surfaces;
   std::vector<double> gaps;
   for (auto& x : bs) gaps.push_back(x.gap_ns);
-  if (!H_used && surfaces_hint >= 2) {
+  const double rev_ns = rotation_hint_ns > 0 ? rotation_hint_ns : est * t.sector_ns;
+  if (per.H) {
+    std::vector<double> cyl, trk;
+    for (std::size_t j = 0; j < bs.size(); ++j)
+      (static_cast<unsigned>(k[j] % per.H) == per.phase ? cyl : trk).push_back(bs[j].gap_ns);
+    t.cyl_gap_ns = switch_cost(cyl, rev_ns);
+    t.track_gap_ns = switch_cost(trk, rev_ns);
+  } else if (surfaces_hint >= 2) {
     // Too few switches here to count surfaces: weigh the gaps with the count told elsewhere,
     // splitting them at the widest jump when they form two groups.
     const double cut = two_cluster_threshold(gaps, 0.05);
@@ -350,11 +376,11 @@ TrackStructure analyse_stream(std::span<const std::int64_t> c, std::uint64_t fir
     for (double g : gaps) (cut >= 0 && g > cut ? hi_g : lo_g).push_back(g);
     if (!hi_g.empty() && hi_g.size() <= lo_g.size()) {
       H_used = surfaces_hint;
-      t.track_gap_ns = median(lo_g);
-      t.cyl_gap_ns = median(hi_g);
+      t.track_gap_ns = switch_cost(lo_g, rev_ns);
+      t.cyl_gap_ns = switch_cost(hi_g, rev_ns);
     }
   }
-  if (!H_used) t.track_gap_ns = median(gaps);
+  if (!H_used) t.track_gap_ns = switch_cost(gaps, rev_ns);
 
   if (!spt && H_used >= 2) {
     // Surfaces of their own density (each its own sectors per track): no one track size fits every
