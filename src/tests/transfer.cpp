@@ -12,6 +12,8 @@ namespace {
 
 // How close to a whole number the fitted spare sectors per track must come to be believed.
 constexpr double kSparesWholeTolerance = 0.3;
+// Relative resolution of one rate sample (see zones_from_points).
+constexpr double kSampleRateResolution = 0.005;
 
 std::uint32_t block_bytes(const IoEngine& io) {
   return io.info().logical_block_bytes ? io.info().logical_block_bytes : 512;
@@ -246,7 +248,11 @@ std::vector<TransferZone> zones_from_points(const std::vector<TransferPoint>& pt
     std::vector<double> r;
     for (auto* p : groups[z]) r.push_back(p->mb_s);
     tz.mb_s = mean(r);
-    tz.mb_s_uncertainty = r.size() > 1 ? stddev(r) / std::sqrt(static_cast<double>(r.size())) : 0;
+    // 95 % half-width: the samples' spread, plus the resolution of one sample's rate (it rests on
+    // about one cylinder: which surfaces it crossed and the few switches it saw move it by up to
+    // ~0.5 % on the simulated /2 drives, docs/accuracy.md), which more samples do not shrink.
+    tz.mb_s_uncertainty = (r.size() > 1 ? kZ95 * stddev(r) / std::sqrt(static_cast<double>(r.size())) : 0) +
+                          kSampleRateResolution * tz.mb_s;
     // The most common sectors-per-track of the group (single fits can be off by a few).
     std::map<std::uint32_t, int> votes;
     std::vector<double> media;

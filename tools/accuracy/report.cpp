@@ -145,9 +145,10 @@ queue). The seed also sets the measurement plan's seed and the model's `noise.se
 const char* kLeftOut = R"(## What the simulator still leaves out
 
 Against a real drive the simulated one is still clean in ways that flatter the measurement:
-- until the simulator accepts format /2, none of the imperfections above (the /2 runs are
-  skipped, see below): no spindle-speed error, no host latency or stalls, no remapped or
-  slipped sectors, no spares, no adaptive formatting, no recalibration pauses;
+- the /2 variants draw their imperfections from a few plausible ranges (above), one set per seed;
+  no surface-serpentine layouts, AAM short seeks, zero-latency reads or queue windows are drawn
+  (the bench tests measured here do not queue), and host latency is the simulator's lognormal,
+  not a real kernel's (for that: `drivescope serve` in a QEMU guest, docs/serve.md);
 - seek times follow one smooth curve per distance (plus symmetric jitter): no direction, no
   dependence on the start cylinder, no settling that varies with temperature;
 - the controller overhead is one constant per command (no dependence on the command's size,
@@ -172,7 +173,8 @@ std::string markdown(const std::vector<RunResult>& runs, const ReportSetup& setu
       "([truth.md](truth.md)). A criterion must hold in at least 95 % of the runs. Interval coverage: the "
       "share of runs whose measured value ± its stated half-width (Figure.uncertainty; 1.96 standard "
       "errors for the mean access) contains the truth. Not observable: the measurement said it cannot "
-      "tell (0 / null); such a run is reported, not failed.\n\n",
+      "tell (0 / null); such a run is reported, not failed — except track-to-track, whose null (no surface count to "
+      "aim a one-cylinder move with) counts as a failure.\n\n",
       setup.seeds, variants, budgets, setup.only.empty() ? "" : ", only drives matching `" + setup.only + "`");
   for (double b : setup.budgets) {
     std::vector<const RunResult*> ok;
