@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <ctime>
 #include <string>
 #include <vector>
@@ -56,14 +57,21 @@ std::int64_t mono_ns() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-int run_engine(const std::string& target, unsigned qd, double seconds, std::uint32_t bs,
-               Result& res) {
+// The engine on `target`, or null with the reason on stderr.
+std::unique_ptr<ds::io::AioEngine> open_engine(const std::string& target, unsigned qd) {
   auto opened = ds::io::AioEngine::open(target, ds::io::AioOptions{.max_queue_depth = qd});
   if (!opened) {
     std::fprintf(stderr, "aio_randread: %s\n", opened.error().message.c_str());
-    return 1;
+    return nullptr;
   }
-  ds::io::AioEngine& eng = **opened;
+  return std::move(*opened);
+}
+
+int run_engine(const std::string& target, unsigned qd, double seconds, std::uint32_t bs,
+               Result& res) {
+  auto engine = open_engine(target, qd);
+  if (!engine) return 1;
+  ds::io::AioEngine& eng = *engine;
   const std::uint64_t blocks = eng.info().capacity_bytes / bs;
   if (blocks == 0 || bs % eng.info().logical_block_bytes) {
     std::fprintf(stderr, "aio_randread: block size %u does not fit the target\n", bs);
@@ -110,12 +118,9 @@ int run_engine(const std::string& target, unsigned qd, double seconds, std::uint
 
 int run_runner(const std::string& target, unsigned qd, double seconds, std::uint32_t bs,
                Result& res) {
-  auto opened = ds::io::AioEngine::open(target, ds::io::AioOptions{.max_queue_depth = qd});
-  if (!opened) {
-    std::fprintf(stderr, "aio_randread: %s\n", opened.error().message.c_str());
-    return 1;
-  }
-  ds::io::AioEngine& eng = **opened;
+  auto engine = open_engine(target, qd);
+  if (!engine) return 1;
+  ds::io::AioEngine& eng = *engine;
   const std::uint64_t blocks = eng.info().capacity_bytes / bs;
   Rng rng;
   ds::measure::LoopOptions lo;

@@ -378,15 +378,18 @@ std::int64_t Layout::rel_ns(const ZoneMap& z, const Pos& p, std::uint64_t extra)
   });
 }
 
-Chs Layout::locate(std::uint64_t lba) const {
-  if (lba >= capacity_) lba = capacity_ - 1;
-  const Pos p = pos_of_user(user_of_lba(lba));
+Chs Layout::chs_of(const Pos& p) const {
   Chs c;
   c.zone = p.zone;
   c.head = p.head;
   c.sector = static_cast<std::uint32_t>(p.sector);
   c.cyl = cyl_of(zi_[p.zone].runs[p.run], p.band, p.head, p.track);
   return c;
+}
+
+Chs Layout::locate(std::uint64_t lba) const {
+  if (lba >= capacity_) lba = capacity_ - 1;
+  return chs_of(pos_of_user(user_of_lba(lba)));
 }
 
 Chs Layout::locate(std::uint64_t lba, std::int64_t* s) const {
@@ -396,12 +399,7 @@ Chs Layout::locate(std::uint64_t lba, std::int64_t* s) const {
   }
   const Pos p = pos_of_user(user_of_lba(lba));  // once for both
   *s = zones_[p.zone].s0_ns + rel_ns(zi_[p.zone], p);
-  Chs c;
-  c.zone = p.zone;
-  c.head = p.head;
-  c.sector = static_cast<std::uint32_t>(p.sector);
-  c.cyl = cyl_of(zi_[p.zone].runs[p.run], p.band, p.head, p.track);
-  return c;
+  return chs_of(p);
 }
 
 std::uint64_t Layout::physical_of(std::uint64_t lba) const {

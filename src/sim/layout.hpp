@@ -151,6 +151,7 @@ class Layout {
                              ZoneGeometry& g) const;
   std::optional<Error> map_slipped(const std::vector<std::uint64_t>& slipped, std::uint64_t phys);
   Pos pos_of_user(std::uint64_t u) const;
+  Chs chs_of(const Pos& p) const;  // the cylinder, head, sector and zone of a position
   std::uint64_t user_of_lba(std::uint64_t lba) const;
   std::uint64_t lba_of_user(std::uint64_t u) const;  // the first LBA at or after non-spare u
   static std::uint32_t cyl_of(const Run& r, std::uint64_t band, std::uint32_t head, std::uint64_t track);
