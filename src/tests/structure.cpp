@@ -267,6 +267,89 @@ std::pair<std::uint32_t, std::uint32_t> feasible_periods(std::span<const std::in
   return {first, first + range};
 }
 
+// Surfaces of their own density (each its own sectors per track): no one track size fits every
+// boundary, but a cylinder does. Each surface's boundaries, one cylinder apart, must fit the same
+// cylinder size C with a base of their own. Sets t's track size (the mean, C/H) when they do.
+void fit_per_surface(const std::vector<std::int64_t>& k, const std::vector<std::int64_t>& plo,
+                     const std::vector<std::int64_t>& phi, unsigned H, double est, std::uint32_t m,
+                     TrackStructure& t) {
+  std::uint32_t f = static_cast<std::uint32_t>(std::max(1.0, (est * 0.9) * H));
+  std::uint32_t l = static_cast<std::uint32_t>(est * 1.1 * H);
+  unsigned classes = 0;
+  for (unsigned q = 0; q < H && f <= l; ++q) {
+    std::vector<std::int64_t> kk, a, z;
+    for (std::size_t j = 0; j < k.size(); ++j)
+      if (static_cast<unsigned>((k[j] - k[0]) % H) == q) {
+        kk.push_back((k[j] - k[0]) / H);
+        a.push_back(plo[j]);
+        z.push_back(phi[j]);
+      }
+    if (kk.size() < 2) continue;
+    auto [ff, ll] = feasible_periods(a, z, kk, f, l);
+    if (!ff) {
+      f = l + 1;
+    } else {
+      f = ff;
+      l = ll;
+      ++classes;
+    }
+  }
+  if (classes < 2 || f > l || l - f > 2 * H * m) return;
+  const double C = (f + l) / 2.0;
+  t.cylinder_sectors = static_cast<std::uint32_t>(std::llround(C));
+  t.sectors_per_track = static_cast<std::uint32_t>(std::llround(C / H));
+  t.spt_uncertainty = (l - f) / 2.0 / H + 0.5;
+  t.first_track_lba = static_cast<std::uint64_t>(std::max<std::int64_t>(plo[0], 0));
+  t.per_surface = true;
+}
+
+// The sustained rate over whole cylinders (or tracks, without a surface count) from the track
+// size, the sector time and what each kind of switch costs; the stream's plain rate without a
+// track size.
+void set_sustained(TrackStructure& t, unsigned H_used, double lb) {
+  if (!t.sectors_per_track) {
+    t.sustained_bytes_s = t.raw_bytes_s;
+    return;
+  }
+  const double spt_d = t.cylinder_sectors && H_used ? static_cast<double>(t.cylinder_sectors) / H_used
+                                                    : t.sectors_per_track;
+  const double H = H_used ? H_used : 1;
+  const double cyl_gap = H_used ? t.cyl_gap_ns : t.track_gap_ns;
+  const double ns = H * spt_d * t.sector_ns + (H - 1) * t.track_gap_ns + cyl_gap;
+  t.sustained_bytes_s = H * spt_d * lb / (ns * 1e-9);
+}
+
+// What head and cylinder switches cost (t.track_gap_ns, t.cyl_gap_ns), by the period found, or
+// else by the surface count told elsewhere when the gaps form two groups. Returns the surface
+// count the sustained rate is to use (0: none).
+unsigned weigh_switches(const std::vector<Boundary>& bs, const std::vector<std::int64_t>& k, const Period& per,
+                        unsigned surfaces_hint, double rev_ns, TrackStructure& t) {
+  std::vector<double> gaps;
+  for (auto& x : bs) gaps.push_back(x.gap_ns);
+  if (per.H) {
+    std::vector<double> cyl, trk;
+    for (std::size_t j = 0; j < bs.size(); ++j)
+      (static_cast<unsigned>(k[j] % per.H) == per.phase ? cyl : trk).push_back(bs[j].gap_ns);
+    t.cyl_gap_ns = switch_cost(cyl, rev_ns);
+    t.track_gap_ns = switch_cost(trk, rev_ns);
+    return per.H;
+  }
+  if (surfaces_hint >= 2) {
+    // Too few switches here to count surfaces: weigh the gaps with the count told elsewhere,
+    // splitting them at the widest jump when they form two groups.
+    const double cut = two_cluster_threshold(gaps, 0.05);
+    std::vector<double> lo_g, hi_g;
+    for (double g : gaps) (cut >= 0 && g > cut ? hi_g : lo_g).push_back(g);
+    if (!hi_g.empty() && hi_g.size() <= lo_g.size()) {
+      t.track_gap_ns = switch_cost(lo_g, rev_ns);
+      t.cyl_gap_ns = switch_cost(hi_g, rev_ns);
+      return surfaces_hint;
+    }
+  }
+  t.track_gap_ns = switch_cost(gaps, rev_ns);
+  return 0;
+}
+
 }  // namespace
 
 TrackStructure analyse_stream(std::span<const std::int64_t> c, std::uint64_t first_lba,
@@ -355,66 +438,12 @@ TrackStructure analyse_stream(std::span<const std::int64_t> c, std::uint64_t fir
   if (per.H) {
     t.surfaces = per.H;
     t.surfaces_confidence = per.conf;
-    t.cyl_gap_ns = per.cyl_gap;
-    t.track_gap_ns = per.trk_gap;
   }
-  unsigned H_used = t.surfaces;
-  std::vector<double> gaps;
-  for (auto& x : bs) gaps.push_back(x.gap_ns);
   const double rev_ns = rotation_hint_ns > 0 ? rotation_hint_ns : est * t.sector_ns;
-  if (per.H) {
-    std::vector<double> cyl, trk;
-    for (std::size_t j = 0; j < bs.size(); ++j)
-      (static_cast<unsigned>(k[j] % per.H) == per.phase ? cyl : trk).push_back(bs[j].gap_ns);
-    t.cyl_gap_ns = switch_cost(cyl, rev_ns);
-    t.track_gap_ns = switch_cost(trk, rev_ns);
-  } else if (surfaces_hint >= 2) {
-    // Too few switches here to count surfaces: weigh the gaps with the count told elsewhere,
-    // splitting them at the widest jump when they form two groups.
-    const double cut = two_cluster_threshold(gaps, 0.05);
-    std::vector<double> lo_g, hi_g;
-    for (double g : gaps) (cut >= 0 && g > cut ? hi_g : lo_g).push_back(g);
-    if (!hi_g.empty() && hi_g.size() <= lo_g.size()) {
-      H_used = surfaces_hint;
-      t.track_gap_ns = switch_cost(lo_g, rev_ns);
-      t.cyl_gap_ns = switch_cost(hi_g, rev_ns);
-    }
-  }
-  if (!H_used) t.track_gap_ns = switch_cost(gaps, rev_ns);
+  const unsigned H_used = weigh_switches(bs, k, per, surfaces_hint, rev_ns, t);
 
   if (!spt && H_used >= 2) {
-    // Surfaces of their own density (each its own sectors per track): no one track size fits every
-    // boundary, but a cylinder does. Each surface's boundaries, one cylinder apart, must fit the
-    // same cylinder size C with a base of their own.
-    const std::uint32_t clo = static_cast<std::uint32_t>(std::max(1.0, (est * 0.9) * H_used));
-    const std::uint32_t chi = static_cast<std::uint32_t>(est * 1.1 * H_used);
-    std::uint32_t f = clo, l = chi;
-    unsigned classes = 0;
-    for (unsigned q = 0; q < H_used && f <= l; ++q) {
-      std::vector<std::int64_t> kk, a, z;
-      for (std::size_t j = 0; j < bs.size(); ++j)
-        if (static_cast<unsigned>((k[j] - k[0]) % H_used) == q) {
-          kk.push_back((k[j] - k[0]) / H_used);
-          a.push_back(plo[j]);
-          z.push_back(phi[j]);
-        }
-      if (kk.size() < 2) continue;
-      auto [ff, ll] = feasible_periods(a, z, kk, f, l);
-      if (!ff) f = l + 1;
-      else {
-        f = ff;
-        l = ll;
-        ++classes;
-      }
-    }
-    if (classes >= 2 && f <= l && l - f <= 2 * H_used * m) {
-      const double C = (f + l) / 2.0;
-      t.cylinder_sectors = static_cast<std::uint32_t>(std::llround(C));
-      t.sectors_per_track = static_cast<std::uint32_t>(std::llround(C / H_used));
-      t.spt_uncertainty = (l - f) / 2.0 / H_used + 0.5;
-      t.first_track_lba = static_cast<std::uint64_t>(std::max<std::int64_t>(plo[0], 0));
-      t.per_surface = true;
-    }
+    fit_per_surface(k, plo, phi, H_used, est, m, t);
   } else if (spt) {
     t.sectors_per_track = spt;
     t.spt_uncertainty = range / 2.0;
@@ -423,20 +452,7 @@ TrackStructure analyse_stream(std::span<const std::int64_t> c, std::uint64_t fir
   }
   if (t.sectors_per_track) t.rotation_ns = t.sectors_per_track * t.sector_ns;
 
-  if (t.sectors_per_track) {
-    const double spt_d = t.cylinder_sectors && H_used ? static_cast<double>(t.cylinder_sectors) / H_used
-                                                      : t.sectors_per_track;
-    if (H_used) {
-      const double H = H_used;
-      double ns = H * spt_d * t.sector_ns + (H - 1) * t.track_gap_ns + t.cyl_gap_ns;
-      t.sustained_bytes_s = H * spt_d * lb / (ns * 1e-9);
-    } else {
-      double ns = spt_d * t.sector_ns + t.track_gap_ns;
-      t.sustained_bytes_s = spt_d * lb / (ns * 1e-9);
-    }
-  } else {
-    t.sustained_bytes_s = t.raw_bytes_s;
-  }
+  set_sustained(t, H_used, lb);
   return t;
 }
 
