@@ -145,3 +145,70 @@ TEST_CASE("analyse_cost_stream: stamps that do not grow with the read size are n
   }
   CHECK_FALSE(analyse_cost_stream(h, 0, 8, 10, 16, 512, 4).fitted);
 }
+
+namespace {
+// Completion stamps over surfaces of their own density (format /2's per-surface sectors per
+// track: every track one revolution `rev_ns`, surface h holding spt[h] sectors), with what a
+// host adds: an independent latency on every stamp (0..noise_ns, a fixed pseudo-random draw) and
+// one drive-side pause of pause_ns inside a track before read `pause_at`.
+std::vector<std::int64_t> synth_v2(std::uint32_t m, std::size_t n, const std::vector<unsigned>& spt, double rev_ns,
+                                   unsigned tskew, unsigned cskew, double noise_ns, std::size_t pause_at,
+                                   double pause_ns) {
+  const auto H = static_cast<unsigned>(spt.size());
+  std::vector<std::int64_t> c;
+  double t = 1e6;
+  unsigned track = 0, pos = 0;
+  std::uint64_t rng = 12345;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i == pause_at) t += pause_ns;
+    for (unsigned k = 0; k < m; ++k) {
+      if (pos == spt[track % H]) {
+        ++track;
+        pos = 0;
+        const unsigned skew = track % H == 0 ? cskew : tskew;
+        t += skew * rev_ns / spt[track % H];
+      }
+      t += rev_ns / spt[track % H];
+      ++pos;
+    }
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    c.push_back(static_cast<std::int64_t>(t + noise_ns * static_cast<double>(rng >> 11) / 9007199254740992.0));
+  }
+  return c;
+}
+}  // namespace
+
+TEST_CASE("analyse_stream on format /2 stamps: host latency, a pause, surfaces of their own density") {
+  const std::vector<unsigned> spt{600, 588, 612, 597};  // ±2 %: adaptive formatting
+  const double rev = 6e6;                               // 10 000 rpm
+  const unsigned tskew = 40, cskew = 90;
+  // Reads of 16 sectors (~38 a track), host latency up to 30 µs on every stamp (a read is ~160 µs),
+  // a 3 ms pause inside a track.
+  auto c = synth_v2(16, 1600, spt, rev, tskew, cskew, 30e3, 777, 3e6);
+  TrackStructure t = analyse_stream(c, 0, 16, 512);
+  REQUIRE(t.media_bound);
+  // Four surfaces, told from the cylinder switches' larger gap, despite the noise and the pause.
+  CHECK(t.surfaces == 4);
+  // No one track size fits: the cylinder does, and the mean track size follows from it.
+  CHECK(t.per_surface);
+  CHECK(std::abs(static_cast<int>(t.cylinder_sectors) - 2397) <= 16);
+  CHECK(std::abs(static_cast<int>(t.sectors_per_track) - 599) <= 4);
+  // The sustained rate over whole cylinders: a cylinder's sectors over its time (four
+  // revolutions, three head-switch skews and one cylinder skew, each in the next surface's sectors).
+  double cyl_ns = 4 * rev + cskew * rev / spt[0];
+  for (unsigned h = 1; h < 4; ++h) cyl_ns += tskew * rev / spt[h];
+  const double truth = 2397.0 * 512 / (cyl_ns * 1e-9);
+  CHECK(t.sustained_bytes_s == doctest::Approx(truth).epsilon(0.005));
+}
+
+TEST_CASE("analyse_stream: host latency on every stamp makes no boundaries of its own") {
+  // One surface count, equal skews: the only steps are the switches; a latency of up to 40 µs on
+  // reads of 200 µs must neither add boundaries nor blur the track size.
+  const std::vector<unsigned> spt{500, 500};
+  auto c = synth_v2(8, 2000, spt, 5e6, 30, 30, 40e3, SIZE_MAX, 0);
+  TrackStructure t = analyse_stream(c, 0, 8, 512);
+  CHECK(t.sectors_per_track == 500);
+  CHECK(t.boundaries >= 30);
+  CHECK(t.boundaries <= 33);  // 2000 reads of 8 over 500-sector tracks cross 31 or 32 boundaries
+  CHECK(t.surfaces == 0);     // equal gaps: not told, not guessed
+}
