@@ -4,6 +4,7 @@
 // (include/drivescope/io.hpp): the same code runs on a real disk, a file and the simulated drive.
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -117,6 +118,14 @@ using ProgressFn = std::function<void(std::string_view test, double fraction, do
 
 // Half-width of a two-sided 95 % interval of a normal estimate, in standard errors.
 inline constexpr double kZ95 = 1.96;
+
+// Spare sectors per track from a fitted (fractional) count: its whole number when the fit lands
+// within 0.3 of one and is not negative, else -1 (not told). The transfer test's fit across zones
+// and the track-to-track probe's rotation-vs-stream estimate both judge it this way.
+inline int whole_spares(double x) {
+  const double r = std::round(x);
+  return r >= 0 && std::fabs(x - r) <= 0.3 ? static_cast<int>(r) : -1;
+}
 
 // A figure with its uncertainty: the half-width of a 95 % interval — 1.96 standard errors, plus
 // any systematic error or resolution the method states (e.g. the rotation fit's 1 % floor), so

@@ -189,7 +189,7 @@ std::vector<std::int64_t> count_tracks(std::vector<Boundary>& bs, double reads_p
 // revolution or a pause at one switch does not move it. Returns 0 when no period holds.
 struct Period {
   unsigned H = 0, phase = 0;
-  double conf = 0, cyl_gap = 0, trk_gap = 0;
+  double conf = 0;
 };
 // Median by selection (find_surfaces runs it for every period and phase, on every check of a
 // growing stream).
@@ -227,7 +227,7 @@ Period find_surfaces(const std::vector<Boundary>& bs, const std::vector<std::int
       for (double g : in) ok_in += (g > cut) == up;
       for (double g : out) ok_out += (g > cut) != up;
       const double conf = std::min(ok_in / static_cast<double>(in.size()), ok_out / static_cast<double>(out.size()));
-      if (conf >= 0.85 && conf > best.conf) best = {H, q, conf, mi, mo};
+      if (conf >= 0.85 && conf > best.conf) best = {H, q, conf};
     }
     if (best.H) return best;
   }

@@ -15,7 +15,6 @@ constexpr int kGrid = 2000;          // candidate wrap phases per revolution
 constexpr unsigned kCoarse = 24;     // coarse sweep: one sample per 1/24 revolution
 constexpr unsigned kFine = 16;       // fine sweep inside the coarse gap that holds the foot
 constexpr double kMinInliers = 0.6;
-constexpr double kSparesWholeTolerance = 0.3;  // spares per track: how near a whole number
 constexpr double kRotationAgreement = 0.03;  // the stream's revolution against the rotation fit  // share of samples on the sawtooth for it to be believed
 
 double frac(double x) { return x - std::floor(x); }
@@ -144,11 +143,7 @@ TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, B
   // transfer test, or else what the rotation fit leaves over the track size, when that is close
   // to a whole number (the fit is good to a fraction of a sector on the drives measured here).
   int spares = in.spares_per_track;
-  if (spares < 0 && spt && t.sector_ns > 0) {
-    const double x = in.rotation_ns / t.sector_ns - spt;
-    const double xr = std::round(x);
-    if (xr >= 0 && std::fabs(x - xr) <= kSparesWholeTolerance) spares = static_cast<int>(xr);
-  }
+  if (spares < 0 && spt && t.sector_ns > 0) spares = whole_spares(in.rotation_ns / t.sector_ns - spt);
   const std::uint32_t slots = spt + static_cast<std::uint32_t>(std::max(0, spares));
   if (!spt || std::fabs(slots * t.sector_ns - in.rotation_ns) > kRotationAgreement * in.rotation_ns) {
     res.notes.push_back("track_to_track: the zone's track size was not told; not measured");

@@ -10,8 +10,6 @@ namespace ds::measure {
 
 namespace {
 
-// How close to a whole number the fitted spare sectors per track must come to be believed.
-constexpr double kSparesWholeTolerance = 0.3;
 // Relative resolution of one rate sample (see zones_from_points).
 constexpr double kSampleRateResolution = 0.005;
 
@@ -171,9 +169,9 @@ void fit_spares(TransferResult& res, std::uint32_t lb) {
   const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
   if (*hi < 1.1 * *lo) return;
   const LineFit f = fit_line(xs, ys);
-  const double x = -f.slope;
-  const double xr = std::round(x);
-  if (xr < 0 || std::fabs(x - xr) > kSparesWholeTolerance) return;
+  const int spares = whole_spares(-f.slope);
+  if (spares < 0) return;
+  const double xr = spares;
   std::vector<double> t;
   for (std::size_t i = 0; i < xs.size(); ++i) t.push_back((ys[i] + xr * xs[i]) * 1e-6);
   const double med = median(t);
