@@ -59,9 +59,49 @@ std::uint32_t fit_period(std::span<const std::int64_t> pos_lo, std::span<const s
   return mid;
 }
 
+std::uint32_t fit_period_consensus(std::span<const std::int64_t> pos_lo, std::span<const std::int64_t> pos_hi,
+                                   std::span<const std::int64_t> k, std::uint32_t lo, std::uint32_t hi,
+                                   std::size_t min_fit, std::int64_t* base, std::uint32_t* range) {
+  std::size_t best = 0;
+  std::uint32_t first = 0, last = 0;
+  std::int64_t first_base = 0;
+  std::vector<std::pair<std::int64_t, int>> ev;
+  for (std::uint32_t p = std::max<std::uint32_t>(lo, 1); p <= hi; ++p) {
+    // The most boundaries one base admits: the deepest overlap of their base intervals.
+    ev.clear();
+    for (std::size_t j = 0; j < k.size(); ++j) {
+      ev.emplace_back(pos_lo[j] - k[j] * static_cast<std::int64_t>(p), -1);  // opens before it closes
+      ev.emplace_back(pos_hi[j] - k[j] * static_cast<std::int64_t>(p), +1);
+    }
+    std::sort(ev.begin(), ev.end());
+    std::size_t depth = 0, deepest = 0;
+    std::int64_t at = 0;
+    for (auto& [x, e] : ev) {
+      if (e < 0 && ++depth > deepest) {
+        deepest = depth;
+        at = x;
+      } else if (e > 0) {
+        --depth;
+      }
+    }
+    if (deepest > best) {
+      best = deepest;
+      first = last = p;
+      first_base = at;
+    } else if (deepest == best && best && p == last + 1) {
+      last = p;
+    }
+  }
+  if (best < min_fit || !first) return 0;
+  if (range) *range = last - first;
+  if (base) *base = first_base;
+  return first;
+}
+
 namespace {
 
 constexpr unsigned kMaxSurfaces = 64;
+constexpr double kRateF = 30;  // surfaces from sector times: between/within variance ratio
 constexpr double kLostRevolutionTolerance = 0.15;  // a step of n revolutions, ± this share of one  // tracks per cylinder looked for (drives have had up to ~30)
 
 // A straight line through the stamps of reads [from, to): one track, or part of one. Its slope is
@@ -319,6 +359,56 @@ void set_sustained(TrackStructure& t, unsigned H_used, double lb) {
   t.sustained_bytes_s = H * spt_d * lb / (ns * 1e-9);
 }
 
+// Surfaces of their own density pass their sectors at their own pace: where every switch costs
+// the same, the tracks' sector times (the slopes of their lines) may still repeat with the
+// tracks per cylinder. The smallest period H whose classes (track k mod H) explain the slopes'
+// spread — an F ratio of the between-class to the within-class variance of at least kRateF — and
+// leave no more within-class spread than the best period does (a multiple of H fits as well, a
+// part of it worse). 0 when no period does, as on a drive whose surfaces are alike.
+unsigned rate_period(std::span<const std::int64_t> c, const std::vector<Boundary>& bs,
+                     const std::vector<std::int64_t>& k, double b) {
+  std::vector<double> x;
+  std::vector<std::int64_t> trk;
+  for (std::size_t j = 0; j + 1 < bs.size(); ++j)
+    if (k[j + 1] - k[j] == 1 && bs[j + 1].read - bs[j].read >= 6) {
+      x.push_back(fit_line_at(c, bs[j].read, bs[j + 1].read, b).slope);
+      trk.push_back(k[j]);
+    }
+  if (x.size() < 8) return 0;
+  const double med = median(x);
+  double mean0 = 0;
+  for (double v : x) mean0 += v;
+  mean0 /= static_cast<double>(x.size());
+  double ss0 = 0;
+  for (double v : x) ss0 += (v - mean0) * (v - mean0);
+  std::vector<std::pair<unsigned, double>> fits;  // H, within-class SD
+  const auto n = static_cast<unsigned>(x.size());
+  for (unsigned H = 2; H <= std::min(kMaxSurfaces, n / 3); ++H) {
+    std::vector<double> sum(H, 0), cnt(H, 0);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      sum[trk[i] % H] += x[i];
+      cnt[trk[i] % H] += 1;
+    }
+    if (*std::min_element(cnt.begin(), cnt.end()) < 2) continue;
+    double ssw = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double mc = sum[trk[i] % H] / cnt[trk[i] % H];
+      ssw += (x[i] - mc) * (x[i] - mc);
+    }
+    const double within = ssw / (n - H), between = (ss0 - ssw) / (H - 1);
+    // A floor on the within-class spread: stamps are whole nanoseconds, and alike slopes must not
+    // make a ratio of two roundings.
+    const double w = std::max(within, 1e-8 * med * med);
+    if (between / w >= kRateF) fits.emplace_back(H, std::sqrt(w));
+  }
+  if (fits.empty()) return 0;
+  double best = fits[0].second;
+  for (auto& f : fits) best = std::min(best, f.second);
+  for (auto& f : fits)
+    if (f.second <= 1.3 * best) return f.first;
+  return 0;
+}
+
 // What head and cylinder switches cost (t.track_gap_ns, t.cyl_gap_ns), by the period found, or
 // else by the surface count told elsewhere when the gaps form two groups. Returns the surface
 // count the sustained rate is to use (0: none).
@@ -440,11 +530,25 @@ TrackStructure analyse_stream(std::span<const std::int64_t> c, std::uint64_t fir
     t.surfaces_confidence = per.conf;
   }
   const double rev_ns = rotation_hint_ns > 0 ? rotation_hint_ns : est * t.sector_ns;
-  const unsigned H_used = weigh_switches(bs, k, per, surfaces_hint, rev_ns, t);
+  unsigned H_used = weigh_switches(bs, k, per, surfaces_hint, rev_ns, t);
+  if (!per.H && !H_used) {
+    // Switches alike: the surfaces may still show in their sector times.
+    if (const unsigned Hr = rate_period(c, bs, k, b)) {
+      t.surfaces = Hr;
+      t.surfaces_by_rate = true;
+      t.cyl_gap_ns = t.track_gap_ns;
+      H_used = Hr;
+    }
+  }
 
-  if (!spt && H_used >= 2) {
-    fit_per_surface(k, plo, phi, H_used, est, m, t);
-  } else if (spt) {
+  if (!spt && H_used >= 2) fit_per_surface(k, plo, phi, H_used, est, m, t);
+  if (!spt && !t.sectors_per_track) {
+    // A boundary put a read late or early (a host stall, a jittered switch) leaves no period
+    // that every boundary admits; one that all but a few admit is still the track size.
+    const std::size_t need = std::max<std::size_t>(3, (k.size() * 9 + 9) / 10);
+    spt = fit_period_consensus(plo, phi, k, lo, hi, need, &base, &range);
+  }
+  if (spt && !t.sectors_per_track) {
     t.sectors_per_track = spt;
     t.spt_uncertainty = range / 2.0;
     t.first_track_lba = static_cast<std::uint64_t>(std::max<std::int64_t>(base, 0));

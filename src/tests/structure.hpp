@@ -30,6 +30,7 @@ struct TrackStructure {
   double cyl_gap_ns = 0;           // median extra time at a cylinder switch (0: not told apart)
   unsigned surfaces = 0;           // tracks per cylinder; 0: could not be told
   double surfaces_confidence = 0;  // share of cylinder periods that agree with `surfaces`
+  bool surfaces_by_rate = false;   // `surfaces` from the tracks' sector times (switches all alike)
   std::size_t boundaries = 0;      // track boundaries seen
   double reads_per_track = 0;      // median reads between boundaries (0: fewer than 3 boundaries)
   double rotation_ns = 0;          // spt · sector_ns (0 when spt unknown)
@@ -78,5 +79,12 @@ double two_cluster_threshold(std::vector<double> v, double min_rel_separation);
 std::uint32_t fit_period(std::span<const std::int64_t> pos_lo, std::span<const std::int64_t> pos_hi,
                          std::span<const std::int64_t> k, std::uint32_t lo, std::uint32_t hi,
                          std::int64_t* base = nullptr, std::uint32_t* range = nullptr);
+
+// As fit_period, for boundaries of which a few may be wrong: the smallest period p whose best base
+// admits the most boundaries, at least `min_fit` of them; 0 when no period does. `range` is the
+// width of the run of periods, from p on, that admit as many.
+std::uint32_t fit_period_consensus(std::span<const std::int64_t> pos_lo, std::span<const std::int64_t> pos_hi,
+                                   std::span<const std::int64_t> k, std::uint32_t lo, std::uint32_t hi,
+                                   std::size_t min_fit, std::int64_t* base = nullptr, std::uint32_t* range = nullptr);
 
 }  // namespace ds::measure

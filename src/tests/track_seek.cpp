@@ -14,8 +14,15 @@ namespace {
 constexpr int kGrid = 2000;          // candidate wrap phases per revolution
 constexpr unsigned kCoarse = 24;     // coarse sweep: one sample per 1/24 revolution
 constexpr unsigned kFine = 16;       // fine sweep inside the coarse gap that holds the foot
-constexpr double kMinInliers = 0.6;
-constexpr double kRotationAgreement = 0.03;  // the stream's revolution against the rotation fit  // share of samples on the sawtooth for it to be believed
+constexpr unsigned kScanCoarse = 16;  // each offset of the surface scan: a coarser pair of sweeps
+constexpr unsigned kScanFine = 12;
+// Track offsets the scan tries when surfaces are not told: more than any drive has had (22
+// heads, 11 platters, in 2026).
+constexpr unsigned kMaxOffset = 24;
+constexpr double kDipSeparation = 1.5;  // a dip: below the median foot by 1.5× both half-widths
+constexpr double kDipScatter = 4;       // and by 4 robust deviations of the feet across offsets
+constexpr double kMinInliers = 0.6;  // share of samples on the sawtooth for it to be believed
+constexpr double kRotationAgreement = 0.03;  // the stream's revolution against the rotation fit
 
 double frac(double x) { return x - std::floor(x); }
 
@@ -81,33 +88,170 @@ SawtoothFoot sawtooth_foot(const std::vector<PhaseSample>& in, double rev_ms) {
 
 namespace {
 
+// Where a sweep reads: sources at top, top − step, top − 2·step, …; each target `delta` sectors
+// from its source (one cylinder up, or j tracks down in the surface scan).
+struct Aim {
+  std::uint64_t top = 0, step = 0;
+  std::int64_t delta = 0;
+};
+
+// The zone's track as the sweeps see it.
+struct Track {
+  std::uint32_t spt = 0, slots = 0;  // logical sectors; sector slots a revolution passes (+ spares)
+  int spares = 0;
+  double rev_ms = 0;
+};
+
 struct Sweep {
   std::vector<PhaseSample> samples;
   std::optional<Error> err;
 };
 
-// Pairs (source on track B, target on track B + cyl at phase offset d/spt), sources descending
-// two cylinders a pair so that nothing read before (or read ahead) is read again.
-Sweep sweep(IoEngine& io, Budget& budget, std::uint64_t top, std::uint64_t cyl, std::uint32_t spt,
-            std::uint32_t slots, const std::vector<std::uint32_t>& offsets, Rng& rng) {
+// Pairs (source at sector s of its track, target at sector s + d of its own track). A target whose
+// index wraps past the track's last sector is d + spares slots on, not d: the spare slots of the
+// track's end pass under the head first.
+Sweep sweep(IoEngine& io, Budget& budget, const Aim& aim, const Track& tk,
+            const std::vector<std::uint32_t>& offsets, Rng& rng) {
   std::vector<PlanEntry> plan;
+  std::vector<double> phase;
   for (std::size_t i = 0; i < offsets.size(); ++i) {
-    const std::uint64_t b = top - 2 * cyl * i;
-    const std::uint32_t s = static_cast<std::uint32_t>(rng.below(spt));
+    const std::uint64_t b = aim.top - aim.step * i;
+    const std::uint32_t s = static_cast<std::uint32_t>(rng.below(tk.spt));
+    const bool wraps = s + offsets[i] >= tk.spt;
     plan.push_back({b + s, 1, false});
-    plan.push_back({b + cyl + (s + offsets[i]) % spt, 1, false});
+    plan.push_back({static_cast<std::uint64_t>(static_cast<std::int64_t>(b) + aim.delta) + (s + offsets[i]) % tk.spt, 1, false});
+    phase.push_back(frac((offsets[i] + (wraps ? tk.spares : 0)) / static_cast<double>(tk.slots)));
   }
   RunOptions ro;
   RunResult r = run_plan(io, plan, ro, budget);
   Sweep sw;
   if (r.error && !budget_spent(r.error)) sw.err = r.error;
   for (std::size_t i = 0; i < offsets.size(); ++i)
-    if (r.done[2 * i + 1] && r.done[2 * i])
-      sw.samples.push_back({static_cast<double>(offsets[i]) / slots, r.samples[2 * i + 1].latency_ms()});
+    if (r.done[2 * i + 1] && r.done[2 * i]) sw.samples.push_back({phase[i], r.samples[2 * i + 1].latency_ms()});
   return sw;
 }
 
+struct FootRun {
+  SawtoothFoot f;  // k_ms ≤ 0: no sawtooth
+  std::optional<Error> err;
+};
+
+// A coarse sweep finds the gap of the wrap to 1/coarse of a revolution, a fine sweep of that gap
+// (a little wider on each side) the foot inside it. The two use 2·(coarse + fine) reads below `top`.
+FootRun find_foot(IoEngine& io, Budget& budget, Aim aim, const Track& tk, unsigned coarse, unsigned fine, Rng& rng) {
+  FootRun out;
+  std::vector<std::uint32_t> c;
+  for (unsigned i = 0; i < coarse; ++i) c.push_back(static_cast<std::uint32_t>(i * tk.spt / coarse));
+  Sweep s1 = sweep(io, budget, aim, tk, c, rng);
+  out.err = s1.err;
+  SawtoothFoot f = sawtooth_foot(s1.samples, tk.rev_ms);
+  if (s1.err || f.k_ms <= 0) return out;
+  std::vector<std::uint32_t> fn;
+  const double w = f.hi - f.lo, a = f.lo - 0.1 * w;
+  for (unsigned i = 0; i < fine; ++i) {
+    const double ph = frac(a + 1.2 * w * (i + 0.5) / fine);
+    fn.push_back(static_cast<std::uint32_t>(std::llround(ph * tk.spt)) % tk.spt);
+  }
+  aim.top -= aim.step * coarse;
+  Sweep s2 = sweep(io, budget, aim, tk, fn, rng);
+  out.err = s2.err;
+  std::vector<PhaseSample> all = s1.samples;
+  all.insert(all.end(), s2.samples.begin(), s2.samples.end());
+  SawtoothFoot g = sawtooth_foot(all, tk.rev_ms);
+  out.f = g.k_ms > 0 ? g : f;
+  return out;
+}
+
+// The scan's step between sources, in tracks: at least 2, and no multiple of it equal to j, j − 1
+// or j − 2, so that no source lies on a track an earlier target read, or read ahead into (up to two
+// tracks above it).
+std::uint64_t scan_step(unsigned j) {
+  for (unsigned s = 2;; ++s) {
+    bool ok = j % s != 0;
+    for (unsigned q = 1; q <= 2 && q < j; ++q) ok &= (j - q) % s != 0;
+    if (ok) return s;
+  }
+}
+
+std::uint64_t scan_tracks(unsigned j) { return (kScanCoarse + kScanFine) * scan_step(j) + j + 4; }
+
+struct Scan {
+  std::vector<SawtoothFoot> feet;  // feet[j − 1]: target j tracks below the source
+  std::optional<Error> err;
+};
+
+// Surfaces not told: the one-cylinder move is among the offsets j = 1, 2, … (at j = H), each a head
+// switch, a cylinder switch with one, or at j = H a one-cylinder seek alone. Each offset's foot
+// from its own sweep, the regions one below the other from `top` down.
+Scan scan_offsets(IoEngine& io, Budget& budget, std::uint64_t top, unsigned max_j, const Track& tk, Rng& rng) {
+  Scan sc;
+  for (unsigned j = 1; j <= max_j && !budget.exhausted(); ++j) {
+    Aim aim{top, scan_step(j) * tk.spt, -static_cast<std::int64_t>(j) * tk.spt};
+    FootRun fr = find_foot(io, budget, aim, tk, kScanCoarse, kScanFine, rng);
+    if (fr.err) {
+      sc.err = fr.err;
+      break;
+    }
+    if (budget.exhausted()) break;  // a sweep the budget cut short is not a foot
+    sc.feet.push_back(fr.f);
+    top -= scan_tracks(j) * tk.spt;
+  }
+  return sc;
+}
+
+// The seek is the foot less the command overhead and one sector's media time. 95 % half-width:
+// where the foot can lie, the overhead's own uncertainty, one sector of quantisation.
+void set_seek(TrackSeekResult& res, const SawtoothFoot& f, const TrackSeekInput& in, const Track& tk) {
+  const double sector_ms = tk.rev_ms / tk.slots;
+  const double seek = f.k_ms - in.overhead_ms - sector_ms;
+  if (seek <= 0 || seek >= tk.rev_ms) {
+    res.notes.push_back(fmt::format("track_to_track: the foot of the sweep ({:.3f} ms) leaves no seek "
+                                    "after the overhead; not measured", f.k_ms));
+    return;
+  }
+  res.seek_ms = {seek, f.half_width_ms + in.overhead_uncertainty_ms + sector_ms / 2};
+}
+
 }  // namespace
+
+std::uint32_t pin_track_size(std::uint64_t start_a, std::uint64_t start_b, std::uint32_t spt,
+                             double uncertainty, std::uint32_t tol) {
+  const std::uint64_t dist = start_a > start_b ? start_a - start_b : start_b - start_a;
+  const auto u = static_cast<std::uint32_t>(std::ceil(uncertainty)) + 1;
+  std::uint32_t best = 0, fits = 0;
+  for (std::uint32_t c = spt > u ? spt - u : 1; c <= spt + u; ++c) {
+    const std::uint64_t r = dist % c;
+    if (std::min<std::uint64_t>(r, c - r) <= tol) {
+      ++fits;
+      if (!best || std::llabs(static_cast<long long>(c) - spt) < std::llabs(static_cast<long long>(best) - spt)) best = c;
+    }
+  }
+  return fits == 1 ? best : 0;
+}
+
+DipFinding find_dip(const std::vector<SawtoothFoot>& feet) {
+  DipFinding d;
+  std::vector<double> k, hw;
+  for (auto& f : feet)
+    if (f.k_ms > 0) {
+      k.push_back(f.k_ms);
+      hw.push_back(f.half_width_ms);
+    }
+  if (k.size() < 3) return d;
+  d.k_mode_ms = median(k);
+  d.hw_mode_ms = median(hw);
+  // The feet's own scatter across offsets (most of them are the same switch): host latency and
+  // overhead jitter move a foot by more than its resolution says.
+  const double scatter = 1.4826 * mad(k);
+  for (std::size_t j = 0; j < feet.size(); ++j) {
+    const auto& f = feet[j];
+    if (f.k_ms <= 0) continue;
+    const double thr = std::max(kDipSeparation * (f.half_width_ms + d.hw_mode_ms), kDipScatter * scatter);
+    d.threshold_ms = std::max(d.threshold_ms, thr);
+    if (f.k_ms < d.k_mode_ms - thr && (!d.offset || f.k_ms < feet[d.offset - 1].k_ms)) d.offset = static_cast<unsigned>(j + 1);
+  }
+  return d;
+}
 
 TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, Budget& budget) {
   TrackSeekResult res;
@@ -134,11 +278,26 @@ TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, B
     return res;
   }
   StreamProbe p = probe_stream(io, pc.end_lba, pc.blocks, 0.3, 8, budget, 2, in.last_lba, in.surfaces);
-  const TrackStructure& t = p.t.sectors_per_track ? p.t : pc.t;
+  TrackStructure t = p.t.sectors_per_track ? p.t : pc.t;
+  // The track size an integer the boundaries of one stream may leave a sector or two open; over the
+  // hundreds of tracks a sweep spans, one sector a track puts targets on other tracks. The two
+  // streams' track starts, tens of tracks apart, are a whole number of tracks apart for one size.
+  if (p.t.sectors_per_track && pc.t.sectors_per_track && !t.per_surface) {
+    const std::uint32_t tol = std::max(4u, t.sectors_per_track / 100);
+    const std::uint32_t pinned = pin_track_size(p.t.first_track_lba, pc.t.first_track_lba, t.sectors_per_track,
+                                                std::max(p.t.spt_uncertainty, pc.t.spt_uncertainty), tol);
+    if (pinned && pinned != t.sectors_per_track) {
+      res.notes.push_back(fmt::format("track_to_track: track size {} from the streams' {} track starts",
+                                      pinned, "two"));
+      t.sectors_per_track = pinned;
+      t.first_track_lba = p.t.sectors_per_track ? p.t.first_track_lba : pc.t.first_track_lba;
+    } else if (!pinned && t.spt_uncertainty >= 0.5) {
+      res.notes.push_back("track_to_track: the streams leave the track size open by a sector or more; not measured");
+      return res;
+    }
+  }
   const std::uint32_t spt = t.sectors_per_track;
-  const unsigned H = in.surfaces ? in.surfaces : t.surfaces;
   res.sectors_per_track = spt;
-  res.surfaces = H;
   // Sector slots a revolution passes: the logical sectors and the track's spares. Told by the
   // transfer test, or else what the rotation fit leaves over the track size, when that is close
   // to a whole number (the fit is good to a fraction of a sector on the drives measured here).
@@ -149,70 +308,103 @@ TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, B
     res.notes.push_back("track_to_track: the zone's track size was not told; not measured");
     return res;
   }
-  if (!H) {
-    // Without the tracks per cylinder a read cannot be aimed one cylinder on (the next track is a
-    // head switch, which on many drives differs from the seek).
-    res.notes.push_back("track_to_track: surfaces not told, so a one-cylinder move cannot be aimed; not measured");
-    return res;
-  }
   // The stream's own revolution (track size × sector time) is far more precise than the
   // rotation fit of the access test: it sets the slope of the sawtooth.
-  const double rev_ms = spares >= 0 ? slots * t.sector_ns * 1e-6 : in.rotation_ns * 1e-6;
+  Track tk{spt, slots, std::max(0, spares), spares >= 0 ? slots * t.sector_ns * 1e-6 : in.rotation_ns * 1e-6};
   // Only a revolution whose spares are known is more exact than the fit it came with.
   res.rotation_ns = spares >= 0 ? slots * t.sector_ns : 0;
   res.spares_per_track = spares;
+  const unsigned H = in.surfaces ? in.surfaces : t.surfaces;
+  res.surfaces = H;
+  if (!H && t.per_surface) {
+    res.notes.push_back("track_to_track: surfaces of their own track size but no count of them; not measured");
+    return res;
+  }
   // Surfaces of their own density: the cylinder the stream fitted, not H mean tracks.
   const std::uint64_t cyl = t.cylinder_sectors && t.per_surface ? t.cylinder_sectors : static_cast<std::uint64_t>(spt) * H;
-  const std::uint64_t need = (2 * (kCoarse + kFine) + 4) * cyl;
-  const std::uint64_t start = std::max(p.end_lba, pc.end_lba) + 4 * cyl;
+  std::uint64_t need = (2 * (kCoarse + kFine) + 4) * cyl;
+  unsigned max_j = 0;
+  if (!H) {
+    max_j = kMaxOffset;
+    need = 0;
+    for (unsigned j = 1; j <= max_j; ++j) need += scan_tracks(j) * spt;
+  }
+  const std::uint64_t start = std::max(p.end_lba, pc.end_lba) + 4 * std::max<std::uint64_t>(cyl, 4 * spt);
   std::uint64_t b = t.first_track_lba + ((start - std::min(start, t.first_track_lba)) / spt + 1) * spt;
   if (b + need > in.last_lba) {
-    // Not enough room above the probe: go below it instead (the zone's first third).
-    const std::uint64_t low = in.first_lba + 2 * cyl;
-    if (low + need > loc || t.first_track_lba < low) {
+    // Not enough room above the probe: go below it instead (the zone's first part).
+    const std::uint64_t low = in.first_lba + 2 * std::max<std::uint64_t>(cyl, 4 * spt);
+    if (t.first_track_lba < low) b = in.last_lba;
+    else b = t.first_track_lba - ((t.first_track_lba - low) / spt) * spt;
+    // The scan looks at as many offsets as the room allows (at least 12: more surfaces than most
+    // drives have).
+    while (max_j > 12 && b + need > std::min(loc, in.last_lba)) need -= scan_tracks(max_j--) * spt;
+    if (b + need > std::min(loc, in.last_lba)) {
       res.notes.push_back("track_to_track: the zone is too small for the sweep; not measured");
       return res;
     }
-    b = t.first_track_lba - ((t.first_track_lba - low) / spt) * spt;
   }
-  const std::uint64_t top = b + need - 2 * cyl;
-  res.at_lba = top;
   Rng rng(in.seed * 31 + 7);
-  std::vector<std::uint32_t> coarse;
-  for (unsigned i = 0; i < kCoarse; ++i) coarse.push_back(static_cast<std::uint32_t>(i * spt / kCoarse));
-  Sweep s1 = sweep(io, budget, top, cyl, spt, slots, coarse, rng);
-  if (s1.err) {
-    res.error = s1.err;
+  if (H) {
+    const std::uint64_t top = b + need - 2 * cyl;
+    res.at_lba = top;
+    FootRun fr = find_foot(io, budget, {top, 2 * cyl, static_cast<std::int64_t>(cyl)}, tk, kCoarse, kFine, rng);
+    res.error = fr.err;
+    if (fr.f.k_ms <= 0) {
+      if (!fr.err) res.notes.push_back("track_to_track: the one-cylinder latencies do not follow the platter; not measured");
+      return res;
+    }
+    set_seek(res, fr.f, in, tk);
     return res;
   }
-  SawtoothFoot f = sawtooth_foot(s1.samples, rev_ms);
-  if (f.k_ms <= 0) {
-    res.notes.push_back("track_to_track: the one-cylinder latencies do not follow the platter; not measured");
+  const std::uint64_t top = b + need - 4 * spt;
+  res.at_lba = top;
+  Scan sc = scan_offsets(io, budget, top, max_j, tk, rng);
+  res.error = sc.err;
+  DipFinding d = find_dip(sc.feet);
+  if (!d.k_mode_ms) {
+    res.notes.push_back("track_to_track: the track-offset scan found no sawtooth; not measured");
     return res;
   }
-  // Fine sweep: the gap that holds the foot, a little wider on each side.
-  std::vector<std::uint32_t> fine;
-  const double w = f.hi - f.lo, a = f.lo - 0.1 * w;
-  for (unsigned i = 0; i < kFine; ++i) {
-    const double ph = frac(a + 1.2 * w * (i + 0.5) / kFine);
-    fine.push_back(static_cast<std::uint32_t>(std::llround(ph * spt)) % spt);
+  if (d.offset) {
+    // One offset out of 24 below the rest may be chance: the dip and its neighbour again, at the
+    // full resolution, below what the scan read.
+    const unsigned D = d.offset, nb = D > 1 ? D - 1 : D + 1;
+    std::uint64_t at = top;
+    for (unsigned j = 1; j <= sc.feet.size(); ++j) at -= scan_tracks(j) * spt;
+    const std::uint64_t low = in.first_lba + 2 * spt;
+    FootRun a{}, c{};
+    const std::uint64_t span_d = (kCoarse + kFine) * scan_step(D) + D + 4, span_n = (kCoarse + kFine) * scan_step(nb) + nb + 4;
+    if (at > low + (span_d + span_n) * spt) {
+      a = find_foot(io, budget, {at, scan_step(D) * spt, -static_cast<std::int64_t>(D) * spt}, tk, kCoarse, kFine, rng);
+      at -= span_d * spt;
+      if (!a.err) c = find_foot(io, budget, {at, scan_step(nb) * spt, -static_cast<std::int64_t>(nb) * spt}, tk, kCoarse, kFine, rng);
+    }
+    const double thr = kDipSeparation * (a.f.half_width_ms + c.f.half_width_ms);
+    if (a.f.k_ms <= 0 || c.f.k_ms <= 0 || a.f.k_ms >= c.f.k_ms - std::max(thr, d.threshold_ms / 2)) d.offset = 0;
+    else sc.feet[D - 1] = a.f;
   }
-  Sweep s2 = sweep(io, budget, top - 2 * cyl * kCoarse, cyl, spt, slots, fine, rng);
-  if (s2.err) res.error = s2.err;
-  std::vector<PhaseSample> all = s1.samples;
-  all.insert(all.end(), s2.samples.begin(), s2.samples.end());
-  SawtoothFoot g = sawtooth_foot(all, rev_ms);
-  if (g.k_ms > 0) f = g;
-  const double sector_ms = rev_ms / slots;
-  const double seek = f.k_ms - in.overhead_ms - sector_ms;
-  if (seek <= 0 || seek >= rev_ms) {
-    res.notes.push_back(fmt::format("track_to_track: the foot of the sweep ({:.3f} ms) leaves no seek "
-                                    "after the overhead; not measured", f.k_ms));
+  if (d.offset) {
+    res.surfaces = d.offset;
+    res.notes.push_back(fmt::format("track_to_track: surfaces not told by the stream; of track offsets 1..{} the "
+                                    "move {} tracks down is the fastest ({:.3f} vs {:.3f} ms): one cylinder, {} surfaces",
+                                    sc.feet.size(), d.offset, sc.feet[d.offset - 1].k_ms, d.k_mode_ms, d.offset));
+    set_seek(res, sc.feet[d.offset - 1], in, tk);
     return res;
   }
-  // 95 % half-width: where the foot can lie, the overhead's own uncertainty, one sector of
-  // quantisation of the sweep.
-  res.seek_ms = {seek, f.half_width_ms + in.overhead_uncertainty_ms + sector_ms / 2};
+  if (sc.feet.size() < 12) {
+    res.notes.push_back(fmt::format("track_to_track: surfaces not told and only {} track offsets scanned; not measured",
+                                    sc.feet.size()));
+    return res;
+  }
+  // Every offset costs the same: the one-cylinder seek takes no longer than a head switch, and
+  // not less by more than the scan could tell.
+  res.notes.push_back(fmt::format("track_to_track: surfaces not told; track offsets 1..{} all cost the same ({:.3f} ms): "
+                                  "a move to the next cylinder costs what a head switch does", sc.feet.size(), d.k_mode_ms));
+  SawtoothFoot mode;
+  mode.k_ms = d.k_mode_ms;
+  mode.half_width_ms = d.hw_mode_ms + d.threshold_ms;
+  set_seek(res, mode, in, tk);
   return res;
 }
 

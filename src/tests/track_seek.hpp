@@ -3,7 +3,9 @@
 // cylinder on) at sector s+d waits for the platter: as d sweeps a revolution the latency is a
 // sawtooth L(d) = K + rev·frac(c + d/spt) whose foot K — no rotational wait at all — is the
 // command overhead, the seek and one sector. A coarse sweep finds the foot to within 1/24 of a
-// revolution, a fine sweep of that gap to within 1/400. See docs/methods.md.
+// revolution, a fine sweep of that gap to within 1/400. Where the surfaces were not told, the same
+// foot is found for the move to each of the next 24 tracks; the one that is faster than the rest is
+// the one-cylinder move. See docs/methods.md.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -53,6 +55,20 @@ struct SawtoothFoot {
   double k_ms = 0, half_width_ms = 0, lo = 0, hi = 0;
 };
 SawtoothFoot sawtooth_foot(const std::vector<PhaseSample>& s, double rev_ms);
+
+// Pure: the track size that puts a whole number of tracks (within `tol` sectors) between two track
+// starts seen by streams far apart, among spt ± (uncertainty + 1); 0 when none or several fit.
+std::uint32_t pin_track_size(std::uint64_t start_a, std::uint64_t start_b, std::uint32_t spt,
+                             double uncertainty, std::uint32_t tol);
+
+// Pure: the track offset whose foot lies clearly below the others' (their median) — the
+// one-cylinder move when surfaces were not told; offset 0 when none does.
+struct DipFinding {
+  unsigned offset = 0;                  // 1-based track offset of the dip (0: none)
+  double k_mode_ms = 0, hw_mode_ms = 0;  // the median foot and half-width (0: fewer than 3 feet)
+  double threshold_ms = 0;              // the largest separation a dip had to clear
+};
+DipFinding find_dip(const std::vector<SawtoothFoot>& feet);
 
 TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, Budget& budget);
 

@@ -83,6 +83,55 @@ TEST_CASE("track to track within 15 % of the one-cylinder seek: 3 drives x 3 see
     }
 }
 
+TEST_CASE("track to track where head and cylinder switches look alike: the move to the next cylinder") {
+  // Cheetah 15K.3 (a 0.2 ms seek under a 0.3 ms head switch) and MAS3735 (both 0.3 ms): the
+  // stream cannot count the surfaces, the track-offset scan still measures the move, which costs
+  // max(1-cylinder seek, head switch). Before the scan both were null.
+  for (const char* p : {"cheetah15k3", "mas3735"}) {
+    auto m = model_of(p);
+    m.noise.seed = 2;
+    auto t = ds::sim::open(m);
+    REQUIRE(t.ok());
+    BenchOptions o;
+    o.tests = {"transfer", "access"};
+    o.seed = 2;
+    o.budget_s = 60;
+    auto r = run_bench(*t->io, o);
+    REQUIRE(r.ok());
+    REQUIRE(r->access);
+    const double truth = std::max(t->drive->seek_curve().ms(1), m.head_switch_ms);
+    const auto& f = r->access->track_to_track_ms;
+    INFO(p << ": " << f.value << " ± " << f.uncertainty << " vs " << truth);
+    CHECK(std::fabs(f.value - truth) <= 0.15 * truth);
+    CHECK(std::fabs(f.value - truth) <= f.uncertainty);
+  }
+}
+
+TEST_CASE("pin_track_size: two track starts far apart leave one track size") {
+  // Starts 61 tracks of 993 apart, each seen to within 3 sectors: 992 and 994 miss by 61.
+  CHECK(pin_track_size(6359172, 6359172 + 61 * 993 + 3, 992, 1.0, 9) == 993);
+  CHECK(pin_track_size(6359172 + 61 * 993 - 2, 6359172, 993, 0.0, 9) == 993);
+  // Two tracks apart: every candidate within ±2 fits; none is told.
+  CHECK(pin_track_size(1000, 1000 + 2 * 993, 993, 1.0, 9) == 0);
+}
+
+TEST_CASE("find_dip: the one offset clearly faster than the rest, and none in noise") {
+  std::vector<SawtoothFoot> feet;
+  for (unsigned j = 1; j <= 24; ++j) {
+    SawtoothFoot f;
+    f.k_ms = 0.40 + 0.004 * ((j * 7) % 5) / 4.0;  // scatter of a few µs
+    f.half_width_ms = 0.005;
+    feet.push_back(f);
+  }
+  CHECK(find_dip(feet).offset == 0);
+  feet[7].k_ms = 0.30;  // offset 8: a 0.1 ms faster move
+  const DipFinding d = find_dip(feet);
+  CHECK(d.offset == 8);
+  CHECK(d.k_mode_ms == doctest::Approx(0.402).epsilon(0.01));
+  feet[7].k_ms = 0.39;  // 12 µs below: within the resolution, not a dip
+  CHECK(find_dip(feet).offset == 0);
+}
+
 TEST_CASE("slow regions at the start, the middle and the end, located within 1 % of capacity") {
   auto m = model_of("cheetah15k3");
   const std::uint64_t cap = m.capacity();

@@ -212,3 +212,41 @@ TEST_CASE("analyse_stream: host latency on every stamp makes no boundaries of it
   CHECK(t.boundaries <= 33);  // 2000 reads of 8 over 500-sector tracks cross 31 or 32 boundaries
   CHECK(t.surfaces == 0);     // equal gaps: not told, not guessed
 }
+
+TEST_CASE("analyse_stream: surfaces of their own density show in the sector times when every switch is alike") {
+  // Equal skews everywhere: the gaps cannot tell the surfaces, the tracks' sector times can
+  // (±2 % densities, host latency on every stamp). Alike surfaces must give no count at all.
+  const std::vector<unsigned> spt{600, 588, 612, 597, 606, 591};
+  auto c = synth_v2(16, 2600, spt, 6e6, 60, 60, 30e3, SIZE_MAX, 0);
+  TrackStructure t = analyse_stream(c, 0, 16, 512);
+  REQUIRE(t.media_bound);
+  CHECK(t.surfaces == 6);
+  CHECK(t.surfaces_by_rate);
+  CHECK(t.per_surface);
+  CHECK(std::abs(static_cast<int>(t.cylinder_sectors) - 3594) <= 16);
+  const std::vector<unsigned> alike(6, 600);
+  TrackStructure u = analyse_stream(synth_v2(16, 2600, alike, 6e6, 60, 60, 30e3, SIZE_MAX, 0), 0, 16, 512);
+  CHECK(u.sectors_per_track == 600);
+  CHECK(u.surfaces == 0);
+  CHECK_FALSE(u.surfaces_by_rate);
+}
+
+TEST_CASE("fit_period_consensus: the period most boundaries admit, when one of them is wrong") {
+  // Boundaries of a 500-sector track seen through reads of 16 (each known to within a read), one
+  // of them a read late (a stall): no period admits all, 500 admits all but that one.
+  std::vector<std::int64_t> lo, hi, k;
+  for (std::int64_t j = 0; j < 20; ++j) {
+    const std::int64_t pos = 123 + 500 * j;
+    const std::int64_t read = pos / 16 + (j == 7 ? 2 : 0);
+    lo.push_back(read * 16);
+    hi.push_back(read * 16 + 15);
+    k.push_back(j);
+  }
+  CHECK(fit_period(lo, hi, k, 480, 520) == 0);
+  std::int64_t base = 0;
+  std::uint32_t range = 9;
+  CHECK(fit_period_consensus(lo, hi, k, 480, 520, 18, &base, &range) == 500);
+  CHECK(range == 0);
+  CHECK(std::llabs(base - 123) <= 16);
+  CHECK(fit_period_consensus(lo, hi, k, 480, 520, 20) == 0);  // all twenty: none
+}

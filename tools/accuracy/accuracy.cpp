@@ -76,6 +76,11 @@ nlohmann::json run_json(const accuracy::RunResult& r) {
                       {"cpu_s", r.cpu_s}, {"drive_time_s", r.bench ? r.bench->drive_time_s : 0.0}};
   if (r.bench)
     for (const auto& [name, e] : r.bench->errors) j["errors"][name] = e.message;
+  // The tests' own notes say why a figure is null: the first thing to read about a failed run.
+  if (r.bench && r.bench->access)
+    for (const auto& n : r.bench->access->notes) j["notes"].push_back("access: " + n);
+  if (r.bench && r.bench->transfer)
+    for (const auto& n : r.bench->transfer->notes) j["notes"].push_back("transfer: " + n);
   for (const auto& o : r.outcomes)
     j["outcomes"].push_back({{"criterion", o.criterion}, {"pass", o.pass}, {"counts", o.counts},
                              {"measured", o.measured}, {"truth", o.truth}, {"covered", o.covered.value_or(false)}});
