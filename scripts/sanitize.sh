@@ -2,7 +2,8 @@
 # The sanitizer stage of scripts/test.sh (and CI): one clang build tree, built with
 # AddressSanitizer + UndefinedBehaviorSanitizer (-DDRIVESCOPE_SANITIZE=ON) and with the libFuzzer
 # targets (-DDRIVESCOPE_FUZZ=ON), without the benchmark programs. Then:
-#  1. every test except the QEMU ones (label "vm": the guest runs the normal release binary) under
+#  1. every test except the QEMU ones (label "vm": the guest runs the normal release binary) and
+#     the accuracy run (label "accuracy": 680 bench runs, an hour under ASan) under
 #     both sanitizers; a report fails the test that triggered it (UBSan is built with
 #     -fno-sanitize-recover, ASan aborts on the first error, leaks count as errors);
 #  2. scripts/fuzz.sh on the same tree: each fuzz target replays its committed corpus and the seeds
@@ -32,7 +33,7 @@ done
 t1=$SECONDS
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-  ctest --test-dir "$build" --output-on-failure -j"$jobs" -LE vm
+  ctest --test-dir "$build" --output-on-failure -j"$jobs" -LE "vm|accuracy"
 echo "sanitize: test suite under ASan+UBSan took $((SECONDS - t1)) s" >&2
 
 if [ "$fuzz_secs" -ge 0 ]; then

@@ -332,7 +332,7 @@ Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt, const 
     ti.spares_per_track = opt.spares_per_track;
     ti.seed = opt.seed;
     for (auto& r : res.slow_regions) ti.avoid.emplace_back(r.first_lba, r.last_lba);
-    Budget tb = budget.part(0.3);
+    Budget tb = budget.part(0.35);
     TrackSeekResult tr = measure_track_to_track(io, ti, tb);
     budget.charge(tb.used_ns());
     if (tr.error && !c.err) c.err = tr.error;

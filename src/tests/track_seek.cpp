@@ -19,6 +19,11 @@ constexpr unsigned kScanFine = 12;
 // Track offsets the scan tries when surfaces are not told: more than any drive has had (22
 // heads, 11 platters, in 2026).
 constexpr unsigned kMaxOffset = 24;
+constexpr std::uint64_t kRandomPairs = 200;    // random one-cylinder moves (lowest_foot)
+constexpr std::size_t kMinRandomPairs = 24;
+constexpr double kEdgeOutlier = 0.002;  // edge_fit: floor density, a share of a uniform over a revolution
+constexpr int kEdgeSigmas = 24;         // edge_fit: noise levels tried, 0 .. kEdgeMaxSigma revolutions
+constexpr double kEdgeMaxSigma = 0.12;
 constexpr double kDipSeparation = 1.5;  // a dip: below the median foot by 1.5× both half-widths
 constexpr double kDipScatter = 4;       // and by 4 robust deviations of the feet across offsets
 constexpr double kMinInliers = 0.6;  // share of samples on the sawtooth for it to be believed
@@ -199,6 +204,40 @@ Scan scan_offsets(IoEngine& io, Budget& budget, std::uint64_t top, unsigned max_
   return sc;
 }
 
+struct Lowest {
+  SawtoothFoot f;  // k_ms ≤ 0: too few moves
+  std::optional<Error> err;
+};
+
+// Without an aim: n moves from a random sector of a cylinder-sized stretch to a random sector of
+// the stretch one cylinder on (a one-cylinder move whatever the surfaces' sizes, on a random
+// head: in this layout a move to the next cylinder costs the same on any head), appended to `l`.
+// Sources descend two cylinders a move, as in the sweeps. The foot comes from edge_fit.
+std::optional<Error> random_moves(IoEngine& io, Budget& budget, std::uint64_t top, std::uint64_t cyl,
+                                  std::uint32_t spt, std::uint64_t n, Rng& rng, std::vector<double>& l) {
+  std::vector<PlanEntry> plan;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    // The target stays below the block of the previous source (whose read-ahead it would hit).
+    const std::uint64_t x = top - 2 * cyl * i + rng.below(cyl - spt);
+    plan.push_back({x, 1, false});
+    plan.push_back({x + cyl + rng.below(spt), 1, false});
+  }
+  RunResult r = run_plan(io, plan, RunOptions{}, budget);
+  for (std::size_t i = 0; 2 * i + 1 < r.done.size(); ++i)
+    if (r.done[2 * i] && r.done[2 * i + 1]) l.push_back(r.samples[2 * i + 1].latency_ms());
+  if (r.error && !budget_spent(r.error)) return r.error;
+  return std::nullopt;
+}
+
+Lowest lowest_foot(IoEngine& io, Budget& budget, std::uint64_t top, std::uint64_t cyl, std::uint32_t spt,
+                   std::uint64_t n, double rev_ms, Rng& rng) {
+  Lowest out;
+  std::vector<double> l;
+  out.err = random_moves(io, budget, top, cyl, spt, n, rng, l);
+  if (l.size() >= kMinRandomPairs) out.f = edge_fit(l, rev_ms);
+  return out;
+}
+
 // The seek is the foot less the command overhead and one sector's media time. 95 % half-width:
 // where the foot can lie, the overhead's own uncertainty, one sector of quantisation.
 void set_seek(TrackSeekResult& res, const SawtoothFoot& f, const TrackSeekInput& in, const Track& tk) {
@@ -210,6 +249,48 @@ void set_seek(TrackSeekResult& res, const SawtoothFoot& f, const TrackSeekInput&
     return;
   }
   res.seek_ms = {seek, f.half_width_ms + in.overhead_uncertainty_ms + sector_ms / 2};
+}
+
+// Surfaces of their own size (or a track the revolution does not confirm) with the surfaces told:
+// the random one-cylinder moves above the streams, or below them where the zone ends first.
+TrackSeekResult& unaimed(IoEngine& io, Budget& budget, const TrackSeekInput& in, const TrackStructure& t,
+                         unsigned H, std::uint64_t probed_end, std::uint64_t probed_at, TrackSeekResult& res) {
+  // The track size that makes one revolution; a stream that saw only the larger cylinder gaps
+  // fits a cylinder as its "track".
+  const double spt_rot = in.rotation_ns / t.sector_ns;
+  const bool one_rev = t.sectors_per_track && std::fabs(t.sectors_per_track - spt_rot) <= kRotationAgreement * spt_rot;
+  const auto spt = static_cast<std::uint32_t>(one_rev ? t.sectors_per_track : std::llround(spt_rot));
+  // The stream's cylinder where it fitted one of H tracks, else H mean tracks (a few sectors
+  // off at most: a target then still lands one cylinder on).
+  const bool fitted = t.per_surface && t.cylinder_sectors && one_rev &&
+                      std::llround(static_cast<double>(t.cylinder_sectors) / t.sectors_per_track) == H;
+  const std::uint64_t cyl = fitted ? t.cylinder_sectors : std::uint64_t{spt} * H;
+  // Room above the streams and below them, each a number of moves two cylinders apart.
+  const std::uint64_t above = in.last_lba > probed_end + 6 * cyl ? (in.last_lba - probed_end - 6 * cyl) / (2 * cyl) : 0;
+  const std::uint64_t low = in.first_lba + 2 * cyl;
+  const std::uint64_t below = probed_at > low + 4 * cyl ? (probed_at - low - 4 * cyl) / (2 * cyl) : 0;
+  // No more moves than the budget has room for (two revolutions each).
+  const auto affordable = static_cast<std::uint64_t>(std::max(0.0, budget.left_s() / (2 * in.rotation_ns * 1e-9)));
+  const std::uint64_t n_up = std::min({kRandomPairs, above, affordable});
+  const std::uint64_t n_down = std::min({kRandomPairs - n_up, below, affordable - n_up});
+  if (n_up + n_down < kMinRandomPairs) {
+    res.notes.push_back("track_to_track: the zone is too small for the random moves; not measured");
+    return res;
+  }
+  Rng rng(in.seed * 31 + 11);
+  const Track tk{spt, spt, 0, in.rotation_ns * 1e-6};
+  std::vector<double> l;
+  if (n_up) res.error = random_moves(io, budget, probed_end + 2 * cyl + 2 * cyl * n_up, cyl, spt, n_up, rng, l);
+  if (n_down && !res.error) res.error = random_moves(io, budget, probed_at - 4 * cyl, cyl, spt, n_down, rng, l);
+  res.at_lba = n_up ? probed_end + 4 * cyl : probed_at - 4 * cyl;
+  if (l.size() < kMinRandomPairs) {
+    if (!res.error) res.notes.push_back("track_to_track: too few random moves completed; not measured");
+    return res;
+  }
+  res.notes.push_back(fmt::format("track_to_track: from the edges of {} random one-cylinder moves' latencies ({})",
+                                  l.size(), t.per_surface ? "surfaces of their own track size" : "the track size not exact"));
+  set_seek(res, edge_fit(l, tk.rev_ms), in, tk);
+  return res;
 }
 
 }  // namespace
@@ -227,6 +308,63 @@ std::uint32_t pin_track_size(std::uint64_t start_a, std::uint64_t start_b, std::
     }
   }
   return fits == 1 ? best : 0;
+}
+
+namespace {
+
+// Log-likelihood of the latencies for a foot K, maximised over the noise σ.
+double edge_profile(const std::vector<double>& l, double rev_ms, double K, double floor, double dk) {
+  double best = -1e300;
+  for (int js = 0; js <= kEdgeSigmas; ++js) {
+    const double sg = std::max(0.5 * dk, kEdgeMaxSigma * rev_ms * js / kEdgeSigmas) * std::sqrt(2.0);
+    double ll = 0;
+    for (double x : l) {
+      const double dens = 0.5 * (std::erfc(-(x - K) / sg) - std::erfc(-(x - K - rev_ms) / sg)) / rev_ms;
+      ll += std::log(dens + floor);
+    }
+    best = std::max(best, ll);
+  }
+  return best;
+}
+
+}  // namespace
+
+SawtoothFoot edge_fit(const std::vector<double>& l, double rev_ms) {
+  SawtoothFoot f;
+  if (l.size() < 8 || rev_ms <= 0) return f;
+  // The search starts from a low quantile, not the lowest latency: that may be a cache hit.
+  std::vector<double> c = l;
+  std::nth_element(c.begin(), c.begin() + static_cast<std::ptrdiff_t>(c.size() / 20), c.end());
+  const double k0 = c[c.size() / 20] - 0.3 * rev_ms;
+  // Latencies far outside both edges (a stall, a remapped sector, a two-cylinder move) get a
+  // floor density instead of none: they must not pull the edges.
+  const double floor = kEdgeOutlier / rev_ms;
+  const double dk = rev_ms / kGrid;
+  const int nk = static_cast<int>(0.4 * kGrid);
+  // Coarse steps of 8 grid points, then every point around the coarse interval.
+  std::vector<double> profile(nk, -1e300);
+  double best = -1e300;
+  for (int i = 0; i < nk; i += 8) best = std::max(best, profile[i] = edge_profile(l, rev_ms, k0 + i * dk, floor, dk));
+  int a = nk, b = -1;
+  for (int i = 0; i < nk; i += 8)
+    if (profile[i] >= best - 1.92 - 2) {
+      a = std::min(a, i);
+      b = std::max(b, i);
+    }
+  for (int i = std::max(0, a - 8); i <= std::min(nk - 1, b + 8); ++i)
+    if (i % 8) best = std::max(best, profile[i] = edge_profile(l, rev_ms, k0 + i * dk, floor, dk));
+  // The profile likelihood's 95 % interval: within χ²₁(0.95)/2 = 1.92 of its top.
+  a = nk;
+  b = -1;
+  for (int i = 0; i < nk; ++i)
+    if (profile[i] >= best - 1.92) {
+      a = std::min(a, i);
+      b = std::max(b, i);
+    }
+  const double ka = k0 + a * dk, kb = k0 + b * dk;
+  f.k_ms = (ka + kb) / 2;
+  f.half_width_ms = (kb - ka) / 2 + dk;
+  return f;
 }
 
 DipFinding find_dip(const std::vector<SawtoothFoot>& feet) {
@@ -282,6 +420,7 @@ TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, B
   // The track size an integer the boundaries of one stream may leave a sector or two open; over the
   // hundreds of tracks a sweep spans, one sector a track puts targets on other tracks. The two
   // streams' track starts, tens of tracks apart, are a whole number of tracks apart for one size.
+  bool open_size = false;
   if (p.t.sectors_per_track && pc.t.sectors_per_track && !t.per_surface) {
     const std::uint32_t tol = std::max(4u, t.sectors_per_track / 100);
     const std::uint32_t pinned = pin_track_size(p.t.first_track_lba, pc.t.first_track_lba, t.sectors_per_track,
@@ -292,8 +431,8 @@ TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, B
       t.sectors_per_track = pinned;
       t.first_track_lba = p.t.sectors_per_track ? p.t.first_track_lba : pc.t.first_track_lba;
     } else if (!pinned && t.spt_uncertainty >= 0.5) {
-      res.notes.push_back("track_to_track: the streams leave the track size open by a sector or more; not measured");
-      return res;
+      res.notes.push_back("track_to_track: the streams leave the track size open by a sector or more");
+      open_size = true;
     }
   }
   const std::uint32_t spt = t.sectors_per_track;
@@ -304,8 +443,17 @@ TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, B
   int spares = in.spares_per_track;
   if (spares < 0 && spt && t.sector_ns > 0) spares = whole_spares(in.rotation_ns / t.sector_ns - spt);
   const std::uint32_t slots = spt + static_cast<std::uint32_t>(std::max(0, spares));
-  if (!spt || std::fabs(slots * t.sector_ns - in.rotation_ns) > kRotationAgreement * in.rotation_ns) {
-    res.notes.push_back("track_to_track: the zone's track size was not told; not measured");
+  const unsigned H = in.surfaces ? in.surfaces : t.surfaces;
+  res.surfaces = H;
+  // A sweep is aimed by sector: it needs the track exact (size, spares, starts at multiples of
+  // one size). Surfaces of their own size, or a track size that does not make the revolution,
+  // leave only the random one-cylinder moves (lowest_foot), which need no aim.
+  const bool aimed = spt && !t.per_surface && !open_size &&
+                     std::fabs(slots * t.sector_ns - in.rotation_ns) <= kRotationAgreement * in.rotation_ns;
+  if (!aimed) {
+    if (H && t.sector_ns > 0) return unaimed(io, budget, in, t, H, std::max(p.end_lba, pc.end_lba), loc, res);
+    res.notes.push_back(!spt ? "track_to_track: the zone's track size was not told; not measured"
+                             : "track_to_track: surfaces not told and the track size not exact; not measured");
     return res;
   }
   // The stream's own revolution (track size × sector time) is far more precise than the
@@ -314,14 +462,7 @@ TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, B
   // Only a revolution whose spares are known is more exact than the fit it came with.
   res.rotation_ns = spares >= 0 ? slots * t.sector_ns : 0;
   res.spares_per_track = spares;
-  const unsigned H = in.surfaces ? in.surfaces : t.surfaces;
-  res.surfaces = H;
-  if (!H && t.per_surface) {
-    res.notes.push_back("track_to_track: surfaces of their own track size but no count of them; not measured");
-    return res;
-  }
-  // Surfaces of their own density: the cylinder the stream fitted, not H mean tracks.
-  const std::uint64_t cyl = t.cylinder_sectors && t.per_surface ? t.cylinder_sectors : static_cast<std::uint64_t>(spt) * H;
+  const std::uint64_t cyl = static_cast<std::uint64_t>(spt) * H;
   std::uint64_t need = (2 * (kCoarse + kFine) + 4) * cyl;
   unsigned max_j = 0;
   if (!H) {
@@ -350,11 +491,22 @@ TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, B
     res.at_lba = top;
     FootRun fr = find_foot(io, budget, {top, 2 * cyl, static_cast<std::int64_t>(cyl)}, tk, kCoarse, kFine, rng);
     res.error = fr.err;
-    if (fr.f.k_ms <= 0) {
-      if (!fr.err) res.notes.push_back("track_to_track: the one-cylinder latencies do not follow the platter; not measured");
+    if (fr.f.k_ms <= 0 && !fr.err) {
+      // No sawtooth where the aim said: the random moves, below the sweep, need no aim.
+      res.notes.push_back("track_to_track: the aimed sweep shows no sawtooth; random one-cylinder moves instead");
+      const std::uint64_t low = in.first_lba + 2 * cyl;
+      const std::uint64_t n = b > low + 4 * cyl ? std::min<std::uint64_t>(kRandomPairs, (b - low - 2 * cyl) / (2 * cyl)) : 0;
+      if (n < kMinRandomPairs) {
+        res.notes.push_back("track_to_track: no room in the zone for the random moves; not measured");
+        return res;
+      }
+      const Lowest lw = lowest_foot(io, budget, b - 2 * cyl, cyl, spt, n, tk.rev_ms, rng);
+      res.error = lw.err;
+      if (lw.f.k_ms > 0) set_seek(res, lw.f, in, tk);
+      else if (!lw.err) res.notes.push_back("track_to_track: too few random moves completed; not measured");
       return res;
     }
-    set_seek(res, fr.f, in, tk);
+    if (fr.f.k_ms > 0) set_seek(res, fr.f, in, tk);
     return res;
   }
   const std::uint64_t top = b + need - 4 * spt;

@@ -61,6 +61,12 @@ SawtoothFoot sawtooth_foot(const std::vector<PhaseSample>& s, double rev_ms);
 std::uint32_t pin_track_size(std::uint64_t start_a, std::uint64_t start_b, std::uint32_t spt,
                              double uncertainty, std::uint32_t tol);
 
+// Pure: the foot K of latencies K + N + W, W a rotational wait uniform over `rev_ms` and N the
+// per-command noise (about normal, σ unknown): the profile likelihood over (K, σ) of both edges
+// of the blurred uniform, K's 95 % interval where it is within 1.92 of its top. k_ms ≤ 0: fewer
+// than 8 latencies.
+SawtoothFoot edge_fit(const std::vector<double>& latencies_ms, double rev_ms);
+
 // Pure: the track offset whose foot lies clearly below the others' (their median) — the
 // one-cylinder move when surfaces were not told; offset 0 when none does.
 struct DipFinding {

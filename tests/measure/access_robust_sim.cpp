@@ -115,6 +115,42 @@ TEST_CASE("pin_track_size: two track starts far apart leave one track size") {
   CHECK(pin_track_size(1000, 1000 + 2 * 993, 993, 1.0, 9) == 0);
 }
 
+TEST_CASE("edge_fit: the foot of a blurred uniform, its 95 % interval calibrated over draws") {
+  // Latencies K + N(0, σ) + U(0, rev) with a stall and a cache hit among them, as random
+  // one-cylinder moves give on a drive whose overhead jitters. The lowest latency is low by
+  // about 2.5σ; the fit's interval must contain K in at least 90 % of 40 draws and be narrower
+  // than a tenth of a revolution.
+  const double K = 2.9, rev = 11.1;
+  std::uint64_t st = 99;
+  auto uni = [&st] {
+    st = st * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(st >> 11) / 9007199254740992.0;
+  };
+  int covered = 0, lowest_covered = 0;
+  double worst = 0;
+  for (int draw = 0; draw < 40; ++draw) {
+    const double sigma = 0.05 + 0.2 * uni();
+    std::vector<double> l;
+    for (int i = 0; i < 200; ++i) {
+      const double n = sigma * std::sqrt(-2 * std::log(std::max(1e-12, uni()))) * std::cos(6.283185307 * uni());
+      l.push_back(K + n + rev * uni());
+    }
+    l[17] += 40;  // a stall
+    l[42] = 0.4;  // a cache hit
+    const SawtoothFoot f = edge_fit(l, rev);
+    REQUIRE(f.k_ms > 0);
+    covered += std::fabs(f.k_ms - K) <= f.half_width_ms;
+    worst = std::max(worst, f.half_width_ms);
+    std::vector<double> rest(l.begin(), l.end());
+    rest.erase(rest.begin() + 42);
+    lowest_covered += std::fabs(*std::min_element(rest.begin(), rest.end()) - K) <= 0.1;
+  }
+  INFO("covered " << covered << "/40, widest ± " << worst << " ms; the bare lowest within 0.1 ms: " << lowest_covered);
+  CHECK(covered >= 36);
+  CHECK(worst <= 0.1 * rev);
+  CHECK(lowest_covered < covered);  // the point of fitting the blur
+}
+
 TEST_CASE("find_dip: the one offset clearly faster than the rest, and none in noise") {
   std::vector<SawtoothFoot> feet;
   for (unsigned j = 1; j <= 24; ++j) {

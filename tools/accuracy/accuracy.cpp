@@ -4,14 +4,11 @@
 //
 //   ds_accuracy [--data DIR] [--seeds N] [--only NAME[,NAME]] [--budget S[,S...]]
 //               [--variants v1,v2] [--jobs 1|2] [--runs-json FILE] [--dump-models DIR]
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
-#include <mutex>
 #include <sstream>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -112,26 +109,16 @@ int main(int argc, char** argv) {
     for (const auto& sp : specs)
       std::ofstream(fmt::format("{}/{}-{}-{}.json", opt.dump_models, sp.subject->name, sp.variant, sp.seed))
           << accuracy::run_model(*sp.subject, sp.variant, sp.seed).dump(1) << "\n";
-  std::vector<accuracy::RunResult> results(specs.size());
-  std::atomic<std::size_t> next{0}, done{0};
-  std::mutex out;
-  auto worker = [&] {
-    for (std::size_t i; (i = next++) < specs.size();) {
-      results[i] = accuracy::run_one(specs[i], accuracy::kSeeds);
-      const auto& r = results[i];
-      int fails = 0;
-      for (const auto& o : r.outcomes) fails += o.counts && !o.pass;
-      std::lock_guard<std::mutex> lock(out);
-      std::cerr << fmt::format("[{}/{}] {} {} seed {} {:g} s: {}\n", ++done, specs.size(), r.spec.subject->name,
-                               r.spec.variant, r.spec.seed, r.spec.budget_s,
-                               r.skipped ? "skipped (" + r.message + ")"
-                               : !r.message.empty() ? "ERROR " + r.message
-                                                    : fmt::format("{} criteria failed, cpu {:.1f} s", fails, r.cpu_s));
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned j = 0; j < std::min<std::size_t>(opt.jobs, specs.size()); ++j) pool.emplace_back(worker);
-  for (auto& t : pool) t.join();
+  const auto results = accuracy::run_many(specs, accuracy::kSeeds, opt.jobs,
+                                          [](const accuracy::RunResult& r, std::size_t done, std::size_t total) {
+    int fails = 0;
+    for (const auto& o : r.outcomes) fails += o.counts && !o.pass;
+    std::cerr << fmt::format("[{}/{}] {} {} seed {} {:g} s: {}\n", done, total, r.spec.subject->name, r.spec.variant,
+                             r.spec.seed, r.spec.budget_s,
+                             r.skipped ? "skipped (" + r.message + ")"
+                             : !r.message.empty() ? "ERROR " + r.message
+                                                  : fmt::format("{} criteria failed, cpu {:.1f} s", fails, r.cpu_s));
+  });
   if (!opt.runs_json.empty()) {
     nlohmann::json all = nlohmann::json::array();
     for (const auto& r : results) all.push_back(run_json(r));

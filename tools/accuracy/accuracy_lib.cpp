@@ -1,8 +1,11 @@
 #include "accuracy_lib.hpp"
 
+#include <atomic>
 #include <cmath>
 #include <ctime>
 #include <fstream>
+#include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -272,6 +275,26 @@ RunResult run_one(const RunSpec& spec, const Criteria& c) {
   r.outcomes = evaluate(*b, r.truth, c);
   r.bench = std::move(*b);
   return r;
+}
+
+std::vector<RunResult> run_many(const std::vector<RunSpec>& specs, const Criteria& c, unsigned jobs,
+                                const RunDone& done) {
+  std::vector<RunResult> results(specs.size());
+  std::atomic<std::size_t> next{0};
+  std::size_t finished = 0;
+  std::mutex m;
+  auto worker = [&] {
+    for (std::size_t i; (i = next++) < specs.size();) {
+      results[i] = run_one(specs[i], c);
+      std::lock_guard<std::mutex> lock(m);
+      ++finished;
+      if (done) done(results[i], finished, specs.size());
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned j = 0; j < std::min<std::size_t>(std::max(1u, jobs), specs.size()); ++j) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+  return results;
 }
 
 }  // namespace accuracy

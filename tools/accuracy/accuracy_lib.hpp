@@ -4,6 +4,7 @@
 // tests/measure/test_sim_accuracy.cpp.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -73,5 +74,11 @@ struct RunResult {
 };
 
 RunResult run_one(const RunSpec& spec, const Criteria& c);
+
+// Every spec, on `jobs` threads (each run is independent and deterministic from its spec), in
+// spec order. `done` (optional) is called under a lock as each run finishes, with the count so far.
+using RunDone = std::function<void(const RunResult&, std::size_t done, std::size_t total)>;
+std::vector<RunResult> run_many(const std::vector<RunSpec>& specs, const Criteria& c, unsigned jobs,
+                                const RunDone& done = {});
 
 }  // namespace accuracy
