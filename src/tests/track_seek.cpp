@@ -391,50 +391,153 @@ DipFinding find_dip(const std::vector<SawtoothFoot>& feet) {
   return d;
 }
 
-TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, Budget& budget) {
-  TrackSeekResult res;
-  if (in.rotation_ns <= 0 || in.last_lba <= in.first_lba) return res;
-  // The zone's own layout, from a stream at a third of it (or another place clear of the ranges
-  // to avoid: the stream, the sweep above it and a margin).
+namespace {
+
+// The zone's own layout, from a stream at a third of it (or another place clear of the ranges
+// to avoid) and a second stream after it.
+struct ZoneLayout {
+  TrackStructure t;
+  std::uint64_t loc = 0, probed_end = 0;
+  bool open_size = false;  // the streams leave the track size open by a sector or more
+  bool ok = false;
+};
+
+ZoneLayout probe_zone(IoEngine& io, const TrackSeekInput& in, Budget& budget, TrackSeekResult& res) {
+  ZoneLayout z;
   const std::uint64_t zlen = in.last_lba - in.first_lba;
-  std::uint64_t loc = 0;
   bool clear = false;
   for (double at : {1.0 / 3, 2.0 / 3, 1.0 / 6, 0.5, 5.0 / 6}) {
-    loc = in.first_lba + static_cast<std::uint64_t>(at * static_cast<double>(zlen));
-    const std::uint64_t hi = loc + zlen / 6;
+    z.loc = in.first_lba + static_cast<std::uint64_t>(at * static_cast<double>(zlen));
+    const std::uint64_t hi = z.loc + zlen / 6;
     clear = true;
-    for (auto& [f, l] : in.avoid) clear &= l < loc || f > hi;
+    for (auto& [f, l] : in.avoid) clear &= l < z.loc || f > hi;
     if (clear) break;
   }
   if (!clear) {
     res.notes.push_back("track_to_track: no place in the zone clear of slow regions; not measured");
-    return res;
+    return z;
   }
-  ProbeChoice pc = choose_stream(io, loc, budget, 8, in.last_lba);
+  ProbeChoice pc = choose_stream(io, z.loc, budget, 8, in.last_lba);
   if (!pc.blocks) {
     res.notes.push_back("track_to_track: no track structure found in the zone; not measured");
-    return res;
+    return z;
   }
   StreamProbe p = probe_stream(io, pc.end_lba, pc.blocks, 0.3, 8, budget, 2, in.last_lba, in.surfaces);
-  TrackStructure t = p.t.sectors_per_track ? p.t : pc.t;
-  // The track size an integer the boundaries of one stream may leave a sector or two open; over the
+  z.t = p.t.sectors_per_track ? p.t : pc.t;
+  z.probed_end = std::max(p.end_lba, pc.end_lba);
+  z.ok = true;
+  // The track size, an integer, one stream's boundaries may leave a sector or two open; over the
   // hundreds of tracks a sweep spans, one sector a track puts targets on other tracks. The two
   // streams' track starts, tens of tracks apart, are a whole number of tracks apart for one size.
-  bool open_size = false;
-  if (p.t.sectors_per_track && pc.t.sectors_per_track && !t.per_surface) {
-    const std::uint32_t tol = std::max(4u, t.sectors_per_track / 100);
-    const std::uint32_t pinned = pin_track_size(p.t.first_track_lba, pc.t.first_track_lba, t.sectors_per_track,
+  if (p.t.sectors_per_track && pc.t.sectors_per_track && !z.t.per_surface) {
+    const std::uint32_t tol = std::max(4u, z.t.sectors_per_track / 100);
+    const std::uint32_t pinned = pin_track_size(p.t.first_track_lba, pc.t.first_track_lba, z.t.sectors_per_track,
                                                 std::max(p.t.spt_uncertainty, pc.t.spt_uncertainty), tol);
-    if (pinned && pinned != t.sectors_per_track) {
-      res.notes.push_back(fmt::format("track_to_track: track size {} from the streams' {} track starts",
-                                      pinned, "two"));
-      t.sectors_per_track = pinned;
-      t.first_track_lba = p.t.sectors_per_track ? p.t.first_track_lba : pc.t.first_track_lba;
-    } else if (!pinned && t.spt_uncertainty >= 0.5) {
+    if (pinned && pinned != z.t.sectors_per_track) {
+      res.notes.push_back(fmt::format("track_to_track: track size {} from the two streams' track starts", pinned));
+      z.t.sectors_per_track = pinned;
+      z.t.first_track_lba = p.t.sectors_per_track ? p.t.first_track_lba : pc.t.first_track_lba;
+    } else if (!pinned && z.t.spt_uncertainty >= 0.5) {
       res.notes.push_back("track_to_track: the streams leave the track size open by a sector or more");
-      open_size = true;
+      z.open_size = true;
     }
   }
+  return z;
+}
+
+// Surfaces told and the track exact: the aimed one-cylinder sweep from `top` down; where it shows
+// no sawtooth, random moves below `b` (the sweep's bottom), which need no aim.
+void cylinder_sweep(IoEngine& io, Budget& budget, const TrackSeekInput& in, const Track& tk, std::uint64_t b,
+                    std::uint64_t top, std::uint64_t cyl, Rng& rng, TrackSeekResult& res) {
+  res.at_lba = top;
+  FootRun fr = find_foot(io, budget, {top, 2 * cyl, static_cast<std::int64_t>(cyl)}, tk, kCoarse, kFine, rng);
+  res.error = fr.err;
+  if (fr.f.k_ms > 0) {
+    set_seek(res, fr.f, in, tk);
+    return;
+  }
+  if (fr.err) return;
+  res.notes.push_back("track_to_track: the aimed sweep shows no sawtooth; random one-cylinder moves instead");
+  const std::uint64_t low = in.first_lba + 2 * cyl;
+  const std::uint64_t n = b > low + 4 * cyl ? std::min<std::uint64_t>(kRandomPairs, (b - low - 2 * cyl) / (2 * cyl)) : 0;
+  if (n < kMinRandomPairs) {
+    res.notes.push_back("track_to_track: no room in the zone for the random moves; not measured");
+    return;
+  }
+  const Lowest lw = lowest_foot(io, budget, b - 2 * cyl, cyl, tk.spt, n, tk.rev_ms, rng);
+  res.error = lw.err;
+  if (lw.f.k_ms > 0) set_seek(res, lw.f, in, tk);
+  else if (!lw.err) res.notes.push_back("track_to_track: too few random moves completed; not measured");
+}
+
+// One offset out of 24 below the rest may be chance: the dip and its neighbour again, at full
+// resolution, below `at` (what the scan read). Returns the dip's new foot, or k_ms 0 when the
+// re-measure does not confirm it.
+SawtoothFoot confirm_dip(IoEngine& io, Budget& budget, const TrackSeekInput& in, const Track& tk, std::uint64_t at,
+                         unsigned D, double scan_threshold, Rng& rng) {
+  const unsigned nb = D > 1 ? D - 1 : D + 1;
+  const std::uint64_t low = in.first_lba + 2 * tk.spt;
+  const std::uint64_t span_d = (kCoarse + kFine) * scan_step(D) + D + 4;
+  const std::uint64_t span_n = (kCoarse + kFine) * scan_step(nb) + nb + 4;
+  if (at <= low + (span_d + span_n) * tk.spt) return {};
+  FootRun a = find_foot(io, budget, {at, scan_step(D) * tk.spt, -static_cast<std::int64_t>(D) * tk.spt}, tk, kCoarse,
+                        kFine, rng);
+  if (a.err || a.f.k_ms <= 0) return {};
+  at -= span_d * tk.spt;
+  FootRun c = find_foot(io, budget, {at, scan_step(nb) * tk.spt, -static_cast<std::int64_t>(nb) * tk.spt}, tk, kCoarse,
+                        kFine, rng);
+  const double thr = kDipSeparation * (a.f.half_width_ms + c.f.half_width_ms);
+  if (c.f.k_ms <= 0 || a.f.k_ms >= c.f.k_ms - std::max(thr, scan_threshold / 2)) return {};
+  return a.f;
+}
+
+// Surfaces not told: the feet of the moves to the next 24 tracks, from `top` down.
+void offset_scan(IoEngine& io, Budget& budget, const TrackSeekInput& in, const Track& tk, std::uint64_t top,
+                 unsigned max_j, Rng& rng, TrackSeekResult& res) {
+  res.at_lba = top;
+  Scan sc = scan_offsets(io, budget, top, max_j, tk, rng);
+  res.error = sc.err;
+  DipFinding d = find_dip(sc.feet);
+  if (!d.k_mode_ms) {
+    res.notes.push_back("track_to_track: the track-offset scan found no sawtooth; not measured");
+    return;
+  }
+  if (d.offset) {
+    std::uint64_t at = top;
+    for (unsigned j = 1; j <= sc.feet.size(); ++j) at -= scan_tracks(j) * tk.spt;
+    const SawtoothFoot f = confirm_dip(io, budget, in, tk, at, d.offset, d.threshold_ms, rng);
+    if (f.k_ms > 0) {
+      res.surfaces = d.offset;
+      res.notes.push_back(fmt::format("track_to_track: surfaces not told by the stream; of track offsets 1..{} the "
+                                      "move {} tracks down is the fastest ({:.3f} vs {:.3f} ms): one cylinder, {} surfaces",
+                                      sc.feet.size(), d.offset, f.k_ms, d.k_mode_ms, d.offset));
+      set_seek(res, f, in, tk);
+      return;
+    }
+  }
+  if (sc.feet.size() < 12) {
+    res.notes.push_back(fmt::format("track_to_track: surfaces not told and only {} track offsets scanned; not measured",
+                                    sc.feet.size()));
+    return;
+  }
+  // Every offset costs the same: the one-cylinder seek takes no longer than a head switch, and
+  // not less by more than the scan could tell.
+  res.notes.push_back(fmt::format("track_to_track: surfaces not told; track offsets 1..{} all cost the same ({:.3f} ms): "
+                                  "a move to the next cylinder costs what a head switch does", sc.feet.size(), d.k_mode_ms));
+  SawtoothFoot mode;
+  mode.k_ms = d.k_mode_ms;
+  mode.half_width_ms = d.hw_mode_ms + d.threshold_ms;
+  set_seek(res, mode, in, tk);
+}
+
+}  // namespace
+
+TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, Budget& budget) {
+  TrackSeekResult res;
+  if (in.rotation_ns <= 0 || in.last_lba <= in.first_lba) return res;
+  const ZoneLayout z = probe_zone(io, in, budget, res);
+  if (!z.ok) return res;
+  const TrackStructure& t = z.t;
   const std::uint32_t spt = t.sectors_per_track;
   res.sectors_per_track = spt;
   // Sector slots a revolution passes: the logical sectors and the track's spares. Told by the
@@ -448,10 +551,10 @@ TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, B
   // A sweep is aimed by sector: it needs the track exact (size, spares, starts at multiples of
   // one size). Surfaces of their own size, or a track size that does not make the revolution,
   // leave only the random one-cylinder moves (lowest_foot), which need no aim.
-  const bool aimed = spt && !t.per_surface && !open_size &&
+  const bool aimed = spt && !t.per_surface && !z.open_size &&
                      std::fabs(slots * t.sector_ns - in.rotation_ns) <= kRotationAgreement * in.rotation_ns;
   if (!aimed) {
-    if (H && t.sector_ns > 0) return unaimed(io, budget, in, t, H, std::max(p.end_lba, pc.end_lba), loc, res);
+    if (H && t.sector_ns > 0) return unaimed(io, budget, in, t, H, z.probed_end, z.loc, res);
     res.notes.push_back(!spt ? "track_to_track: the zone's track size was not told; not measured"
                              : "track_to_track: surfaces not told and the track size not exact; not measured");
     return res;
@@ -470,7 +573,7 @@ TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, B
     need = 0;
     for (unsigned j = 1; j <= max_j; ++j) need += scan_tracks(j) * spt;
   }
-  const std::uint64_t start = std::max(p.end_lba, pc.end_lba) + 4 * std::max<std::uint64_t>(cyl, 4 * spt);
+  const std::uint64_t start = z.probed_end + 4 * std::max<std::uint64_t>(cyl, 4 * spt);
   std::uint64_t b = t.first_track_lba + ((start - std::min(start, t.first_track_lba)) / spt + 1) * spt;
   if (b + need > in.last_lba) {
     // Not enough room above the probe: go below it instead (the zone's first part).
@@ -479,84 +582,15 @@ TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, B
     else b = t.first_track_lba - ((t.first_track_lba - low) / spt) * spt;
     // The scan looks at as many offsets as the room allows (at least 12: more surfaces than most
     // drives have).
-    while (max_j > 12 && b + need > std::min(loc, in.last_lba)) need -= scan_tracks(max_j--) * spt;
-    if (b + need > std::min(loc, in.last_lba)) {
+    while (max_j > 12 && b + need > std::min(z.loc, in.last_lba)) need -= scan_tracks(max_j--) * spt;
+    if (b + need > std::min(z.loc, in.last_lba)) {
       res.notes.push_back("track_to_track: the zone is too small for the sweep; not measured");
       return res;
     }
   }
   Rng rng(in.seed * 31 + 7);
-  if (H) {
-    const std::uint64_t top = b + need - 2 * cyl;
-    res.at_lba = top;
-    FootRun fr = find_foot(io, budget, {top, 2 * cyl, static_cast<std::int64_t>(cyl)}, tk, kCoarse, kFine, rng);
-    res.error = fr.err;
-    if (fr.f.k_ms <= 0 && !fr.err) {
-      // No sawtooth where the aim said: the random moves, below the sweep, need no aim.
-      res.notes.push_back("track_to_track: the aimed sweep shows no sawtooth; random one-cylinder moves instead");
-      const std::uint64_t low = in.first_lba + 2 * cyl;
-      const std::uint64_t n = b > low + 4 * cyl ? std::min<std::uint64_t>(kRandomPairs, (b - low - 2 * cyl) / (2 * cyl)) : 0;
-      if (n < kMinRandomPairs) {
-        res.notes.push_back("track_to_track: no room in the zone for the random moves; not measured");
-        return res;
-      }
-      const Lowest lw = lowest_foot(io, budget, b - 2 * cyl, cyl, spt, n, tk.rev_ms, rng);
-      res.error = lw.err;
-      if (lw.f.k_ms > 0) set_seek(res, lw.f, in, tk);
-      else if (!lw.err) res.notes.push_back("track_to_track: too few random moves completed; not measured");
-      return res;
-    }
-    if (fr.f.k_ms > 0) set_seek(res, fr.f, in, tk);
-    return res;
-  }
-  const std::uint64_t top = b + need - 4 * spt;
-  res.at_lba = top;
-  Scan sc = scan_offsets(io, budget, top, max_j, tk, rng);
-  res.error = sc.err;
-  DipFinding d = find_dip(sc.feet);
-  if (!d.k_mode_ms) {
-    res.notes.push_back("track_to_track: the track-offset scan found no sawtooth; not measured");
-    return res;
-  }
-  if (d.offset) {
-    // One offset out of 24 below the rest may be chance: the dip and its neighbour again, at the
-    // full resolution, below what the scan read.
-    const unsigned D = d.offset, nb = D > 1 ? D - 1 : D + 1;
-    std::uint64_t at = top;
-    for (unsigned j = 1; j <= sc.feet.size(); ++j) at -= scan_tracks(j) * spt;
-    const std::uint64_t low = in.first_lba + 2 * spt;
-    FootRun a{}, c{};
-    const std::uint64_t span_d = (kCoarse + kFine) * scan_step(D) + D + 4, span_n = (kCoarse + kFine) * scan_step(nb) + nb + 4;
-    if (at > low + (span_d + span_n) * spt) {
-      a = find_foot(io, budget, {at, scan_step(D) * spt, -static_cast<std::int64_t>(D) * spt}, tk, kCoarse, kFine, rng);
-      at -= span_d * spt;
-      if (!a.err) c = find_foot(io, budget, {at, scan_step(nb) * spt, -static_cast<std::int64_t>(nb) * spt}, tk, kCoarse, kFine, rng);
-    }
-    const double thr = kDipSeparation * (a.f.half_width_ms + c.f.half_width_ms);
-    if (a.f.k_ms <= 0 || c.f.k_ms <= 0 || a.f.k_ms >= c.f.k_ms - std::max(thr, d.threshold_ms / 2)) d.offset = 0;
-    else sc.feet[D - 1] = a.f;
-  }
-  if (d.offset) {
-    res.surfaces = d.offset;
-    res.notes.push_back(fmt::format("track_to_track: surfaces not told by the stream; of track offsets 1..{} the "
-                                    "move {} tracks down is the fastest ({:.3f} vs {:.3f} ms): one cylinder, {} surfaces",
-                                    sc.feet.size(), d.offset, sc.feet[d.offset - 1].k_ms, d.k_mode_ms, d.offset));
-    set_seek(res, sc.feet[d.offset - 1], in, tk);
-    return res;
-  }
-  if (sc.feet.size() < 12) {
-    res.notes.push_back(fmt::format("track_to_track: surfaces not told and only {} track offsets scanned; not measured",
-                                    sc.feet.size()));
-    return res;
-  }
-  // Every offset costs the same: the one-cylinder seek takes no longer than a head switch, and
-  // not less by more than the scan could tell.
-  res.notes.push_back(fmt::format("track_to_track: surfaces not told; track offsets 1..{} all cost the same ({:.3f} ms): "
-                                  "a move to the next cylinder costs what a head switch does", sc.feet.size(), d.k_mode_ms));
-  SawtoothFoot mode;
-  mode.k_ms = d.k_mode_ms;
-  mode.half_width_ms = d.hw_mode_ms + d.threshold_ms;
-  set_seek(res, mode, in, tk);
+  if (H) cylinder_sweep(io, budget, in, tk, b, b + need - 2 * cyl, cyl, rng, res);
+  else offset_scan(io, budget, in, tk, b + need - 4 * spt, max_j, rng, res);
   return res;
 }
 

@@ -173,8 +173,8 @@ std::string markdown(const std::vector<RunResult>& runs, const ReportSetup& setu
       "([truth.md](truth.md)). A criterion must hold in at least 95 % of the runs. Interval coverage: the "
       "share of runs whose measured value ± its stated half-width (Figure.uncertainty; 1.96 standard "
       "errors for the mean access) contains the truth. Not observable: the measurement said it cannot "
-      "tell (0 / null); such a run is reported, not failed — except track-to-track, whose null (no surface count to "
-      "aim a one-cylinder move with) counts as a failure.\n\n",
+      "tell (0 / null); such a run is reported, not failed — except track-to-track, whose null counts as a "
+      "failure. The same 680 runs at 60 s are the ctest `accuracy_seeds`.\n\n",
       setup.seeds, variants, budgets, setup.only.empty() ? "" : ", only drives matching `" + setup.only + "`");
   for (double b : setup.budgets) {
     std::vector<const RunResult*> ok;
