@@ -359,6 +359,32 @@ void set_sustained(TrackStructure& t, unsigned H_used, double lb) {
   t.sustained_bytes_s = H * spt_d * lb / (ns * 1e-9);
 }
 
+// The exact integer track size every boundary's position admits, searched within 0.5 % of the
+// rotation's (when told: the feasible size nearest to it) or two reads of the rough estimate
+// (the middle of the feasible range). spt 0 when none is feasible.
+struct PeriodFit {
+  std::uint32_t spt = 0, range = 0, lo = 0, hi = 0;
+  std::int64_t base = 0;
+};
+PeriodFit fit_track_size(const std::vector<std::int64_t>& plo, const std::vector<std::int64_t>& phi,
+                         const std::vector<std::int64_t>& k, double est, std::uint32_t m, double rot_spt) {
+  PeriodFit f;
+  const double half = rot_spt > 0 ? 0.005 * est + 1 : 2.0 * m + 1;
+  f.lo = static_cast<std::uint32_t>(std::max(1.0, est - half));
+  f.hi = static_cast<std::uint32_t>(est + half);
+  if (rot_spt <= 0) {
+    f.spt = fit_period(plo, phi, k, f.lo, f.hi, &f.base, &f.range);
+    return f;
+  }
+  const auto c0 = static_cast<std::int64_t>(std::llround(rot_spt));
+  for (std::int64_t dd = 0; !f.spt && c0 - dd >= static_cast<std::int64_t>(f.lo); ++dd)
+    for (std::int64_t p : {c0 - dd, c0 + dd})
+      if (!f.spt && p >= static_cast<std::int64_t>(f.lo) && p <= static_cast<std::int64_t>(f.hi))
+        f.spt = fit_period(plo, phi, k, static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(p), &f.base, &f.range);
+  if (f.spt) fit_period(plo, phi, k, f.lo, f.hi, nullptr, &f.range);  // the uncertainty: the feasible range
+  return f;
+}
+
 // Surfaces of their own density pass their sectors at their own pace: where every switch costs
 // the same, the tracks' sector times (the slopes of their lines) may still repeat with the
 // tracks per cylinder. The smallest period H whose classes (track k mod H) explain the slopes'
@@ -504,23 +530,8 @@ TrackStructure analyse_stream(std::span<const std::int64_t> c, std::uint64_t fir
     plo[j] = static_cast<std::int64_t>(first_lba) + static_cast<std::int64_t>(bs[j].read) * m;
     phi[j] = plo[j] + m - 1;
   }
-  const double half = rot_spt > 0 ? 0.005 * est + 1 : 2.0 * m + 1;
-  const auto lo = static_cast<std::uint32_t>(std::max(1.0, est - half));
-  const auto hi = static_cast<std::uint32_t>(est + half);
-  std::int64_t base = 0;
-  std::uint32_t range = 0;
-  std::uint32_t spt = 0;
-  if (rot_spt > 0) {
-    // The feasible track size nearest to what the rotation implies.
-    const auto c0 = static_cast<std::int64_t>(std::llround(rot_spt));
-    for (std::int64_t dd = 0; !spt && c0 - dd >= static_cast<std::int64_t>(lo); ++dd)
-      for (std::int64_t p : {c0 - dd, c0 + dd})
-        if (!spt && p >= static_cast<std::int64_t>(lo) && p <= static_cast<std::int64_t>(hi))
-          spt = fit_period(plo, phi, k, static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(p), &base, &range);
-    if (spt) fit_period(plo, phi, k, lo, hi, nullptr, &range);  // the uncertainty: the feasible range
-  } else {
-    spt = fit_period(plo, phi, k, lo, hi, &base, &range);
-  }
+  PeriodFit pf = fit_track_size(plo, phi, k, est, m, rot_spt);
+  std::uint32_t spt = pf.spt;
 
   // Head and cylinder switches: the period of the odd gaps.
   const double min_sep = std::max(0.02 * b, 2 * sigma);
@@ -546,12 +557,12 @@ TrackStructure analyse_stream(std::span<const std::int64_t> c, std::uint64_t fir
     // A boundary put a read late or early (a host stall, a jittered switch) leaves no period
     // that every boundary admits; one that all but a few admit is still the track size.
     const std::size_t need = std::max<std::size_t>(3, (k.size() * 9 + 9) / 10);
-    spt = fit_period_consensus(plo, phi, k, lo, hi, need, &base, &range);
+    spt = fit_period_consensus(plo, phi, k, pf.lo, pf.hi, need, &pf.base, &pf.range);
   }
   if (spt && !t.sectors_per_track) {
     t.sectors_per_track = spt;
-    t.spt_uncertainty = range / 2.0;
-    t.first_track_lba = static_cast<std::uint64_t>(std::max<std::int64_t>(base, 0));
+    t.spt_uncertainty = pf.range / 2.0;
+    t.first_track_lba = static_cast<std::uint64_t>(std::max<std::int64_t>(pf.base, 0));
     if (H_used) t.cylinder_sectors = spt * H_used;
   }
   if (t.sectors_per_track) t.rotation_ns = t.sectors_per_track * t.sector_ns;
