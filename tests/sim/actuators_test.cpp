@@ -3,6 +3,7 @@
 // I/O engine, the reported ranges through READ LOG EXT / INQUIRY and the probe's decoders.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <vector>
@@ -190,4 +191,29 @@ TEST_CASE("actuators: ATA log 47h and VPD B9h report the model's ranges") {
   auto s = simtest::open_or_fail("sim:modern8tb");
   CHECK_FALSE(ds::ata::read_log_ext(*s.device, ds::ata::kLogDirectory, 0, dir).ok());
   CHECK_FALSE(ds::scsi::inquiry_vpd(*s.device, 0xB9, vpd).ok());
+}
+
+TEST_CASE("actuators: a SCSI model with TCQ overlaps its ranges and answers VPD B9h") {
+  DiskModel m = preset("cheetah15k3");
+  REQUIRE(m.transport == ds::sim::Transport::scsi);
+  REQUIRE(m.queue.protocol == ds::sim::QueueProtocol::tcq);
+  const double single = halves_gain(m);
+  auto j = nlohmann::json::parse(ds::sim::model_to_json(m));
+  j["actuators"] = 2;
+  auto dual = ds::sim::parse_model(j.dump());
+  REQUIRE(dual.ok());
+  const double gain = halves_gain(*dual);
+  INFO("gain one positioner " << single << ", two " << gain);
+  CHECK(single < 1.15);
+  CHECK(gain > 1.6);
+  auto t = simtest::open_model(*dual);
+  std::vector<std::uint8_t> vpd(512);
+  REQUIRE(ds::scsi::inquiry_vpd(*t.device, 0x00, vpd).ok());
+  CHECK(std::find(vpd.begin() + 4, vpd.begin() + 4 + vpd[3], 0xB9) != vpd.begin() + 4 + vpd[3]);
+  REQUIRE(ds::scsi::inquiry_vpd(*t.device, 0xB9, vpd).ok());
+  auto v = ds::probe::decode_cpr_vpd(vpd);
+  REQUIRE(v.ok());
+  REQUIRE(v->ranges.size() == 2);
+  CHECK(v->ranges[1].lowest_lba == dual->actuators[1].first_lba);
+  CHECK(v->ranges[0].lba_count + v->ranges[1].lba_count == dual->capacity());
 }
