@@ -111,6 +111,14 @@ Expected<Report> run_bench(const BenchRequest& req, const measure::ProgressFn& p
     if (auto id = identify_target(*t, {}); id && id->json.contains("identify"))
       r.json["identify"] = id->json["identify"];
   }
+  // The actuators test compares the positioning ranges the drive reports (ATA log 47h / VPD
+  // B9h, decoded by identify), and the halves of the span when it reports none.
+  if (const auto* id = r.json.contains("identify") ? &r.json["identify"] : nullptr;
+      id && id->contains("concurrent_positioning_ranges") && (*id)["concurrent_positioning_ranges"].is_object()) {
+    for (const auto& x : (*id)["concurrent_positioning_ranges"].value("ranges", nlohmann::json::array()))
+      if (x.is_object() && x.value("lba_count", std::uint64_t{0}) > 0)
+        bo.positioning_ranges.push_back({x.value("lowest_lba", std::uint64_t{0}), x.value("lba_count", std::uint64_t{0})});
+  }
   StoppableIo io(*t->io, req.stop);
   auto res = measure::run_bench(io, bo, progress);
   if (!res) return res.error();

@@ -177,6 +177,10 @@ CommandResult SimDevice::ata(const AtaRequest& req) {
     }
     case ata::kSetFeatures:
       return ata_set_features(req);
+    case ata::kReadLogExt:
+      // Only a multi-actuator model keeps logs; the others abort it as they always did.
+      if (drive_->model().actuators.empty()) break;
+      return ata_read_log(req);
     case ata::kCheckPowerMode:
       return ata_ok(drive_->run_control(), 0xFF);  // FFh: active or idle (ACS-3 7.3)
     case ata::kSmart: {
@@ -204,12 +208,31 @@ CommandResult SimDevice::ata(const AtaRequest& req) {
       if (auto f = drive_->faults().media_fault(lba, n, true, dur)) return *f;  // injected
       return ata_ok(dur);
     }
-    default: {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "simulated drive: ATA command %02Xh aborted", cmd);
-      return ata_error(drive_->run_control(), kErrAbort, buf);
-    }
+    default:
+      break;
   }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "simulated drive: ATA command %02Xh aborted", cmd);
+  return ata_error(drive_->run_control(), kErrAbort, buf);
+}
+
+CommandResult SimDevice::ata_read_log(const AtaRequest& req) {
+  // ACS-3 READ LOG EXT: LBA(7:0) log address, LBA(15:8) and LBA(39:32) the page, COUNT pages.
+  const auto log = static_cast<std::uint8_t>(req.in.lba & 0xFF);
+  const std::uint64_t page = ((req.in.lba >> 8) & 0xFF) | (((req.in.lba >> 32) & 0xFF) << 8);
+  std::vector<std::uint8_t> data;
+  if (log == ata::kLogDirectory) {
+    data.assign(512, 0);
+    data[0] = 0x01;  // version 0001h
+    data[2 * ata::kLogConcurrentPositioningRanges] = 1;  // one page of log 47h
+  } else if (log == ata::kLogConcurrentPositioningRanges) {
+    data = cpr_log(*drive_);
+  }
+  const std::uint32_t count = req.in.count & 0xFFFF;
+  if (data.empty() || page != 0 || count != 1 || req.data.size() < 512)
+    return ata_error(drive_->run_control(), kErrAbort, "READ LOG EXT: log or page not kept");
+  std::copy(data.begin(), data.end(), req.data.begin());
+  return ata_ok(drive_->run_control(), 0);
 }
 
 CommandResult SimDevice::ata_set_features(const AtaRequest& req) {
@@ -348,8 +371,9 @@ CommandResult SimDevice::scsi_inquiry(const ScsiRequest& req) {
   if (req.cdb[1] & 0x01) {  // EVPD (SPC-4 7.8)
     const std::uint8_t page = req.cdb[2];
     switch (page) {
-      case 0x00:  // supported VPD pages
+      case 0x00:  // supported VPD pages (B9h: a multi-actuator model's positioning ranges)
         p = {0x00, 0x00, 0x00, 3, 0x00, 0x80, 0xB1};
+        if (!m.actuators.empty()) p.push_back(0xB9), p[3] = 4;
         break;
       case 0x80: {  // unit serial number
         const std::string& s = m.identity.serial;
@@ -365,6 +389,10 @@ CommandResult SimDevice::scsi_inquiry(const ScsiRequest& req) {
         p[7] = 0x02;  // NOMINAL FORM FACTOR: 3.5 inch
         break;
       }
+      case 0xB9:
+        if (m.actuators.empty()) return invalid_field();
+        p = cpr_vpd(*drive_);
+        break;
       default:
         return invalid_field();
     }

@@ -7,6 +7,7 @@
 // ATA abort, or CHECK CONDITION ILLEGAL REQUEST / INVALID COMMAND OPERATION CODE.
 #pragma once
 #include <array>
+#include <vector>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -18,6 +19,12 @@ namespace ds::sim {
 
 // IDENTIFY DEVICE data for the drive's current state (ACS-3 7.12.7; words listed in the .cpp).
 std::array<std::uint8_t, 512> identify_data(const SimDrive& drive);
+// A multi-actuator model's positioning ranges (model key "actuators") as the drive reports them:
+// the ATA Concurrent Positioning Ranges log 47h (ACS-5: one 512-byte page for up to 14 ranges,
+// little-endian) and the SCSI VPD page B9h (SBC-5: big-endian). Built from the model, so that
+// the probe's decoders (src/probe/zones.*) can be checked against the truth.
+std::vector<std::uint8_t> cpr_log(const SimDrive& drive);
+std::vector<std::uint8_t> cpr_vpd(const SimDrive& drive);
 
 class SimDevice final : public Device {
  public:
@@ -28,6 +35,7 @@ class SimDevice final : public Device {
 
  private:
   CommandResult ata_set_features(const AtaRequest& req);
+  CommandResult ata_read_log(const AtaRequest& req);  // READ LOG EXT: logs 00h and 47h
   CommandResult ata_pass_through(const ScsiRequest& req);  // ATA PASS-THROUGH (12) and (16)
   CommandResult scsi_inquiry(const ScsiRequest& req);
   CommandResult scsi_mode_sense(const ScsiRequest& req, bool ten);

@@ -10,6 +10,7 @@ namespace ds::sim {
 namespace {
 constexpr double kHostLatencySigma = 0.5;  // format /2: noise.host_latency_us is lognormal, sigma 0.5
 constexpr std::uint64_t kHostStream = 0x686F73745F726E67ull;  // the host noise's own stream of the seed
+constexpr std::uint64_t kActuatorStream = 0x6163747561746F72ull;  // positioner k > 0: seed ^ k × this
 }  // namespace
 
 Expected<std::shared_ptr<SimDrive>> SimDrive::create(DiskModel model, std::uint64_t seed) {
@@ -28,13 +29,25 @@ Expected<std::shared_ptr<SimDrive>> SimDrive::create(DiskModel model, std::uint6
   physical.rpm = model.spindle_rpm();
   auto layout = Layout::build(physical, static_cast<std::int64_t>(std::ceil(static_cast<double>(hs) * jit)), seek1);
   if (!layout) return layout.error();
-  Mechanics mech(physical, std::move(*layout), std::move(*seek), seed);
-  return std::shared_ptr<SimDrive>(new SimDrive(std::move(model), std::move(mech), seed));
+  // Every positioner maps LBAs with the same layout; each serves only its range's LBAs (and so
+  // moves over its range's cylinders). The first keeps the drive's seed, so a model without
+  // "actuators" draws exactly the noise it drew before; the others get streams of their own.
+  const std::size_t n = std::max<std::size_t>(1, model.actuators.size());
+  std::vector<Mechanics> mechs;
+  mechs.reserve(n);
+  for (std::size_t k = 1; k < n; ++k)
+    mechs.emplace_back(physical, *layout, *seek, seed ^ (kActuatorStream * k));
+  mechs.emplace(mechs.begin(), physical, std::move(*layout), std::move(*seek), seed);
+  return std::shared_ptr<SimDrive>(new SimDrive(std::move(model), std::move(mechs), seed));
 }
 
-SimDrive::SimDrive(DiskModel model, Mechanics mech, std::uint64_t seed)
-    : model_(std::move(model)), mech_(std::move(mech)), host_rng_(seed ^ kHostStream) {
+SimDrive::SimDrive(DiskModel model, std::vector<Mechanics> mechs, std::uint64_t seed)
+    : model_(std::move(model)), mechs_(std::move(mechs)), pos_(mechs_.size()), host_rng_(seed ^ kHostStream) {
   depth_ = model_.queue.protocol == QueueProtocol::none ? 1 : std::max<std::uint32_t>(1, model_.queue.depth);
+  // A drive that queues nothing still lets each positioner hold one command: otherwise the
+  // ranges could never overlap (MACH.2 SATA drives queue anyway; this only matters to a model
+  // that asks for actuators without a queue).
+  depth_ = std::max<std::uint32_t>(depth_, static_cast<std::uint32_t>(mechs_.size()));
   free_.reserve(kHostDepth);
   for (std::size_t i = kHostDepth; i-- > 0;) free_.push_back(static_cast<std::uint16_t>(i));
   drive_q_.reserve(kHostDepth);
@@ -45,10 +58,40 @@ SimDrive::SimDrive(DiskModel model, Mechanics mech, std::uint64_t seed)
   update_aam();
 }
 
+std::vector<ActuatorRange> SimDrive::positioning_ranges() const {
+  if (!model_.actuators.empty()) return model_.actuators;
+  return {ActuatorRange{0, capacity()}};
+}
+
+std::uint8_t SimDrive::actuator_of(std::uint64_t lba) const {
+  std::uint8_t k = 0;
+  for (std::size_t i = 1; i < model_.actuators.size(); ++i)
+    if (lba >= model_.actuators[i].first_lba) k = static_cast<std::uint8_t>(i);
+  return k;
+}
+
+std::int64_t SimDrive::flush_all() {
+  std::int64_t t = 0;
+  for (auto& m : mechs_) t = std::max(t, m.flush());
+  return t;
+}
+
+std::size_t SimDrive::busy() const {
+  std::size_t n = 0;
+  for (const auto& p : pos_) n += p.current >= 0;
+  return n;
+}
+
+bool SimDrive::has_work(std::size_t k) const {
+  for (const std::uint16_t s : drive_q_)
+    if (slots_[s].actuator == k) return true;
+  return false;
+}
+
 void SimDrive::set_write_cache(bool on) {
   // Turning the write cache off flushes it first (ACS-3 7.45.5): wait for pending media writes.
-  if (!on) advance_to(std::max(now_, mech_.flush()));
-  mech_.set_write_cache(on);
+  if (!on) advance_to(std::max(now_, flush_all()));
+  for (auto& m : mechs_) m.set_write_cache(on);
 }
 
 bool SimDrive::set_aam_level(std::uint8_t level) {
@@ -69,7 +112,7 @@ void SimDrive::update_aam() {
   const double f = aam_enabled_ ? (254.0 - aam_level_) / 126.0 : 0.0;
   seek_scale_ = 1.0 + (model_.aam.quiet_seek_scale - 1.0) * f;
   rate_scale_ = 1.0 + (model_.aam.quiet_rate_scale - 1.0) * f;
-  mech_.set_aam_scales(seek_scale_, rate_scale_, now_);
+  for (auto& m : mechs_) m.set_aam_scales(seek_scale_, rate_scale_, now_);
 }
 
 void SimDrive::push_ready(std::uint16_t slot, std::int64_t done, std::int32_t result) {
@@ -104,7 +147,8 @@ std::size_t SimDrive::submit(std::span<const IoRequest> reqs, bool writable) {
       push_ready(slot, now_, -err);
       continue;
     }
-    s.access = mech_.make_access(r.offset_bytes / bs, r.length_bytes / bs, r.write);
+    s.actuator = actuator_of(r.offset_bytes / bs);
+    s.access = mechs_[s.actuator].make_access(r.offset_bytes / bs, r.length_bytes / bs, r.write);
     host_[(host_head_ + host_count_) % kHostDepth] = slot;
     ++host_count_;
   }
@@ -113,7 +157,7 @@ std::size_t SimDrive::submit(std::span<const IoRequest> reqs, bool writable) {
 }
 
 void SimDrive::refill() {
-  while (host_count_ > 0 && drive_q_.size() + (current_ >= 0 ? 1 : 0) < depth_) {
+  while (host_count_ > 0 && drive_q_.size() + busy() < depth_) {
     slots_[host_[host_head_]].access.arrival_ns = now_;
     drive_q_.push_back(host_[host_head_]);
     host_head_ = (host_head_ + 1) % kHostDepth;
@@ -121,18 +165,22 @@ void SimDrive::refill() {
   }
 }
 
-std::size_t SimDrive::pick_sptf() {
-  // drive_q_ is in arrival order: the oldest first.
+std::size_t SimDrive::pick_sptf(std::size_t k) {
+  // drive_q_ is in arrival order: the oldest first. Only range k's commands are weighed.
+  std::size_t first = 0;
+  while (slots_[drive_q_[first]].actuator != k) ++first;
   const auto max_wait = static_cast<std::int64_t>(std::llround(model_.queue.max_wait_ms * 1e6));
-  if (max_wait > 0 && now_ - slots_[drive_q_.front()].access.arrival_ns >= max_wait) return 0;
-  const std::size_t n = model_.queue.window ? std::min<std::size_t>(drive_q_.size(), model_.queue.window)
-                                            : drive_q_.size();
-  const Mechanics::SptfDecision d = mech_.sptf_decision(now_);
+  if (max_wait > 0 && now_ - slots_[drive_q_[first]].access.arrival_ns >= max_wait) return first;
+  const std::size_t window = model_.queue.window ? model_.queue.window : drive_q_.size();
+  const Mechanics& mech = mechs_[k];
+  const Mechanics::SptfDecision d = mech.sptf_decision(now_);
   std::int64_t best = std::numeric_limits<std::int64_t>::max();
-  std::size_t pick = 0;
-  for (std::size_t i = 0; i < n; ++i) {
+  std::size_t pick = first;
+  for (std::size_t i = first, seen = 0; i < drive_q_.size() && seen < window; ++i) {
     Slot& s = slots_[drive_q_[i]];
-    const std::int64_t e = mech_.positioning_estimate(d, s.access, s.view, best);
+    if (s.actuator != k) continue;
+    ++seen;
+    const std::int64_t e = mech.positioning_estimate(d, s.access, s.view, best);
     if (e < best) {  // ties: the oldest
       best = e;
       pick = i;
@@ -141,12 +189,19 @@ std::size_t SimDrive::pick_sptf() {
   return pick;
 }
 
-void SimDrive::dispatch() {
-  const std::size_t pick =
-      model_.queue.policy == QueuePolicy::sptf && drive_q_.size() > 1 ? pick_sptf() : 0;
-  current_ = drive_q_[pick];
+void SimDrive::dispatch(std::size_t k) {
+  std::size_t pick = 0;
+  std::size_t mine = 0;  // range k's commands waiting
+  for (const std::uint16_t s : drive_q_) mine += slots_[s].actuator == k;
+  if (model_.queue.policy == QueuePolicy::sptf && mine > 1) {
+    pick = pick_sptf(k);
+  } else {
+    while (slots_[drive_q_[pick]].actuator != k) ++pick;
+  }
+  Positioner& p = pos_[k];
+  p.current = drive_q_[pick];
   drive_q_.erase(drive_q_.begin() + static_cast<std::ptrdiff_t>(pick));
-  current_done_ = mech_.serve(slots_[current_].access, now_);
+  p.done = mechs_[k].serve(slots_[p.current].access, now_);
 }
 
 std::int64_t SimDrive::host_delay_ns() {
@@ -159,16 +214,17 @@ std::int64_t SimDrive::host_delay_ns() {
   return static_cast<std::int64_t>(std::llround(ms * 1e6));
 }
 
-void SimDrive::finish_current() {
-  const Slot& s = slots_[current_];
+void SimDrive::finish(std::size_t k) {
+  Positioner& p = pos_[k];
+  const Slot& s = slots_[p.current];
   const std::uint32_t bs = model_.logical_sector_bytes;
-  const std::int32_t result = faults_.complete(s.req.offset_bytes / bs, s.req.length_bytes / bs, current_done_,
+  const std::int32_t result = faults_.complete(s.req.offset_bytes / bs, s.req.length_bytes / bs, p.done,
                                                static_cast<std::int32_t>(s.req.length_bytes));
-  const auto slot = static_cast<std::uint16_t>(current_);
-  current_ = -1;
+  const auto slot = static_cast<std::uint16_t>(p.current);
+  p.current = -1;
   const std::int64_t delay = host_delay_ns();
-  if (delay > 0) delayed_.push_back({slot, current_done_ + delay, result});
-  else push_ready(slot, current_done_, result);
+  if (delay > 0) delayed_.push_back({slot, p.done + delay, result});
+  else push_ready(slot, p.done, result);
   refill();
 }
 
@@ -178,9 +234,14 @@ void SimDrive::run(std::int64_t limit, std::size_t want) {
   constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
   while (ready_count_ < want) {
     if (faults_.stopped(now_)) return;
-    if (current_ < 0 && !drive_q_.empty()) dispatch();
-    // The next event: the drive finishing its command, or the host seeing an earlier one.
-    const std::int64_t drive_t = current_ >= 0 ? current_done_ : kNever;
+    for (std::size_t k = 0; k < pos_.size() && !drive_q_.empty(); ++k)
+      if (pos_[k].current < 0 && has_work(k)) dispatch(k);
+    // The next event: a positioner finishing its command (the lowest range first on a tie), or
+    // the host seeing an earlier one.
+    std::int64_t drive_t = kNever;
+    std::size_t next = 0;
+    for (std::size_t k = 0; k < pos_.size(); ++k)
+      if (pos_[k].current >= 0 && pos_[k].done < drive_t) drive_t = pos_[k].done, next = k;
     auto host = std::min_element(delayed_.begin(), delayed_.end(),
                                  [](const Delayed& a, const Delayed& b) { return a.visible_ns < b.visible_ns; });
     const std::int64_t host_t = host == delayed_.end() ? kNever : host->visible_ns;
@@ -192,7 +253,7 @@ void SimDrive::run(std::int64_t limit, std::size_t want) {
       delayed_.erase(host);
     } else {
       now_ = std::max(now_, drive_t);
-      finish_current();
+      finish(next);
     }
   }
 }
@@ -215,8 +276,10 @@ std::size_t SimDrive::reap(std::span<IoCompletion> out, std::size_t min_events, 
 std::int64_t SimDrive::next_event_ns() const {
   constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
   std::int64_t t = kNever;
-  if (current_ >= 0) t = current_done_;
-  else if (!drive_q_.empty()) t = now_;  // run() dispatches it at once
+  for (std::size_t k = 0; k < pos_.size(); ++k) {
+    if (pos_[k].current >= 0) t = std::min(t, pos_[k].done);
+    else if (has_work(k)) t = std::min(t, now_);  // run() dispatches it at once
+  }
   for (const Delayed& d : delayed_) t = std::min(t, d.visible_ns);
   // A drive that stopped answering (injected fault) does nothing from then on (see run()).
   if (t == kNever || t >= faults_.answer_limit_ns() || faults_.stopped(now_)) return -1;
@@ -231,9 +294,10 @@ void SimDrive::advance_to(std::int64_t t) {
 std::int64_t SimDrive::run_command(std::uint64_t lba, std::uint32_t sectors, bool write) {
   run(std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::size_t>::max());
   const std::int64_t start = now_;
-  Access a = mech_.make_access(lba, sectors, write);
+  Mechanics& mech = mechs_[actuator_of(lba)];
+  Access a = mech.make_access(lba, sectors, write);
   a.arrival_ns = now_;
-  const std::int64_t done = mech_.serve(a, now_);
+  const std::int64_t done = mech.serve(a, now_);
   now_ = std::max(now_, done);
   return now_ - start;
 }

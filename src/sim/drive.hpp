@@ -8,6 +8,12 @@
 // queue.window oldest only, and the oldest first once it has waited queue.max_wait_ms). Requests
 // beyond the drive's depth wait on the host side in submission order.
 //
+// Actuators (model key "actuators"): each LBA range has its own Mechanics (positioner, buffer,
+// read-ahead); a command goes to the range of its first LBA. Whenever a positioner is free it
+// takes the next command of its own range (fifo or sptf as above), so commands in different
+// ranges overlap while those in one range serialise. The drive's queue depth counts the commands
+// of all ranges together. Without the key there is one range and everything is as before.
+//
 // Host time (format /2 noise.host_latency_us, host_stall): a completion reaches the host some
 // time after the drive finished it; the drive goes on meanwhile, the stamp and the clock the host
 // sees are the later time.
@@ -33,16 +39,20 @@ class SimDrive {
   static Expected<std::shared_ptr<SimDrive>> create(DiskModel model, std::uint64_t seed);
 
   const DiskModel& model() const { return model_; }
-  const Layout& layout() const { return mech_.layout(); }
-  const SeekCurve& seek_curve() const { return mech_.seek(); }
+  const Layout& layout() const { return mechs_[0].layout(); }
+  const SeekCurve& seek_curve() const { return mechs_[0].seek(); }
   std::int64_t now_ns() const { return now_; }
-  std::uint64_t capacity() const { return mech_.layout().capacity(); }
+  std::uint64_t capacity() const { return mechs_[0].layout().capacity(); }
+  // The positioning ranges (model key "actuators"); one range of the whole capacity without it.
+  std::vector<ActuatorRange> positioning_ranges() const;
 
   // ---- feature state (SET FEATURES, MODE SELECT) ----
-  bool write_cache() const { return mech_.write_cache(); }
+  bool write_cache() const { return mechs_[0].write_cache(); }
   void set_write_cache(bool on);
-  bool look_ahead() const { return mech_.look_ahead(); }
-  void set_look_ahead(bool on) { mech_.set_look_ahead(on); }
+  bool look_ahead() const { return mechs_[0].look_ahead(); }
+  void set_look_ahead(bool on) {
+    for (auto& m : mechs_) m.set_look_ahead(on);
+  }
   bool aam_enabled() const { return aam_enabled_; }
   std::uint8_t aam_level() const { return aam_level_; }
   // Level 128 (quietest) .. 254 (fastest); false for a level outside that range or no AAM.
@@ -68,7 +78,7 @@ class SimDrive {
   std::int64_t next_event_ns() const;
   // FLUSH CACHE: commit every buffered write to the media; returns the virtual time when that is
   // done (now when nothing was buffered). The clock is left where it is: the caller waits.
-  std::int64_t flush_cache() { return std::max(now_, mech_.flush()); }
+  std::int64_t flush_cache() { return std::max(now_, flush_all()); }
   // Injected failures (sim/faults.hpp), from the model's "faults".
   const FaultState& faults() const { return faults_; }
 
@@ -79,26 +89,37 @@ class SimDrive {
   std::int64_t run_control();
 
  private:
-  SimDrive(DiskModel model, Mechanics mech, std::uint64_t seed);
+  SimDrive(DiskModel model, std::vector<Mechanics> mechs, std::uint64_t seed);
   struct Slot {
     IoRequest req;
     std::int64_t submit_ns = 0;
     Access access;
     CacheView view;  // what the SPTF scorer last saw of the cache for it
+    std::uint8_t actuator = 0;  // the positioner whose range holds its first LBA
   };
+  // One positioner: the command it serves (slot, -1: idle) and when it is done.
+  struct Positioner {
+    int current = -1;
+    std::int64_t done = 0;
+  };
+  std::uint8_t actuator_of(std::uint64_t lba) const;
+  std::int64_t flush_all();
+  std::size_t busy() const;  // positioners serving a command
+  bool has_work(std::size_t k) const;  // a command of range k waits in the drive
   void push_ready(std::uint16_t slot, std::int64_t done, std::int32_t result);
   void refill();
-  void dispatch();
-  std::size_t pick_sptf();  // (updates the held commands' cache views)
-  // The drive finished the current command at current_done_: hand it to the host (now or later).
-  void finish_current();
+  void dispatch(std::size_t k);
+  // Index into drive_q_ of positioner k's next command by SPTF (updates the cache views).
+  std::size_t pick_sptf(std::size_t k);
+  // Positioner k finished its command: hand it to the host (now or later).
+  void finish(std::size_t k);
   std::int64_t host_delay_ns();  // what the host adds to one completion
   // Process completions up to t (inclusive) until `want` are ready; returns false when idle.
   void run(std::int64_t limit, std::size_t want);
   void update_aam();
 
   DiskModel model_;
-  Mechanics mech_;
+  std::vector<Mechanics> mechs_;  // one per positioning range (one without "actuators")
   std::int64_t now_ = 0;
   bool aam_enabled_ = false;
   std::uint8_t aam_level_ = 254;
@@ -109,8 +130,7 @@ class SimDrive {
   std::array<std::uint16_t, kHostDepth> host_{};  // host FIFO ring
   std::size_t host_head_ = 0, host_count_ = 0;
   std::vector<std::uint16_t> drive_q_;       // in the drive, waiting for the mechanism
-  int current_ = -1;                         // being served
-  std::int64_t current_done_ = 0;
+  std::vector<Positioner> pos_;              // one per mechs_
   std::array<IoCompletion, kHostDepth> ready_{};
   std::size_t ready_head_ = 0, ready_count_ = 0;
   std::size_t unreaped_ = 0;

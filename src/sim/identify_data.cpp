@@ -79,6 +79,8 @@ std::array<std::uint8_t, 512> identify_data(const SimDrive& drive) {
   w[86] = w86;
   w[84] = 0x4003;           // bits 15:14 = 01b; SMART error logging, SMART self-test
   w[87] = 0x4003;
+  // Bit 5: General Purpose Logging. Only a multi-actuator model keeps logs (00h, 47h) to read.
+  if (!m.actuators.empty()) w[84] |= 0x0020, w[87] |= 0x0020;
   w[88] = 0x407F;           // UDMA 0-6 supported, mode 6 selected
   w[93] = 0;                // no PATA hardware reset result on a SATA device
   // w94: AAM recommended level (bits 15:8, the vendor default) and current level (7:0).
@@ -115,6 +117,42 @@ std::array<std::uint8_t, 512> identify_data(const SimDrive& drive) {
   for (int i = 0; i < 511; ++i) sum = static_cast<std::uint8_t>(sum + out[i]);
   out[511] = static_cast<std::uint8_t>(-sum);
   return out;
+}
+
+namespace {
+constexpr std::size_t kCprHeader = 64, kCprDescriptor = 32;  // both pages: ACS-5 / SBC-5
+void put_int(std::uint8_t* p, std::uint64_t v, std::size_t n, bool big_endian) {
+  for (std::size_t i = 0; i < n; ++i)
+    p[big_endian ? n - 1 - i : i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+// Descriptors from byte 64: range number, storage elements (one actuator each), lowest LBA at
+// 8..15 and the number of LBAs at 16..23.
+void put_ranges(const SimDrive& drive, std::vector<std::uint8_t>& p, bool big_endian) {
+  const auto ranges = drive.positioning_ranges();
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    std::uint8_t* d = &p[kCprHeader + i * kCprDescriptor];
+    d[0] = static_cast<std::uint8_t>(i);
+    d[1] = 1;
+    put_int(d + 8, ranges[i].first_lba, 8, big_endian);
+    put_int(d + 16, ranges[i].lba_count, 8, big_endian);
+  }
+}
+}  // namespace
+
+std::vector<std::uint8_t> cpr_log(const SimDrive& drive) {
+  std::vector<std::uint8_t> p(512, 0);  // the model allows at most 8 ranges: one page
+  p[0] = static_cast<std::uint8_t>(drive.positioning_ranges().size());
+  put_ranges(drive, p, false);
+  return p;
+}
+
+std::vector<std::uint8_t> cpr_vpd(const SimDrive& drive) {
+  const std::size_t n = drive.positioning_ranges().size();
+  std::vector<std::uint8_t> p(kCprHeader + n * kCprDescriptor, 0);
+  p[1] = 0xB9;
+  put_int(&p[2], p.size() - 4, 2, true);
+  put_ranges(drive, p, true);
+  return p;
 }
 
 }  // namespace ds::sim

@@ -115,6 +115,14 @@ struct ControllerSpec {
   }
 };
 
+// Optional "actuators" key (any format): a multi-actuator drive (Seagate MACH.2). Each range of
+// LBAs has its own positioner; commands in different ranges overlap in time. Empty: one
+// positioner for the whole drive, exactly as before. See docs/simulator.md, "Dual actuator".
+struct ActuatorRange {
+  std::uint64_t first_lba = 0;
+  std::uint64_t lba_count = 0;
+};
+
 struct DiskModel {
   std::string name;
   Transport transport = Transport::ata;
@@ -145,6 +153,7 @@ struct DiskModel {
   RecalibrationSpec recalibration;
   ControllerSpec controller;  // optional "controller" object (any format)
   FaultSpec faults;  // optional "faults" object: injected failures (sim/faults.hpp)
+  std::vector<ActuatorRange> actuators;  // optional "actuators": ranges in LBA order, covering all
   LayoutSpec layout_spec;  // /2 layout keys: serpentine, spares, slipped (sim/layout_spec.hpp)
 
   // User sectors: Σ cylinders × surfaces × sectors_per_track over the zones (/2: less spares and

@@ -265,6 +265,43 @@ void write_controller(const ControllerSpec& c, json& j) {
   if (c.write_settle_ms) o["write_settle_ms"] = *c.write_settle_ms;
 }
 
+// "actuators": either a count (the LBA space split into that many equal ranges, the last taking
+// the remainder) or a list of {first_lba, lba_count} that must tile the capacity from LBA 0 in
+// order. Checked against the capacity, so parsed last.
+void parse_actuators(Reader& r, const json& doc, DiskModel& m) {
+  const json* a = r.member(doc, "", "actuators", false);
+  if (!a) return;
+  const std::uint64_t cap = m.capacity();
+  constexpr std::uint64_t kMaxRanges = 8;  // MACH.2 has two; the log format allows 255
+  if (a->is_number()) {
+    const auto n = r.integer(doc, "", "actuators", true, true, kMaxRanges);
+    if (!n || *n == 1) return;  // 1: one positioner, as without the key
+    if (cap < *n) return r.fail("actuators", "more ranges than sectors");
+    for (std::uint64_t i = 0; i < *n; ++i) {
+      const std::uint64_t first = cap / *n * i;
+      m.actuators.push_back({first, i + 1 == *n ? cap - first : cap / *n});
+    }
+    return;
+  }
+  if (!a->is_array() || a->empty() || a->size() > kMaxRanges)
+    return r.fail("actuators", "must be a count of 1 to 8 or a list of 1 to 8 {first_lba, lba_count} objects");
+  std::uint64_t next = 0;
+  for (std::size_t i = 0; i < a->size() && !r.err; ++i) {
+    const std::string p = "actuators[" + std::to_string(i) + "]";
+    if (!(*a)[i].is_object()) return r.fail(p, "must be an object");
+    ActuatorRange x;
+    x.first_lba = r.integer((*a)[i], p, "first_lba", true, false).value_or(0);
+    x.lba_count = r.integer((*a)[i], p, "lba_count", true, true).value_or(0);
+    if (r.err) return;
+    if (x.first_lba != next) return r.fail(p + ".first_lba", "must be " + std::to_string(next) + " (the ranges tile the LBAs in order)");
+    if (x.lba_count > cap - next) return r.fail(p + ".lba_count", "goes beyond the capacity");
+    next += x.lba_count;
+    m.actuators.push_back(x);
+  }
+  if (!r.err && next != cap) r.fail("actuators", "the ranges cover " + std::to_string(next) + " of " + std::to_string(cap) + " sectors");
+  if (m.actuators.size() == 1) m.actuators.clear();
+}
+
 }  // namespace
 
 Expected<DiskModel> parse_model(std::string_view text) {
@@ -433,6 +470,7 @@ Expected<DiskModel> parse_model(std::string_view text) {
   }
   if (m.format_version >= 2 && !r.err) parse_v2_timing(r, doc, m);
   if (!r.err) parse_controller(r, doc, m);
+  if (!r.err) parse_actuators(r, doc, m);
   if (r.err) return *r.err;
   if (auto f = doc.find("faults"); f != doc.end()) {
     auto fs = parse_faults(*f, m.capacity());
@@ -501,6 +539,11 @@ std::string model_to_json(const DiskModel& m) {
   write_controller(m.controller, j);
   if (!m.faults.empty()) j["faults"] = faults_to_json(m.faults);
   layout_keys_to_json(m, j);
+  if (!m.actuators.empty()) {
+    json as = json::array();
+    for (const auto& x : m.actuators) as.push_back({{"first_lba", x.first_lba}, {"lba_count", x.lba_count}});
+    j["actuators"] = as;
+  }
   return j.dump(1);
 }
 

@@ -14,7 +14,8 @@ const std::map<std::string, double>& weights() {
   // Share of the drive-time budget; transfer and access need the most (sampling the surface,
   // enough random reads for a 1 % standard error of the mean access time).
   static const std::map<std::string, double> w{
-      {"transfer", 50}, {"access", 45}, {"cache", 5}, {"blocksize", 15}, {"queue", 15}, {"patterns", 60}};
+      {"transfer", 50}, {"access", 45}, {"cache", 5}, {"blocksize", 15}, {"queue", 15}, {"patterns", 60},
+      {"actuators", 15}};
   return w;
 }
 
@@ -28,7 +29,7 @@ Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const Pro
   for (const auto& t : opt.tests) {
     auto it = weights().find(t);
     if (it == weights().end())
-      return make_error("unknown test '" + t + "' (known: access, transfer, cache, blocksize, queue, patterns)");
+      return make_error("unknown test '" + t + "' (known: access, transfer, cache, blocksize, queue, patterns, actuators)");
     wsum += it->second;
   }
   BenchResult r;
@@ -123,6 +124,17 @@ Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const Pro
     if (p) r.patterns = std::move(*p);
     else r.errors.emplace_back("patterns", p.error());
   }
+  if (go("actuators")) {
+    ActuatorsOptions o;
+    o.budget_s = share("actuators");
+    o.seed = opt.seed;
+    o.span_blocks = r.span_blocks;
+    o.reported = opt.positioning_ranges;
+    auto x = run_actuators(io, o, pf);
+    if (x) r.actuators = std::move(*x);
+    else r.errors.emplace_back("actuators", x.error());
+  }
+  if (r.actuators) r.drive_time_s += r.actuators->drive_time_s;
   if (r.queue) r.drive_time_s += r.queue->drive_time_s;
   if (r.patterns) r.drive_time_s += r.patterns->drive_time_s;
   if (r.transfer) r.drive_time_s += r.transfer->drive_time_s;
@@ -243,6 +255,7 @@ nlohmann::json bench_to_json(const BenchResult& r) {
   }
   if (r.queue) t["queue"] = queue_to_json(*r.queue);
   if (r.patterns) t["patterns"] = patterns_to_json(*r.patterns);
+  if (r.actuators) t["actuators"] = actuators_to_json(*r.actuators);
   if (!r.errors.empty()) {
     t["errors"] = json::object();
     for (auto& [name, e] : r.errors) t["errors"][name] = e.message;
@@ -321,6 +334,7 @@ std::string bench_to_text(const BenchResult& r) {
   }
   if (r.queue) o += "\n" + queue_to_text(*r.queue);
   if (r.patterns) o += "\n" + patterns_to_text(*r.patterns);
+  if (r.actuators) o += "\n" + actuators_to_text(*r.actuators);
   for (auto& [n, e] : r.errors) o += fmt::format("\n{}: error: {}\n", n, e.message);
   return o;
 }

@@ -11,6 +11,7 @@
 
 #include "drivescope/io.hpp"
 #include "tests/access.hpp"
+#include "tests/actuators.hpp"
 #include "tests/blocksize.hpp"
 #include "tests/cache.hpp"
 #include "tests/common.hpp"
@@ -27,6 +28,9 @@ struct BenchOptions {
   std::uint64_t seed = 1;
   double budget_s = 120;  // total drive time; shared out between the chosen tests
   std::function<bool()> stop;  // asked before each test (Ctrl-C); true skips the remaining tests
+  // The positioning ranges the drive reports (ATA log 47h / SCSI VPD B9h), read by the caller
+  // through the probe layer; used by the actuators test (empty: it compares the halves).
+  std::vector<LbaRange> positioning_ranges;
 };
 
 struct BenchResult {
@@ -40,11 +44,12 @@ struct BenchResult {
   std::optional<BlocksizeResult> blocksize;
   std::optional<QueueResult> queue;        // only when asked for (not in the default set)
   std::optional<PatternsResult> patterns;  // only when asked for (not in the default set)
+  std::optional<ActuatorsResult> actuators;  // only when asked for (not in the default set)
   std::vector<std::pair<std::string, Error>> errors;  // test name → what stopped it
   double drive_time_s = 0;
 };
 
-// Known test names: access, transfer, cache, blocksize, queue, patterns. An unknown name is an error before any
+// Known test names: access, transfer, cache, blocksize, queue, patterns, actuators. An unknown name is an error before any
 // I/O is done.
 Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const ProgressFn& progress = {});
 

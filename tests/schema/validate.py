@@ -130,6 +130,7 @@ def run_all(c, source, work):
     c.run("bench", ["bench", "sim:7200.7", "--json"] + fast, save=b1)
     c.run("bench", ["bench", "sim:maxline3", "--json=c"] + fast, save=b2)
     c.run("bench", ["bench", "sim:atlas15k", "--tests", "queue,patterns", "--json=c"] + fast)
+    c.run("bench", ["bench", "sim:exos2x14", "--tests", "actuators", "--json=c"] + fast)
     img = os.path.join(work, "file.img")
     with open(img, "wb") as f:
         f.truncate(64 << 20)

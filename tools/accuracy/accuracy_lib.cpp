@@ -228,6 +228,11 @@ std::vector<Subject> subjects(const std::string& data_dir) {
   }
   for (const auto& p : ds::sim::preset_names()) {
     auto m = ds::sim::preset(p);
+    // A multi-actuator preset (exos2x14) is left out: tools/truth knows one positioner, and the
+    // simulator's positioners each move over their own range's cylinders only (docs/simulator.md,
+    // "Dual actuator"), so its seek and access truths do not apply. The actuators test
+    // (tests/measure/actuators_sim.cpp) judges that preset.
+    if (m && !m->actuators.empty()) continue;
     s.push_back({p, "sim:" + p, m ? nlohmann::json::parse(ds::sim::model_to_json(*m)) : nlohmann::json()});
   }
   return s;

@@ -49,7 +49,7 @@ struct Subject {
   std::string source;  // path or sim:NAME
   nlohmann::json model;
 };
-std::vector<Subject> subjects(const std::string& data_dir);  // the eight files, then every preset
+std::vector<Subject> subjects(const std::string& data_dir);  // the eight files, then every single-actuator preset
 
 // The model a run measures: the subject, as /2 variant when asked, with noise.seed = seed.
 nlohmann::json run_model(const Subject& s, const std::string& variant, std::uint64_t seed);

@@ -1,0 +1,186 @@
+#include "tests/actuators.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+
+namespace ds::measure {
+
+namespace {
+
+constexpr std::int64_t kTimeoutMs = 30'000;
+constexpr std::size_t kMinRounds = 3;  // a verdict needs at least this many rounds
+
+double r3(double v) { return std::round(v * 1000) / 1000; }
+
+struct Phase {
+  double iops = 0;
+  std::int64_t drive_ns = 0;
+};
+
+// Two streams of random reads of `bytes`, stream s within ranges[s], each with one read
+// outstanding, until `n` reads are done; the reads still in flight are then waited for.
+Expected<Phase> two_streams(IoEngine& io, const std::array<LbaRange, 2>& ranges, std::size_t n,
+                            std::uint32_t bytes, std::uint32_t block_bytes, Rng& rng) {
+  const std::uint64_t per = bytes / block_bytes;  // blocks per read (reads are aligned to it)
+  auto next = [&](std::size_t s) {
+    const LbaRange& r = ranges[s];
+    const std::uint64_t slots = r.lba_count / per;
+    const std::uint64_t lba = r.first_lba + rng.below(slots) * per;
+    return IoRequest{lba * block_bytes, bytes, false, s};
+  };
+  const std::array<IoRequest, 2> first{next(0), next(1)};
+  auto sub = io.submit(first);
+  if (!sub) return sub.error();
+  if (*sub != 2) return make_error("the target took fewer than two reads at once");
+  std::int64_t start = -1, nth = 0, last = 0;
+  std::size_t done = 0, outstanding = 2;
+  while (outstanding > 0) {
+    IoCompletion c;
+    auto got = io.reap({&c, 1}, 1, std::chrono::milliseconds(kTimeoutMs));
+    if (!got) return got.error();
+    if (*got == 0) return make_error("a read did not complete within 30 s", ETIMEDOUT);
+    --outstanding;
+    if (!c.ok()) return make_error("read failed: " + io_errno_text(-c.result), -c.result);
+    if (start < 0) start = c.submit_ns;
+    start = std::min(start, c.submit_ns);
+    last = std::max(last, c.complete_ns);
+    if (++done == n) nth = c.complete_ns;
+    if (done < n) {
+      const IoRequest r = next(static_cast<std::size_t>(c.tag));
+      auto s = io.submit({&r, 1});
+      if (!s) return s.error();
+      if (*s != 1) return make_error("the target refused a read");
+      ++outstanding;
+    }
+  }
+  Phase p;
+  p.drive_ns = last - start;
+  if (nth > start) p.iops = static_cast<double>(n) / (static_cast<double>(nth - start) * 1e-9);
+  return p;
+}
+
+// The two ranges to compare: the first two reported ones that lie in the span, else the halves.
+void choose_ranges(const ActuatorsOptions& opt, std::uint64_t span, ActuatorsResult& r) {
+  r.reported_count = opt.reported.size();
+  std::vector<LbaRange> in;
+  for (const auto& x : opt.reported) {
+    if (x.first_lba >= span || x.lba_count == 0) continue;
+    in.push_back({x.first_lba, std::min(x.lba_count, span - x.first_lba)});
+  }
+  if (in.size() >= 2) {
+    r.ranges = {in[0], in[1]};
+    r.ranges_source = "reported";
+    if (in.size() > 2) r.notes.push_back(fmt::format("the drive reports {} ranges; the first two are compared", in.size()));
+    return;
+  }
+  r.ranges = {{0, span / 2}, {span / 2, span - span / 2}};
+  r.ranges_source = "halves";
+  if (opt.reported.size() == 1)
+    r.notes.push_back("the drive reports one positioning range; the halves of the span are compared");
+  else if (!opt.reported.empty())
+    r.notes.push_back("fewer than two reported ranges lie in the span; its halves are compared");
+}
+
+}  // namespace
+
+Expected<ActuatorsResult> run_actuators(IoEngine& io, const ActuatorsOptions& opt, const ProgressFn* progress) {
+  const IoTargetInfo& info = io.info();
+  const std::uint32_t bb = info.logical_block_bytes ? info.logical_block_bytes : 512;
+  std::uint64_t span = info.capacity_bytes / bb;
+  if (opt.span_blocks) span = std::min(span, opt.span_blocks);
+  const std::uint32_t bytes = std::max<std::uint32_t>(4096, bb);  // one 4 KiB read (or one block)
+  if (span < 4 * (bytes / bb)) return make_error("the span is too small to hold two ranges of reads");
+  ActuatorsResult r;
+  choose_ranges(opt, span, r);
+  for (const auto& x : r.ranges)
+    if (x.lba_count < bytes / bb) return make_error("a positioning range is smaller than one read");
+
+  Budget budget(opt.budget_s);
+  Rng rng(opt.seed ^ 0x6163747561746F72ull);
+  const LbaRange a = r.ranges[0], b = r.ranges[1];
+  // Each round: both in A, one in each, both in B. The "together" phases split their range in
+  // two so that the streams do not read the same sectors.
+  std::vector<double> gains;
+  double together_sum = 0, apart_sum = 0;
+  auto halves = [](LbaRange x) {
+    return std::array<LbaRange, 2>{LbaRange{x.first_lba, x.lba_count / 2},
+                                   LbaRange{x.first_lba + x.lba_count / 2, x.lba_count - x.lba_count / 2}};
+  };
+  std::optional<Error> stopped;
+  while (!budget.exhausted()) {
+    std::array<double, 3> iops{};
+    const std::array<std::array<LbaRange, 2>, 3> phases{halves(a), std::array<LbaRange, 2>{a, b}, halves(b)};
+    for (std::size_t i = 0; i < 3 && !stopped; ++i) {
+      auto p = two_streams(io, phases[i], opt.reads_per_phase, bytes, bb, rng);
+      if (!p) stopped = p.error();
+      else budget.charge(p->drive_ns), iops[i] = p->iops;
+    }
+    if (stopped) break;
+    const double together = (iops[0] + iops[2]) / 2;
+    if (together <= 0) break;
+    together_sum += together;
+    apart_sum += iops[1];
+    gains.push_back(iops[1] / together);
+    if (progress && *progress) (*progress)("actuators", std::min(1.0, budget.used_s() / budget.limit_s()), budget.used_s());
+  }
+  r.drive_time_s = budget.used_s();
+  r.rounds = gains.size();
+  if (stopped && gains.empty()) return *stopped;
+  if (stopped) r.notes.push_back("stopped early: " + stopped->message);
+  if (gains.empty()) return make_error("the budget is too small for one round (three phases of random reads)");
+  r.together_iops = together_sum / static_cast<double>(gains.size());
+  r.apart_iops = apart_sum / static_cast<double>(gains.size());
+  r.gain = r.apart_iops / r.together_iops;
+  if (gains.size() >= 2)
+    r.gain_uncertainty = kZ95 * stddev(gains) / std::sqrt(static_cast<double>(gains.size()));
+  if (gains.size() >= kMinRounds) {
+    r.independent = r.gain - r.gain_uncertainty > kIndependentGain ? std::optional<bool>(true)
+                    : r.gain + r.gain_uncertainty < kIndependentGain ? std::optional<bool>(false)
+                                                                     : std::nullopt;
+  }
+  if (!r.independent)
+    r.verdict = fmt::format("undecided: gain {:.2f} ± {:.2f} over {} rounds (threshold {:.1f})", r.gain,
+                            r.gain_uncertainty, r.rounds, kIndependentGain);
+  else if (*r.independent)
+    r.verdict = fmt::format("two independent actuators: reads in the two ranges overlap ({:.2f}× the rate of reads in one)", r.gain);
+  else
+    r.verdict = fmt::format("one actuator: reads in the two ranges do not overlap ({:.2f}× the rate of reads in one)", r.gain);
+  return r;
+}
+
+nlohmann::json actuators_to_json(const ActuatorsResult& r) {
+  using nlohmann::json;
+  json ranges = json::array();
+  for (const auto& x : r.ranges) ranges.push_back({{"first_lba", x.first_lba}, {"lba_count", x.lba_count}});
+  return json{{"ranges", std::move(ranges)},
+              {"ranges_source", r.ranges_source},
+              {"reported_ranges", r.reported_count},
+              {"together_iops", r3(r.together_iops)},
+              {"apart_iops", r3(r.apart_iops)},
+              {"gain", r3(r.gain)},
+              {"gain_uncertainty", r3(r.gain_uncertainty)},
+              {"rounds", r.rounds},
+              {"independent", r.independent ? json(*r.independent) : json(nullptr)},
+              {"verdict", r.verdict},
+              {"drive_time_s", r3(r.drive_time_s)},
+              {"notes", r.notes}};
+}
+
+std::string actuators_to_text(const ActuatorsResult& r) {
+  std::string o = fmt::format("actuators ({:.1f} s, {} rounds)\n", r.drive_time_s, r.rounds);
+  auto line = [&](std::string_view k, const std::string& v) { o += fmt::format("  {:<28} {}\n", k, v); };
+  for (std::size_t i = 0; i < r.ranges.size(); ++i)
+    line(fmt::format("range {} ({})", i, r.ranges_source),
+         fmt::format("LBA {} + {}", r.ranges[i].first_lba, r.ranges[i].lba_count));
+  line("reads/s together / apart", fmt::format("{:.1f} / {:.1f}", r.together_iops, r.apart_iops));
+  line("gain", fmt::format("{:.2f} ± {:.2f}", r.gain, r.gain_uncertainty));
+  line("verdict", r.verdict);
+  for (const auto& n : r.notes) o += "  note: " + n + "\n";
+  return o;
+}
+
+}  // namespace ds::measure
