@@ -155,6 +155,9 @@ Against a real drive the simulated one is still clean in ways that flatter the m
   the cache state or the previous command); caching is a plain segmented LRU;
 - no thermal or vibration events, no background media scans, no power-management spin-downs;
 - every drive of one model is identical: no unit-to-unit spread of zone tables or seek curves.
+- not judged here: the dual-actuator preset `exos2x14` (tools/truth models one positioner, so its
+  seek and access truths do not apply); `bench --tests actuators` judges it
+  (tests/measure/actuators_sim.cpp).
 )";
 
 }  // namespace
