@@ -136,6 +136,7 @@ def run_all(c, source, work):
     b1, b2 = os.path.join(work, "b1.json"), os.path.join(work, "b2.json")
     c.run("bench", ["bench", "sim:7200.7", "--json"] + fast, save=b1)
     c.run("bench", ["bench", "sim:maxline3", "--json=c"] + fast, save=b2)
+    c.run("bench", ["bench", "sim:raptor", "--tests", "access,transfer", "--offset", "50%", "--json=c"] + fast)
     c.run("bench", ["bench", "sim:atlas15k", "--tests", "queue,patterns", "--json=c"] + fast)
     c.run("bench", ["bench", "sim:exos2x14", "--tests", "actuators", "--json=c"] + fast)
     img = os.path.join(work, "file.img")
