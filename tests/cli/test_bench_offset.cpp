@@ -48,3 +48,26 @@ TEST_CASE("bench --offset: at or past the end, bad syntax, or a span running pas
   auto r = clitest::run("bench sim:raptor --tests access --budget 1 --offset 1TB", true);
   CHECK(r.out.find("beyond the end") != std::string::npos);
 }
+
+TEST_CASE("bench --offset: the drive's positioning ranges are moved down with the window and cut at it") {
+  auto run = [](const std::string& extra) {
+    auto r = clitest::run("bench sim:exos2x14 --tests actuators --budget 1 --json=c " + extra, false);
+    REQUIRE(r.rc == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  const auto whole = run("");
+  const auto quarter = run("--offset 25%");
+  const auto& full = whole["tests"]["actuators"]["ranges"];
+  const auto& cut = quarter["tests"]["actuators"]["ranges"];
+  REQUIRE(full.size() == 2);
+  REQUIRE(cut.size() == 2);
+  const auto block = quarter["logical_block_size"].get<std::uint64_t>();
+  const auto skip = quarter["settings"]["offset_bytes"].get<std::uint64_t>() / block;
+  REQUIRE(skip > 0);
+  // The first actuator's range starts at the window's LBA 0, shortened by the offset; the
+  // second keeps its length and starts where the first ends.
+  CHECK(cut[0]["first_lba"] == 0);
+  CHECK(cut[0]["lba_count"].get<std::uint64_t>() == full[0]["lba_count"].get<std::uint64_t>() - skip);
+  CHECK(cut[1]["first_lba"].get<std::uint64_t>() == full[1]["first_lba"].get<std::uint64_t>() - skip);
+  CHECK(cut[1]["lba_count"] == full[1]["lba_count"]);
+}
