@@ -6,17 +6,22 @@
 #include <cmath>
 #include <charconv>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "app/target.hpp"
 #include "tests/bench.hpp"
 
 namespace ds::app {
 
-Expected<std::uint64_t> parse_span(std::string_view text, std::uint64_t capacity_bytes,
-                                   std::uint32_t block_bytes) {
+namespace {
+
+// "50GB", "1TiB", "10%" (of capacity_bytes), "4096" (bytes) as a number of bytes; `option` names
+// the option in the messages. Zero is refused here; the callers decide what else is.
+Expected<double> parse_size(std::string_view option, std::string_view text, std::uint64_t capacity_bytes) {
   auto bad = [&] {
-    return usage_error(fmt::format("--span {}: expected a size (50GB, 1TiB, 4096) or a percentage (10%)",
-                                  text));
+    return usage_error(fmt::format("{} {}: expected a size (50GB, 1TiB, 4096) or a percentage (10%)",
+                                   option, text));
   };
   if (text.empty()) return bad();
   double v = 0;
@@ -24,27 +29,46 @@ Expected<std::uint64_t> parse_span(std::string_view text, std::uint64_t capacity
   if (ec != std::errc() || !(v > 0) || !std::isfinite(v)) return bad();
   std::string unit(p, text.data() + text.size());
   for (auto& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  double bytes = 0;
   if (unit == "%") {
-    if (v > 100) return usage_error(fmt::format("--span {}: more than 100 %", text));
-    bytes = capacity_bytes * v / 100.0;
-  } else {
-    static const std::pair<const char*, double> units[] = {
-        {"", 1},      {"B", 1},       {"K", 1e3},     {"KB", 1e3},    {"M", 1e6},
-        {"MB", 1e6},  {"G", 1e9},     {"GB", 1e9},    {"T", 1e12},    {"TB", 1e12},
-        {"KIB", 1024.0}, {"MIB", 1048576.0}, {"GIB", 1073741824.0}, {"TIB", 1099511627776.0}};
-    bool found = false;
-    for (auto& [name, mult] : units)
-      if (unit == name) { bytes = v * mult; found = true; }
-    if (!found) return bad();
+    if (v > 100) return usage_error(fmt::format("{} {}: more than 100 %", option, text));
+    return capacity_bytes * v / 100.0;
   }
-  if (bytes < 1) return bad();
+  static const std::pair<const char*, double> units[] = {
+      {"", 1},      {"B", 1},       {"K", 1e3},     {"KB", 1e3},    {"M", 1e6},
+      {"MB", 1e6},  {"G", 1e9},     {"GB", 1e9},    {"T", 1e12},    {"TB", 1e12},
+      {"KIB", 1024.0}, {"MIB", 1048576.0}, {"GIB", 1073741824.0}, {"TIB", 1099511627776.0}};
+  for (auto& [name, mult] : units)
+    if (unit == name) return v * mult;
+  return bad();
+}
+
+}  // namespace
+
+Expected<std::uint64_t> parse_span(std::string_view text, std::uint64_t capacity_bytes,
+                                   std::uint32_t block_bytes) {
+  auto b = parse_size("--span", text, capacity_bytes);
+  if (!b) return b.error();
+  const double bytes = *b;
+  if (bytes < 1)
+    return usage_error(fmt::format("--span {}: expected a size (50GB, 1TiB, 4096) or a percentage (10%)", text));
   if (bytes < block_bytes)
     return usage_error(fmt::format("--span {}: less than one sector ({} bytes); give at least {} bytes",
                                    text, block_bytes, block_bytes));
   if (bytes > static_cast<double>(capacity_bytes))
     return usage_error(fmt::format("--span {}: larger than the target ({} bytes)", text, capacity_bytes));
   return static_cast<std::uint64_t>(bytes);
+}
+
+Expected<std::uint64_t> parse_offset(std::string_view text, std::uint64_t capacity_bytes,
+                                     std::uint32_t align_bytes) {
+  if (text == "0") return std::uint64_t{0};
+  auto b = parse_size("--offset", text, capacity_bytes);
+  if (!b) return b.error();
+  if (*b >= static_cast<double>(capacity_bytes))
+    return usage_error(fmt::format("--offset {}: at or beyond the end of the target ({} bytes)", text,
+                                   capacity_bytes));
+  const std::uint64_t align = align_bytes ? align_bytes : 512;
+  return static_cast<std::uint64_t>(*b) / align * align;
 }
 
 namespace {
@@ -78,6 +102,79 @@ class StoppableIo final : public IoEngine {
   std::function<bool()> stop_;
 };
 
+// The drive seen from --offset on: every request moved up by `offset` bytes, the capacity
+// shortened by as much. The measurement modules place their reads from "LBA 0" to the capacity,
+// so they measure the window without knowing of it (and their positions count from the offset).
+class OffsetIo final : public IoEngine {
+ public:
+  OffsetIo(IoEngine& inner, std::uint64_t offset) : inner_(inner), offset_(offset), info_(inner.info()) {
+    info_.capacity_bytes -= offset;
+  }
+  const IoTargetInfo& info() const override { return info_; }
+  std::int64_t now_ns() override { return inner_.now_ns(); }
+  Expected<std::size_t> submit(std::span<const IoRequest> reqs) override {
+    moved_.assign(reqs.begin(), reqs.end());
+    for (auto& r : moved_) r.offset_bytes += offset_;
+    return inner_.submit(moved_);
+  }
+  Expected<std::size_t> reap(std::span<IoCompletion> out, std::size_t min_events,
+                             std::chrono::milliseconds timeout) override {
+    return inner_.reap(out, min_events, timeout);
+  }
+  void idle(std::chrono::nanoseconds d) override { inner_.idle(d); }
+  std::size_t in_flight() const override { return inner_.in_flight(); }
+
+ private:
+  IoEngine& inner_;
+  std::uint64_t offset_;
+  IoTargetInfo info_;
+  std::vector<IoRequest> moved_;
+};
+
+// --offset and --span against the target: the offset rounded down to a physical sector, the span
+// (a percentage is of the whole drive) ending inside the drive.
+Expected<std::pair<std::uint64_t, std::optional<std::uint64_t>>> window(const BenchRequest& req,
+                                                                         const IoTargetInfo& info) {
+  const std::uint32_t block = info.logical_block_bytes ? info.logical_block_bytes : 512;
+  std::uint64_t offset = 0;
+  if (!req.offset.empty()) {
+    auto o = parse_offset(req.offset, info.capacity_bytes, std::max(block, info.physical_block_bytes));
+    if (!o) return o.error();
+    offset = *o;
+  }
+  std::optional<std::uint64_t> span;
+  if (!req.span.empty()) {
+    auto s = parse_span(req.span, info.capacity_bytes, block);
+    if (!s) return s.error();
+    if (*s > info.capacity_bytes - offset)
+      return usage_error(fmt::format("--span {} from --offset {}: runs past the end of the target ({} bytes)",
+                                     req.span, req.offset, info.capacity_bytes));
+    span = *s;
+  }
+  return std::make_pair(offset, span);
+}
+
+// The positioning ranges the drive reports (ATA log 47h / VPD B9h, decoded by identify), for the
+// actuators test (which compares the halves of the span when there are none). Behind --offset the
+// tests see LBAs from the offset on, so the ranges are moved down with them and cut at it.
+std::vector<measure::LbaRange> positioning_ranges(const nlohmann::json& identify, std::uint64_t offset_bytes,
+                                                  std::uint32_t block_bytes) {
+  std::vector<measure::LbaRange> out;
+  if (!identify.is_object() || !identify.contains("concurrent_positioning_ranges") ||
+      !identify["concurrent_positioning_ranges"].is_object())
+    return out;
+  const std::uint64_t skip = offset_bytes / (block_bytes ? block_bytes : 512);
+  for (const auto& x : identify["concurrent_positioning_ranges"].value("ranges", nlohmann::json::array())) {
+    if (!x.is_object()) continue;
+    const auto first = x.value("lowest_lba", std::uint64_t{0});
+    const auto count = x.value("lba_count", std::uint64_t{0});
+    if (count == 0 || first + count <= skip) continue;
+    const std::uint64_t start = std::max(first, skip);
+    out.push_back({start - skip, first + count - start});
+  }
+  return out;
+}
+
 }  // namespace
 
 Expected<Report> run_bench(const BenchRequest& req, const measure::ProgressFn& progress) {
@@ -95,12 +192,9 @@ Expected<Report> run_bench(const BenchRequest& req, const measure::ProgressFn& p
   bo.seed = req.seed;
   bo.stop = req.stop;
   if (req.budget_s) bo.budget_s = *req.budget_s;
-  if (!req.span.empty()) {
-    const auto& info = t->io->info();
-    auto s = parse_span(req.span, info.capacity_bytes, info.logical_block_bytes ? info.logical_block_bytes : 512);
-    if (!s) return s.error();
-    bo.span_bytes = *s;
-  }
+  auto w = window(req, t->io->info());
+  if (!w) return w.error();
+  bo.span_bytes = w->second;
 
   Report r;
   r.json = {{"drivescope", {{"version", version()}}},
@@ -111,23 +205,20 @@ Expected<Report> run_bench(const BenchRequest& req, const measure::ProgressFn& p
     if (auto id = identify_target(*t, {}); id && id->json.contains("identify"))
       r.json["identify"] = id->json["identify"];
   }
-  // The actuators test compares the positioning ranges the drive reports (ATA log 47h / VPD
-  // B9h, decoded by identify), and the halves of the span when it reports none.
-  if (const auto* id = r.json.contains("identify") ? &r.json["identify"] : nullptr;
-      id && id->contains("concurrent_positioning_ranges") && (*id)["concurrent_positioning_ranges"].is_object()) {
-    for (const auto& x : (*id)["concurrent_positioning_ranges"].value("ranges", nlohmann::json::array()))
-      if (x.is_object() && x.value("lba_count", std::uint64_t{0}) > 0)
-        bo.positioning_ranges.push_back({x.value("lowest_lba", std::uint64_t{0}), x.value("lba_count", std::uint64_t{0})});
-  }
-  StoppableIo io(*t->io, req.stop);
+  bo.positioning_ranges = positioning_ranges(r.json.value("identify", nlohmann::json()), w->first,
+                                             t->io->info().logical_block_bytes);
+  OffsetIo shifted(*t->io, w->first);
+  StoppableIo io(shifted, req.stop);
   auto res = measure::run_bench(io, bo, progress);
   if (!res) return res.error();
   const bool interrupted = req.stop && req.stop();
   r.json["tests"] = measure::bench_to_json(*res);
   r.json["settings"] = {{"tests", bo.tests}, {"seed", bo.seed}, {"budget_s", bo.budget_s},
                         {"write", bo.allow_write},
-                        {"span_bytes", bo.span_bytes ? nlohmann::json(*bo.span_bytes) : nlohmann::json()}};
-  r.text = fmt::format("drivescope bench {} ({})\n\n", req.target, to_string(t->kind)) +
+                        {"span_bytes", bo.span_bytes ? nlohmann::json(*bo.span_bytes) : nlohmann::json()},
+                        {"offset_bytes", w->first}};
+  const std::string from = w->first ? fmt::format(", from byte {}; positions count from there", w->first) : "";
+  r.text = fmt::format("drivescope bench {} ({}{})\n\n", req.target, to_string(t->kind), from) +
            measure::bench_to_text(*res);
   for (const auto& [test, err] : res->errors) {
     r.warnings.push_back(fmt::format("{}: {}", test, err.message));

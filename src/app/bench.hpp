@@ -16,6 +16,7 @@ struct BenchRequest {
   std::string target;
   std::vector<std::string> tests;   // empty: the default set
   std::string span;                 // "50GB", "10%", "1TiB", "4096" (bytes); empty: whole drive
+  std::string offset;               // where the bench starts, same syntax as span; empty: LBA 0
   bool write = false;
   bool destructive = false;
   std::uint64_t seed = 1;
@@ -30,6 +31,12 @@ struct BenchRequest {
 // or over the capacity is refused; every refusal is a usage_error (exit 2).
 Expected<std::uint64_t> parse_span(std::string_view text, std::uint64_t capacity_bytes,
                                    std::uint32_t block_bytes);
+
+// --offset: the same syntax as --span (a percentage is of the capacity); 0 allowed; at or beyond
+// the capacity refused (usage_error, exit 2, as a --span over the capacity). Rounded down to a
+// multiple of align_bytes (the physical sector), so reads stay aligned on a 512e drive.
+Expected<std::uint64_t> parse_offset(std::string_view text, std::uint64_t capacity_bytes,
+                                     std::uint32_t align_bytes);
 
 Expected<Report> run_bench(const BenchRequest& req, const measure::ProgressFn& progress);
 

@@ -19,8 +19,9 @@ std::string prom_text(const nlohmann::json& doc, int exit_status, const std::str
   return report::format_prom(report::prom_metrics(doc, exit_status, command));
 }
 
-Expected<std::string> write_prom_file(const std::string& path, const nlohmann::json& doc, int exit_status,
-                                      const std::string& command) {
+namespace {
+
+Expected<std::string> write_atomically(const std::string& path, const std::string& text) {
   const fs::path target(path);
   if (path.empty() || !target.has_filename()) return make_error(fmt::format("--prom {}: not a file name", path));
   const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
@@ -29,7 +30,6 @@ Expected<std::string> write_prom_file(const std::string& path, const nlohmann::j
     return make_error(fmt::format("--prom {}: directory {} does not exist", path, dir.string()));
   // node_exporter reads only *.prom: a temporary name that does not end so is never collected.
   const fs::path tmp = dir / fmt::format(".{}.{}.tmp", target.filename().string(), ::getpid());
-  const std::string text = prom_text(doc, exit_status, command);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return make_error(fmt::format("--prom {}: cannot create {}: {}", path, tmp.string(), std::strerror(errno)), errno);
   std::size_t done = 0;
@@ -52,6 +52,20 @@ Expected<std::string> write_prom_file(const std::string& path, const nlohmann::j
     return make_error(fmt::format("--prom {}: {}", path, std::strerror(err)), err);
   }
   return path;
+}
+
+}  // namespace
+
+Expected<std::string> write_prom_file(const std::string& path, const nlohmann::json& doc, int exit_status,
+                                      const std::string& command) {
+  return write_atomically(path, prom_text(doc, exit_status, command));
+}
+
+Expected<std::string> write_prom_file(const std::string& path, const std::vector<PromDoc>& docs,
+                                      const std::string& command) {
+  std::vector<std::vector<report::PromMetric>> parts;
+  for (const auto& d : docs) parts.push_back(report::prom_metrics(*d.doc, d.exit_status, command));
+  return write_atomically(path, report::format_prom(report::merge_prom(std::move(parts))));
 }
 
 }  // namespace ds::app

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 #include "drivescope/expected.hpp"
 
@@ -14,6 +15,14 @@ namespace ds::app {
 // returns the path, or why it could not.
 // command ("identify", "bench") is the `command` label of every series (report/prom.hpp).
 Expected<std::string> write_prom_file(const std::string& path, const nlohmann::json& doc, int exit_status,
+                                      const std::string& command);
+
+// One file for several documents (scan: one per drive, each with its run's exit status).
+struct PromDoc {
+  const nlohmann::json* doc;
+  int exit_status;
+};
+Expected<std::string> write_prom_file(const std::string& path, const std::vector<PromDoc>& docs,
                                       const std::string& command);
 
 // The same text, for a test or a caller that writes it elsewhere.

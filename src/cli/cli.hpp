@@ -54,6 +54,7 @@ std::function<void(int)> restore_at_once(const std::string* forced_file);
 
 Action add_identify(CLI::App& app);
 Action add_list(CLI::App& app);
+Action add_scan(CLI::App& app);  // every drive: identity, SMART health, standby respected, --bench
 Action add_bench(CLI::App& app);
 Action add_features(CLI::App& app);  // aam, apm, write-cache, read-ahead
 Action add_ab(CLI::App& app);

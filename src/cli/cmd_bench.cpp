@@ -24,6 +24,8 @@ Action add_bench(CLI::App& app) {
   c->add_option("target", o->req.target, "/dev/sdX, sim:NAME, sim:MODEL.json, file:PATH")->required();
   c->add_option("--tests", o->tests, "comma-separated: access,transfer,cache,blocksize (the default set), queue, patterns, actuators");
   c->add_option("--span", o->req.span, "limit to the first SIZE (50GB, 1TiB) or PERCENT (10%)");
+  c->add_option("--offset", o->req.offset,
+                "start at SIZE (50GB, 1TiB) or PERCENT (10%) into the drive instead of LBA 0; --span counts from there");
   c->add_flag("--write", o->req.write, "allow write tests (needs --destructive on a real device)");
   c->add_flag("--destructive", o->req.destructive,
               "allow writes to a real block device (its data is overwritten)");

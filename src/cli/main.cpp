@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   std::vector<ds::cli::Action> actions{
       ds::cli::add_identify(app),
       ds::cli::add_list(app),
+      ds::cli::add_scan(app),
       ds::cli::add_bench(app),
       ds::cli::add_features(app),
       ds::cli::add_ab(app),

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -228,7 +229,25 @@ std::vector<PromMetric> prom_metrics(const json& doc, int exit_status, std::stri
         static_cast<double>(exit_status));
   if (at(doc, "identify").is_object()) identity_metrics(m, doc);
   if (at(doc, "tests").is_object()) bench_metrics(m, doc);
+  // scan: a drive left in standby has no identity series; this one says why they are missing.
+  if (const json& mode = at(at(doc, "scan"), "power_mode"); mode.is_string())
+    m.add_bool("drivescope_device_standby", "the drive was in standby and left asleep (scan), 0/1",
+               mode.get<std::string>() == "standby");
   return m.take();
+}
+
+std::vector<PromMetric> merge_prom(std::vector<std::vector<PromMetric>> parts) {
+  std::vector<PromMetric> out;
+  for (auto& part : parts)
+    for (auto& metric : part) {
+      auto it = std::find_if(out.begin(), out.end(), [&](const PromMetric& x) { return x.name == metric.name; });
+      if (it == out.end()) {
+        out.push_back(std::move(metric));
+        continue;
+      }
+      for (auto& sample : metric.samples) it->samples.push_back(std::move(sample));
+    }
+  return out;
 }
 
 }  // namespace ds::report

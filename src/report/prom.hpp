@@ -49,4 +49,9 @@ std::string prom_device_label(std::string_view target_name);
 // and the identify and bench files of one drive both carry its identity and exit status.
 std::vector<PromMetric> prom_metrics(const nlohmann::json& doc, int exit_status, std::string_view command);
 
+// The metrics of several documents (scan: one per drive) as one file: the samples of a metric
+// are gathered under its one HELP/TYPE header, which the exposition format requires (a second
+// header for the same name makes promtool and the collector refuse the file).
+std::vector<PromMetric> merge_prom(std::vector<std::vector<PromMetric>> parts);
+
 }  // namespace ds::report

@@ -13,39 +13,11 @@
 #include <string>
 
 #include "cli_run.hpp"
+#include "help_text.hpp"
 
 namespace {
 
 std::string capture(const std::string& args) { return clitest::run(args, true).out; }
-
-// "--name" words; in roff a hyphen is written \- , so those are turned back first.
-std::set<std::string> options_in(std::string text) {
-  for (std::size_t i; (i = text.find("\\-")) != std::string::npos;) text.replace(i, 2, "-");
-  std::set<std::string> s;
-  static const std::regex opt("--[a-z][a-z0-9]*(-[a-z0-9]+)*");
-  for (std::sregex_iterator it(text.begin(), text.end(), opt), end; it != end; ++it) s.insert(it->str());
-  return s;
-}
-
-// The subcommand names of a --help text: the lines of its "SUBCOMMANDS:" block.
-std::set<std::string> subcommands_in(const std::string& help) {
-  std::set<std::string> s;
-  std::istringstream in(help);
-  bool inside = false;
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("SUBCOMMANDS:", 0) == 0 || line.rfind("Subcommands:", 0) == 0) {
-      inside = true;
-      continue;
-    }
-    if (!inside) continue;
-    if (line.empty() || line[0] != ' ') { inside = false; continue; }
-    std::istringstream w(line);
-    std::string name;
-    w >> name;
-    if (!name.empty()) s.insert(name);
-  }
-  return s;
-}
 
 }  // namespace
 
@@ -55,18 +27,18 @@ TEST_CASE("man page and --help: the same options, both ways") {
   std::string page;
   for (std::string line; std::getline(f, line);)
     if (line.rfind(".\\\"", 0) != 0) page += line + "\n";  // not the roff comments
-  const std::set<std::string> man = options_in(page);
+  const std::set<std::string> man = clitest::options_in(page);
 
   const std::string top = capture("--help");
-  std::set<std::string> binary = options_in(top);
-  const auto subs = subcommands_in(top);
+  std::set<std::string> binary = clitest::options_in(top);
+  const auto subs = clitest::subcommands_in(top);
   REQUIRE(subs.size() >= 10);
   for (const auto& sub : subs) {
     const std::string help = capture(sub + " --help");
-    for (const auto& o : options_in(help)) binary.insert(o);
-    for (const auto& nested : subcommands_in(help))  // sim list / sim show
-      for (const auto& o : options_in(capture(sub + " " + nested + " --help"))) binary.insert(o);
-    for (const auto& o : options_in(help)) {
+    for (const auto& o : clitest::options_in(help)) binary.insert(o);
+    for (const auto& nested : clitest::subcommands_in(help))  // sim list / sim show
+      for (const auto& o : clitest::options_in(capture(sub + " " + nested + " --help"))) binary.insert(o);
+    for (const auto& o : clitest::options_in(help)) {
       CAPTURE(sub);
       CAPTURE(o);
       CHECK_MESSAGE(man.count(o), "in `drivescope " << sub << " --help` but not in the man page");

@@ -1,5 +1,5 @@
 #!/bin/sh
-# ctest `prom`: `identify --prom` and `bench --prom` on simulated drives and a captured IDENTIFY
+# ctest `prom`: `identify --prom`, `bench --prom` and `scan --prom` on simulated drives and a captured IDENTIFY
 # write files that `promtool check metrics` accepts, atomically (no temporary file left behind),
 # with the figures the JSON of the same run holds. Exit 77 (skipped) without promtool (Debian
 # package prometheus), unless DRIVESCOPE_REQUIRE_VM is set (CI), where it must be installed.
@@ -38,6 +38,19 @@ if [ -z "$want" ] || [ -z "$got" ] || ! awk -v w="$want" -v g="$got" 'BEGIN { d 
 fi
 for m in drivescope_transfer_rate_bytes_per_second drivescope_ncq_claimed drivescope_ncq_effective drivescope_aam_level; do
   grep -q "^$m{" "$work/bench.prom" || { echo "FAIL bench: no $m"; fail=1; }
+done
+
+# scan: one file for every drive: each drive's series under one HELP/TYPE header per metric.
+"$bin" scan sim:raptor sim:atlas15k sim:7k400 --bench 1 --prom "$work/scan.prom" > /dev/null \
+  || { echo "FAIL scan: exit $?"; fail=1; }
+check "scan (3 drives, --bench)" "$work/scan.prom"
+n=$(grep -c '^drivescope_device_info{.*command="scan"} 1$' "$work/scan.prom")
+[ "$n" -eq 3 ] || { echo "FAIL scan: $n drivescope_device_info lines for 3 drives"; fail=1; }
+dup=$(grep '^# TYPE ' "$work/scan.prom" | sort | uniq -d)
+[ -z "$dup" ] || { echo "FAIL scan: a metric with two headers: $dup"; fail=1; }
+for d in sim:raptor sim:atlas15k sim:7k400; do
+  grep -q "^drivescope_access_time_seconds{device=\"$d\",stat=\"mean\",command=\"scan\"} " "$work/scan.prom" \
+    || { echo "FAIL scan: no access time for $d"; fail=1; }
 done
 
 # Atomic: the file is replaced whole and no temporary file stays in the directory.

@@ -1,6 +1,7 @@
 // The Prometheus exposition formatter (report/prom.hpp): escaping, layout, base units.
 #include <doctest/doctest.h>
 
+#include <set>
 #include <string>
 
 #include "report/prom.hpp"
@@ -103,4 +104,39 @@ TEST_CASE("prom metrics of a document: identity as labels, figures in base units
   CHECK(find(ms, "drivescope_cache_burst_rate_bytes_per_second") == nullptr);
   // The serial's quote is escaped in the text.
   CHECK(format_prom(ms).find("serial_number=\"L5\\\"0\"") != std::string::npos);
+}
+
+TEST_CASE("prom of several documents (scan): one header per metric, every drive's samples under it") {
+  auto doc = [](const char* dev, const char* model, const char* mode) {
+    return json{{"target", {{"kind", "ata"}, {"name", dev}}},
+                {"identify", {{"model", model}, {"serial", "S"}, {"firmware", "F"}, {"capacity_bytes", 1000}}},
+                {"scan", {{"power_mode", mode}}}};
+  };
+  const json a = doc("/dev/sda", "A", "active_or_idle"), b = doc("/dev/sdb", "B", "idle");
+  const json asleep = {{"target", {{"kind", "ata"}, {"name", "/dev/sdc"}}}, {"scan", {{"power_mode", "standby"}}}};
+  auto merged = merge_prom({prom_metrics(a, 0, "scan"), prom_metrics(b, 3, "scan"), prom_metrics(asleep, 0, "scan")});
+  std::set<std::string> names;
+  for (const auto& m : merged) {
+    CAPTURE(m.name);
+    CHECK(names.insert(m.name).second);  // each name once
+  }
+  auto find = [&](const std::string& name) -> const PromMetric& {
+    for (const auto& m : merged)
+      if (m.name == name) return m;
+    FAIL("no metric " << name);
+    return merged.front();
+  };
+  CHECK(find("drivescope_device_info").samples.size() == 2);  // the sleeping drive has no identity
+  const auto& exit = find("drivescope_exit_status");
+  REQUIRE(exit.samples.size() == 3);
+  CHECK(exit.samples[1].labels.front().second == "sdb");
+  CHECK(exit.samples[1].value == 3);
+  const auto& standby = find("drivescope_device_standby");
+  REQUIRE(standby.samples.size() == 3);
+  CHECK(standby.samples[0].value == 0);
+  CHECK(standby.samples[2].value == 1);
+  const std::string text = format_prom(merged);
+  std::size_t headers = 0;
+  for (std::size_t i = 0; (i = text.find("# TYPE drivescope_device_info ", i)) != std::string::npos; ++i) ++headers;
+  CHECK(headers == 1);
 }

@@ -86,10 +86,17 @@ class Checker:
             for e in self.errors(schema, doc):
                 self.fail("%s: %s: /%s: %s" % (label, schema, "/".join(map(str, e.absolute_path)), e.message[:300]))
             ds = doc.get("drivescope", {})
-            if ds.get("exit_status") != p.returncode:
+            if schema == "scan":
+                pass  # one document per drive, each with its own status: checked below
+            elif ds.get("exit_status") != p.returncode:
                 self.fail("%s: drivescope.exit_status %r but the process exited %d" % (label, ds.get("exit_status"), p.returncode))
             if ds.get("argv") != cmd:
                 self.fail("%s: drivescope.argv %r is not the command line" % (label, ds.get("argv")))
+        if schema == "scan" and docs:
+            # The process exits with the worst drive's status.
+            worst = max(d.get("drivescope", {}).get("exit_status", -1) for d in docs)
+            if worst != p.returncode:
+                self.fail("%s: the worst drive's exit_status is %r but the process exited %d" % (label, worst, p.returncode))
         self.count[schema] = self.count.get(schema, 0) + len(docs)
         if save and docs:
             with open(save, "w") as f:
@@ -129,12 +136,20 @@ def run_all(c, source, work):
     b1, b2 = os.path.join(work, "b1.json"), os.path.join(work, "b2.json")
     c.run("bench", ["bench", "sim:7200.7", "--json"] + fast, save=b1)
     c.run("bench", ["bench", "sim:maxline3", "--json=c"] + fast, save=b2)
+    c.run("bench", ["bench", "sim:raptor", "--tests", "access,transfer", "--offset", "50%", "--json=c"] + fast)
     c.run("bench", ["bench", "sim:atlas15k", "--tests", "queue,patterns", "--json=c"] + fast)
     c.run("bench", ["bench", "sim:exos2x14", "--tests", "actuators", "--json=c"] + fast)
     img = os.path.join(work, "file.img")
     with open(img, "wb") as f:
         f.truncate(64 << 20)
     c.run("bench", ["bench", "file:" + img, "--tests", "access,transfer", "--budget", "1", "--json=c"])
+
+    scan = c.run("scan", ["scan", "sim:raptor", "sim:7k400", "sim:atlas15k", "--json=c"])
+    docs["scan"] = scan
+    docs["scan-bench"] = c.run("scan", ["scan", "sim:maxline3", "sim:atlas15k", "--bench", "1", "--json=c"])
+    c.run("scan", ["scan", "sim:7200.7", "sim:no-such-preset", "--json=c"], ok_codes=(1,))
+    # This machine's own drives (none, or some without passthrough: 3; unreadable: 1).
+    c.run("scan", ["scan", "--json=c"], ok_codes=(0, 1, 3))
 
     c.run("ab", ["ab", "sim:maxline3", "--feature", "aam=quiet,fast", "--rounds", "2", "--budget", "0.5",
                  "--span", "1%", "--state-dir", state, "--quiet", "--json=c"])
@@ -154,6 +169,29 @@ def run_all(c, source, work):
         c.run(feature, [feature, "sim:maxline3"] + change + ["--json=c"], ok_codes=codes)
         c.run(feature, [feature, "sim:atlas15k", "--json=c"], ok_codes=(0, 1, 3))
     return docs
+
+
+def scan_negative_checks(c, scan, bench):
+    if scan is None or bench is None:
+        c.fail("negative checks: no scan document")
+        return
+    for key in ["scan", "target", "identify"]:
+        broken = copy.deepcopy(scan)
+        del broken[key]
+        c.must_fail("scan", broken, "a scan document of an awake drive without %s" % key)
+    broken = copy.deepcopy(scan)
+    broken["scan"]["status"] = "asleep"
+    c.must_fail("scan", broken, "a scan status that is not ok/skipped/failed")
+    skipped = {k: scan[k] for k in ["json_format_version", "drivescope", "target"]}
+    skipped["scan"] = {"status": "skipped", "power_mode": "standby", "bench": None}
+    c.must_fail("scan", skipped, "a skipped drive without the reason")
+    skipped["scan"]["reason"] = "in standby"
+    if c.errors("scan", skipped):
+        c.fail("a standby drive's document (target and scan only) does not validate as scan")
+    broken = copy.deepcopy(bench)
+    del broken["tests"]
+    c.must_fail("scan", broken, "a scan whose bench is done without tests")
+    c.must_fail("identify", skipped, "a skipped scan document checked as identify")
 
 
 def negative_checks(c, docs):
@@ -177,6 +215,7 @@ def negative_checks(c, docs):
     # The same document is no `list` or `bench` document: the schemas differ per command.
     c.must_fail("list", ident, "an identify document checked as list")
     c.must_fail("bench", ident, "an identify document checked as bench")
+    scan_negative_checks(c, docs.get("scan"), docs.get("scan-bench"))
     feat = {"json_format_version": [1, 0], "drivescope": ident["drivescope"],
             "target": ident["target"], "feature": {"name": "apm", "action": "get"}}
     c.must_fail("aam", feat, "an apm document checked as aam")
