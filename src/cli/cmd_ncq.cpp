@@ -1,4 +1,4 @@
-// `drivescope ncq TARGET [--json] [--no-measure] [--keep-scheduler] [--budget S] [--max-depth N]`.
+// `drivescope ncq TARGET [--json] [--prom FILE] [--no-measure] [--keep-scheduler] [--budget S] [--max-depth N]`.
 // Ctrl-C / SIGTERM: the first stops the queue test after the current depth and restores the
 // scheduler; a second restores from the state file at once and exits.
 #include <cstdio>
@@ -12,7 +12,7 @@ namespace ds::cli {
 
 Action add_ncq(CLI::App& app) {
   struct Opts {
-    std::string target, state_dir;
+    std::string target, state_dir, prom;
     double budget = 12;
     unsigned max_depth = 32;
     std::uint64_t seed = 1;
@@ -28,6 +28,7 @@ Action add_ncq(CLI::App& app) {
   c->add_flag("--no-measure", o->no_measure, "only the claimed and enabled layers; no I/O");
   c->add_flag("--keep-scheduler", o->keep_scheduler, "measure with the scheduler in effect (do not switch to none)");
   add_json_flag(c, o->json);
+  add_prom_option(c, o->prom);
   return [o, c]() -> int {
     if (!c->parsed()) return -1;
     if (o->max_depth < 1 || o->max_depth > 256 || !(o->budget > 0)) {
@@ -54,7 +55,7 @@ Action add_ncq(CLI::App& app) {
     no.stop = [&guard] { return guard.interrupted(); };
     auto r = app::run_ncq(*t, no);
     if (!r) return emit(r.error(), o->json);
-    return emit(app::ncq_report(*t, *r), o->json);
+    return emit_with_prom(app::ncq_report(*t, *r), o->json, o->prom, "ncq");
   };
 }
 

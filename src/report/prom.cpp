@@ -221,12 +221,38 @@ std::string prom_device_label(std::string_view name) {
   return std::string(name);
 }
 
+// The `ncq` command's own three layers (its document carries them whole, and no identity), under
+// names of their own: its "claimed" is NCQ or legacy TCQ (label protocol), where identify's
+// drivescope_ncq_claimed is NCQ alone, and one name must mean one thing across a host's files.
+void ncq_metrics(Metrics& m, const json& ncq) {
+  const json& claimed = at(ncq, "claimed");
+  const json& proto = at(claimed, "protocol");
+  const std::string p = proto.is_string() ? proto.get<std::string>() : "none";
+  auto num = [](std::optional<bool> b) { return b ? std::optional<double>(*b ? 1.0 : 0.0) : std::nullopt; };
+  m.add("drivescope_queue_claimed", "the drive claims command queuing (NCQ or legacy TCQ, label protocol), 0/1",
+        num(flag(claimed, "supported")), {{"protocol", p}});
+  m.add("drivescope_queue_claimed_depth", "queue depth the drive claims", json_number(claimed, "depth"),
+        {{"protocol", p}});
+  const json& enabled = at(ncq, "enabled");
+  m.add_bool("drivescope_queue_enabled", "queuing enabled by the host (its queue depth above 1), 0/1",
+             flag(enabled, "enabled"));
+  m.add("drivescope_queue_host_depth", "the host's queue depth for the device", json_number(enabled, "queue_depth"));
+  const json& eff = at(ncq, "effective");
+  if (auto measured = flag(eff, "measured"); measured && *measured)
+    m.add_bool("drivescope_queue_effective", "the queue test saw the drive reorder queued reads, 0/1",
+               flag(eff, "reorders"));
+}
+
 std::vector<PromMetric> prom_metrics(const json& doc, int exit_status, std::string_view command) {
   const json& name = at(at(doc, "target"), "name");
   const std::string device = prom_device_label(name.is_string() ? name.get<std::string>() : "unknown");
   Metrics m(device, std::string(command));
   m.add("drivescope_exit_status", "exit status of the drivescope run that wrote this file (0 ok, 3 partial)",
         static_cast<double>(exit_status));
+  if (at(doc, "ncq").is_object()) {
+    ncq_metrics(m, at(doc, "ncq"));
+    return m.take();
+  }
   if (at(doc, "identify").is_object()) identity_metrics(m, doc);
   if (at(doc, "tests").is_object()) bench_metrics(m, doc);
   // scan: a drive left in standby has no identity series; this one says why they are missing.

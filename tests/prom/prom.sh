@@ -1,5 +1,5 @@
 #!/bin/sh
-# ctest `prom`: `identify --prom`, `bench --prom` and `scan --prom` on simulated drives and a captured IDENTIFY
+# ctest `prom`: `identify --prom`, `bench --prom`, `ncq --prom` and `scan --prom` on simulated drives and a captured IDENTIFY
 # write files that `promtool check metrics` accepts, atomically (no temporary file left behind),
 # with the figures the JSON of the same run holds. Exit 77 (skipped) without promtool (Debian
 # package prometheus), unless DRIVESCOPE_REQUIRE_VM is set (CI), where it must be installed.
@@ -39,6 +39,19 @@ fi
 for m in drivescope_transfer_rate_bytes_per_second drivescope_ncq_claimed drivescope_ncq_effective drivescope_aam_level; do
   grep -q "^$m{" "$work/bench.prom" || { echo "FAIL bench: no $m"; fail=1; }
 done
+
+# ncq: its own three layers (queuing claimed with its protocol, enabled by the host, effective),
+# agreeing with the JSON of the same run; an ncq document carries no identity, so no device_info.
+"$bin" ncq sim:raptor --budget 3 --json=c --prom "$work/ncq.prom" > "$work/ncq.json" || { echo "FAIL ncq: exit $?"; fail=1; }
+out=$(promtool check metrics < "$work/ncq.prom" 2>&1) || { echo "FAIL ncq: promtool check metrics: $out"; fail=1; }
+[ -z "$out" ] || { echo "FAIL ncq: promtool says: $out"; fail=1; }
+want=$(sed -n 's/.*"claimed":{"depth":\([0-9]*\).*/\1/p' "$work/ncq.json")
+got=$(sed -n 's/^drivescope_queue_claimed_depth{device="sim:raptor",protocol="TCQ",command="ncq"} //p' "$work/ncq.prom")
+[ -n "$want" ] && [ "$want" = "$got" ] || { echo "FAIL ncq: claimed depth ${want:-?} in the JSON, ${got:-?} in the prom file"; fail=1; }
+for m in drivescope_queue_claimed drivescope_queue_enabled drivescope_queue_effective drivescope_exit_status; do
+  grep -q "^$m{" "$work/ncq.prom" || { echo "FAIL ncq: no $m"; fail=1; }
+done
+[ "$fail" -ne 0 ] || echo "ok ncq sim:raptor: $(grep -c '^drivescope_' "$work/ncq.prom") samples"
 
 # scan: one file for every drive: each drive's series under one HELP/TYPE header per metric.
 "$bin" scan sim:raptor sim:atlas15k sim:7k400 --bench 1 --prom "$work/scan.prom" > /dev/null \
