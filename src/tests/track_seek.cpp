@@ -218,7 +218,7 @@ std::optional<Error> random_moves(IoEngine& io, Budget& budget, std::uint64_t to
   std::vector<PlanEntry> plan;
   for (std::uint64_t i = 0; i < n; ++i) {
     // The target stays below the block of the previous source (whose read-ahead it would hit).
-    const std::uint64_t x = top - 2 * cyl * i + rng.below(cyl - spt);
+    const std::uint64_t x = top - 2 * cyl * i + rng.below(cyl > spt ? cyl - spt : 1);
     plan.push_back({x, 1, false});
     plan.push_back({x + cyl + rng.below(spt), 1, false});
   }
@@ -274,7 +274,9 @@ TrackSeekResult& unaimed(IoEngine& io, Budget& budget, const TrackSeekInput& in,
   const std::uint64_t n_up = std::min({kRandomPairs, above, affordable});
   const std::uint64_t n_down = std::min({kRandomPairs - n_up, below, affordable - n_up});
   if (n_up + n_down < kMinRandomPairs) {
-    res.notes.push_back("track_to_track: the zone is too small for the random moves; not measured");
+    res.notes.push_back(affordable < kMinRandomPairs
+                            ? "track_to_track: too little drive time left for the random moves; not measured"
+                            : "track_to_track: the zone is too small for the random moves; not measured");
     return res;
   }
   Rng rng(in.seed * 31 + 11);
