@@ -19,7 +19,7 @@ constexpr unsigned kScanFine = 12;
 // Track offsets the scan tries when surfaces are not told: more than any drive has had (22
 // heads, 11 platters, in 2026).
 constexpr unsigned kMaxOffset = 24;
-constexpr std::uint64_t kRandomPairs = 200;    // random one-cylinder moves (lowest_foot)
+constexpr std::uint64_t kRandomPairs = 200;    // random one-cylinder moves (random_moves, edge_fit)
 constexpr std::size_t kMinRandomPairs = 24;
 constexpr double kEdgeOutlier = 0.002;  // edge_fit: floor density, a share of a uniform over a revolution
 constexpr int kEdgeSigmas = 24;         // edge_fit: noise levels tried, 0 .. kEdgeMaxSigma revolutions
@@ -204,11 +204,6 @@ Scan scan_offsets(IoEngine& io, Budget& budget, std::uint64_t top, unsigned max_
   return sc;
 }
 
-struct Lowest {
-  SawtoothFoot f;  // k_ms ≤ 0: too few moves
-  std::optional<Error> err;
-};
-
 // Without an aim: n moves from a random sector of a cylinder-sized stretch to a random sector of
 // the stretch one cylinder on (a one-cylinder move whatever the surfaces' sizes, on a random
 // head: in this layout a move to the next cylinder costs the same on any head), appended to `l`.
@@ -229,9 +224,10 @@ std::optional<Error> random_moves(IoEngine& io, Budget& budget, std::uint64_t to
   return std::nullopt;
 }
 
-Lowest lowest_foot(IoEngine& io, Budget& budget, std::uint64_t top, std::uint64_t cyl, std::uint32_t spt,
-                   std::uint64_t n, double rev_ms, Rng& rng) {
-  Lowest out;
+// The foot of n random moves from `top` down (k_ms ≤ 0: fewer than kMinRandomPairs completed).
+FootRun random_move_foot(IoEngine& io, Budget& budget, std::uint64_t top, std::uint64_t cyl, std::uint32_t spt,
+                         std::uint64_t n, double rev_ms, Rng& rng) {
+  FootRun out;
   std::vector<double> l;
   out.err = random_moves(io, budget, top, cyl, spt, n, rng, l);
   if (l.size() >= kMinRandomPairs) out.f = edge_fit(l, rev_ms);
@@ -466,7 +462,7 @@ void cylinder_sweep(IoEngine& io, Budget& budget, const TrackSeekInput& in, cons
     res.notes.push_back("track_to_track: no room in the zone for the random moves; not measured");
     return;
   }
-  const Lowest lw = lowest_foot(io, budget, b - 2 * cyl, cyl, tk.spt, n, tk.rev_ms, rng);
+  const FootRun lw = random_move_foot(io, budget, b - 2 * cyl, cyl, tk.spt, n, tk.rev_ms, rng);
   res.error = lw.err;
   if (lw.f.k_ms > 0) set_seek(res, lw.f, in, tk);
   else if (!lw.err) res.notes.push_back("track_to_track: too few random moves completed; not measured");
@@ -552,7 +548,7 @@ TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, B
   res.surfaces = H;
   // A sweep is aimed by sector: it needs the track exact (size, spares, starts at multiples of
   // one size). Surfaces of their own size, or a track size that does not make the revolution,
-  // leave only the random one-cylinder moves (lowest_foot), which need no aim.
+  // leave only the random one-cylinder moves (random_moves, edge_fit), which need no aim.
   const bool aimed = spt && !t.per_surface && !z.open_size &&
                      std::fabs(slots * t.sector_ns - in.rotation_ns) <= kRotationAgreement * in.rotation_ns;
   if (!aimed) {
