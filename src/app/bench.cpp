@@ -78,18 +78,13 @@ bool device_failure(const Error& e) {
   return e.code == EIO || e.code == ENODEV || e.code == ETIMEDOUT || e.code == ENXIO;
 }
 
-// Passes everything through to the target's engine until `stop` says so; from then on a submit
-// fails with ECANCELED, so the test that is running ends at its next request instead of running
-// out its budget (completions already in flight are still reaped).
-class StoppableIo final : public IoEngine {
+// An engine that passes every call through to the target's; the two below change one or two.
+class ForwardingIo : public IoEngine {
  public:
-  StoppableIo(IoEngine& inner, std::function<bool()> stop) : inner_(inner), stop_(std::move(stop)) {}
+  explicit ForwardingIo(IoEngine& inner) : inner_(inner) {}
   const IoTargetInfo& info() const override { return inner_.info(); }
   std::int64_t now_ns() override { return inner_.now_ns(); }
-  Expected<std::size_t> submit(std::span<const IoRequest> reqs) override {
-    if (stop_ && stop_()) return make_error("interrupted", ECANCELED);
-    return inner_.submit(reqs);
-  }
+  Expected<std::size_t> submit(std::span<const IoRequest> reqs) override { return inner_.submit(reqs); }
   Expected<std::size_t> reap(std::span<IoCompletion> out, std::size_t min_events,
                              std::chrono::milliseconds timeout) override {
     return inner_.reap(out, min_events, timeout);
@@ -97,35 +92,41 @@ class StoppableIo final : public IoEngine {
   void idle(std::chrono::nanoseconds d) override { inner_.idle(d); }
   std::size_t in_flight() const override { return inner_.in_flight(); }
 
- private:
+ protected:
   IoEngine& inner_;
+};
+
+// Passes everything through until `stop` says so; from then on a submit fails with ECANCELED, so
+// the test that is running ends at its next request instead of running out its budget
+// (completions already in flight are still reaped).
+class StoppableIo final : public ForwardingIo {
+ public:
+  StoppableIo(IoEngine& inner, std::function<bool()> stop) : ForwardingIo(inner), stop_(std::move(stop)) {}
+  Expected<std::size_t> submit(std::span<const IoRequest> reqs) override {
+    if (stop_ && stop_()) return make_error("interrupted", ECANCELED);
+    return inner_.submit(reqs);
+  }
+
+ private:
   std::function<bool()> stop_;
 };
 
 // The drive seen from --offset on: every request moved up by `offset` bytes, the capacity
 // shortened by as much. The measurement modules place their reads from "LBA 0" to the capacity,
 // so they measure the window without knowing of it (and their positions count from the offset).
-class OffsetIo final : public IoEngine {
+class OffsetIo final : public ForwardingIo {
  public:
-  OffsetIo(IoEngine& inner, std::uint64_t offset) : inner_(inner), offset_(offset), info_(inner.info()) {
+  OffsetIo(IoEngine& inner, std::uint64_t offset) : ForwardingIo(inner), offset_(offset), info_(inner.info()) {
     info_.capacity_bytes -= offset;
   }
   const IoTargetInfo& info() const override { return info_; }
-  std::int64_t now_ns() override { return inner_.now_ns(); }
   Expected<std::size_t> submit(std::span<const IoRequest> reqs) override {
     moved_.assign(reqs.begin(), reqs.end());
     for (auto& r : moved_) r.offset_bytes += offset_;
     return inner_.submit(moved_);
   }
-  Expected<std::size_t> reap(std::span<IoCompletion> out, std::size_t min_events,
-                             std::chrono::milliseconds timeout) override {
-    return inner_.reap(out, min_events, timeout);
-  }
-  void idle(std::chrono::nanoseconds d) override { inner_.idle(d); }
-  std::size_t in_flight() const override { return inner_.in_flight(); }
 
  private:
-  IoEngine& inner_;
   std::uint64_t offset_;
   IoTargetInfo info_;
   std::vector<IoRequest> moved_;
