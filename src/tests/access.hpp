@@ -26,9 +26,6 @@ struct AccessOptions {
   // spare sectors per track it found (-1: not told).
   double rotation_ns = 0, rotation_uncertainty_ns = 0;
   int spares_per_track = -1;
-  // The transfer test's revolution from its streams even where no spares were fitted (0: none):
-  // used only where the drive's buffer answers the backward steps, which then measure nothing.
-  double stream_rotation_ns = 0, stream_rotation_uncertainty_ns = 0;
 };
 
 struct LatencyStats {

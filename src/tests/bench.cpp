@@ -72,16 +72,6 @@ Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const Pro
           o.zone_last_lba = z.last_lba;
         }
       o.surfaces = r.transfer->surfaces_estimate;
-      // The streams' revolution is a track size times a sector time: a sector a track unseen
-      // (a spare) makes it short by 1/track size, more than its spread says.
-      std::uint32_t min_spt = 0;
-      for (auto& z : r.transfer->zones)
-        if (z.sectors_per_track && (!min_spt || z.sectors_per_track < min_spt)) min_spt = z.sectors_per_track;
-      if (min_spt) {
-        o.stream_rotation_ns = r.transfer->rotation_ms.value * 1e6;
-        o.stream_rotation_uncertainty_ns =
-            std::max(r.transfer->rotation_ms.uncertainty * 1e6, o.stream_rotation_ns / min_spt);
-      }
       if (r.transfer->spares_per_track >= 0) {
         o.rotation_ns = r.transfer->rotation_ms.value * 1e6;
         o.rotation_uncertainty_ns = r.transfer->rotation_ms.uncertainty * 1e6;
