@@ -127,7 +127,8 @@ void decide_smr(SmrResult& r) {
   }
   r.verdict = "unknown";
   r.sentence = p ? "unknown: " + (p->evidence.empty() ? std::string("the probe could not judge") : p->evidence.front())
-                 : "unknown: the drive reports no zoned capabilities and reads cannot show drive-managed SMR; --write runs the timing probe";
+                 : std::string("unknown: ") + (r.hints.known ? "the drive reports no zoned capabilities" : "the drive could not be asked") +
+                       " and reads cannot show drive-managed SMR; --write runs the timing probe";
 }
 
 Expected<SmrResult> run_smr(Target& t, const SmrOptions& o, const measure::ProgressFn* progress) {
