@@ -145,3 +145,24 @@ TEST_CASE("smr: the same seed gives the same timings") {
   auto b = simtest::open_model(m, true);
   CHECK(random_writes(*a.io, 300, m.capacity()).ms == random_writes(*b.io, 300, m.capacity()).ms);
 }
+
+TEST_CASE("smr: idle_clean_mb_s paces the idle cleaning") {
+  DiskModel m = small_cache();
+  const std::size_t fit = m.smr.media_cache_bytes / 4096;
+  auto count_idle_cleans = [&](double mb_s) {
+    DiskModel x = m;
+    x.smr.idle_clean_mb_s = mb_s;
+    auto t = simtest::open_model(x, true);
+    random_writes(*t.io, fit + 5, x.capacity());
+    t.io->idle(std::chrono::seconds(21));
+    simtest::io_at(*t.io, 8, 8, true);  // the idle cleaning is settled when the next command comes
+    return t.drive->smr().idle_cleans();
+  };
+  const auto free_run = count_idle_cleans(0);  // back to back: a band in ~0.45 s
+  // 30 MiB bands at 15.7 MB/s: one band every 2 s, so 20 s of cleaning after the 1 s delay is 10 bands.
+  const auto paced = count_idle_cleans(15.73);
+  INFO("back to back " << free_run << ", paced " << paced);
+  CHECK(free_run > 30);
+  CHECK(paced >= 10);
+  CHECK(paced <= 11);
+}
