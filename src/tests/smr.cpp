@@ -14,7 +14,7 @@ constexpr std::size_t kWindow = 32;       // writes per window of the rate
 constexpr std::size_t kBaseWindows = 8;   // the first windows set the fast rate
 constexpr double kCliffDrop = 8;          // a window this many times slower than the fast rate ...
 constexpr std::size_t kCliffWindows = 2;  // ... this many times in a row is the cliff
-constexpr std::size_t kMinSlow = 16;      // slow writes wanted for the band estimate
+constexpr std::size_t kMinSlow = 32;      // slow writes wanted for the band estimate
 constexpr double kFillShare = 0.85;       // of the budget, for filling; the rest after the cliff
 constexpr std::size_t kRatePoints = 100;
 

@@ -54,10 +54,11 @@ TEST_CASE("smr probe: the DM-SMR model shows the cliff, its cache and band, and 
   // a write or so: both are checked, the tight one to catch an off-by-a-window slip.
   CHECK(std::fabs(static_cast<double>(r.cache_bytes_estimate) / cache - 1) < 0.25);
   CHECK(std::fabs(static_cast<double>(r.cache_bytes_estimate) / cache - 1) < 0.01);
-  // The band: the median forced clean less two random accesses, at the span's harmonic-mean
-  // media rate. The model's zones run 2:1 in rate and the cleaned bands lie anywhere, so the
-  // median of the 16+ cleans can sit ~10 % off the mean rate's figure; the revolution between
-  // reading and writing adds ~1 MB. 25 % holds both with room, and is the cache's criterion too.
+  // The band: the median forced clean less two random accesses, at the median of 8 sequential
+  // rates. The model's zones run 2:1 in rate and the cleaned bands lie anywhere, so the median of
+  // the 32+ cleans moves by several per cent with the sample (seeds 1-6: -6 % to +6 % here, -10 %
+  // on the full preset); the revolution between reading and writing adds ~0.5 MB. 25 % holds that
+  // with room, and is the cache's criterion too.
   REQUIRE(r.band_bytes_estimate.has_value());
   CHECK(std::fabs(static_cast<double>(*r.band_bytes_estimate) / static_cast<double>(m.smr.band_bytes) - 1) < 0.25);
   // The rate falls by orders of magnitude at the cliff.
