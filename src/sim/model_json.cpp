@@ -314,6 +314,9 @@ void parse_smr(Reader& r, const json& doc, DiskModel& m) {
   s.idle_delay_ms = r.number(*o, "smr", "idle_delay_ms", false, 0, false).value_or(s.idle_delay_ms);
   s.idle_clean_mb_s = r.number(*o, "smr", "idle_clean_mb_s", false, 0, false).value_or(0);
   if (r.err) return;
+  // Bounds that keep the nanosecond arithmetic in range (a day of idle delay is plenty).
+  if (s.idle_delay_ms > 86'400'000) return r.fail("smr.idle_delay_ms", "must be at most 86400000 (a day)");
+  if (s.idle_clean_mb_s > 0 && s.idle_clean_mb_s < 0.001) return r.fail("smr.idle_clean_mb_s", "must be 0 or at least 0.001");
   if (s.media_cache_bytes % bs) return r.fail("smr.media_cache_bytes", "must be a multiple of the sector size");
   if (s.band_bytes % bs) return r.fail("smr.band_bytes", "must be a multiple of the sector size");
   if (s.band_bytes / bs > cap) return r.fail("smr.band_bytes", "is larger than the drive");

@@ -70,7 +70,7 @@ TEST_CASE("smr probe: the DM-SMR model shows the cliff, its cache and band, and 
 
 TEST_CASE("smr probe: a DM-SMR drive that does not clean while idle is told apart") {
   auto m = smr_model(16u << 20);
-  m.smr.idle_delay_ms = 1e9;  // never idle long enough
+  m.smr.idle_delay_ms = 86.4e6;  // a day: never idle long enough
   const auto r = probe(m, quick());
   CHECK(r.verdict == "dm-smr");
   REQUIRE(r.cleans_when_idle.has_value());

@@ -74,6 +74,8 @@ TEST_CASE("smr: the key is parsed, written back and checked") {
   CHECK_FALSE(with({{"media_cache_bytes", 1 << 20}, {"band_bytes", 1 << 20}, {"idle_delay_ms", -1}}).ok());
   CHECK_FALSE(with({{"media_cache_bytes", 1 << 20}, {"band_bytes", 1 << 20}, {"cache_first_lba", 1ull << 40}}).ok());
   CHECK_FALSE(with("big").ok());
+  CHECK_FALSE(with({{"media_cache_bytes", 1 << 20}, {"band_bytes", 1 << 20}, {"idle_delay_ms", 1e300}}).ok());
+  CHECK_FALSE(with({{"media_cache_bytes", 1 << 20}, {"band_bytes", 1 << 20}, {"idle_clean_mb_s", 1e-300}}).ok());
   auto exos = nlohmann::json::parse(ds::sim::model_to_json(preset("exos2x14")));
   exos["smr"] = {{"media_cache_bytes", 1 << 20}, {"band_bytes", 1 << 20}};
   CHECK_FALSE(ds::sim::parse_model(exos.dump()).ok());
