@@ -39,9 +39,10 @@ int write_scan_prom(const app::ScanResult& s, const std::string& path, int rc) {
 Action add_scan(CLI::App& app) {
   struct Opts {
     app::ScanRequest req;
-    std::string prom;
+    std::string prom, progress = "auto";
     bool json = false;
     double bench = 0;
+    DeviceFlags dev;
   };
   auto o = std::make_shared<Opts>();
   auto* c = app.add_subcommand("scan", "identity, SMART health and (--bench) a short read-only bench of every drive");
@@ -55,6 +56,8 @@ Action add_scan(CLI::App& app) {
   c->add_option("--seed", o->req.seed, "seed for random placement (and simulator noise)");
   add_json_flag(c, o->json, "one compact JSON document per drive, one per line");
   add_prom_option(c, o->prom);
+  add_device_options(c, o->dev);
+  add_progress_option(c, o->progress);
   return [o, c]() -> int {
     if (!c->parsed()) return -1;
     if (o->req.force_busy && o->bench <= 0) {
@@ -62,6 +65,14 @@ Action add_scan(CLI::App& app) {
       return app::kExitUsage;
     }
     if (o->bench > 0) o->req.bench_s = o->bench;
+    o->req.device = device_choice(o->dev);
+    if (o->progress == "json" && o->req.bench_s) {
+      const double budget = *o->req.bench_s;
+      o->req.bench_progress = [budget](const std::string& spec) {
+        return progress_printer("json", false, "scan", static_cast<int>(app::kScanBenchTests.size()), budget,
+                                {{"target", spec}});
+      };
+    }
     // SIGINT/SIGTERM: the drive being benched stops at its next request and no further drive
     // starts; what was scanned is printed (exit 4). scan changes no setting.
     const std::string nothing_to_restore;
