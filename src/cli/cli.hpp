@@ -72,6 +72,22 @@ measure::ProgressFn progress_printer(const std::string& mode, bool quiet, std::s
                                      double budget_s, nlohmann::json extra = nlohmann::json::object());
 void end_progress(const std::string& mode, const measure::ProgressFn& p);
 
+// --csv[=TABLE] (identify, bench, ncq, list, scan, ab, compare): emit() writes the document's
+// tables as CSV instead of the text (csv_out.cpp says what a table is). The selection is the
+// process's, like the JSON style.
+struct CsvTable {
+  std::string name;  // dotted path in the JSON document: tests.transfer.zones
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+CLI::Option* add_csv_flag(CLI::App* c);
+bool csv_requested();
+std::vector<CsvTable> csv_tables(const nlohmann::json& doc);
+std::string csv_field(std::string_view s);  // quoted when it holds a comma, a quote or a line break
+std::string to_csv(const CsvTable& t);
+// The tables of doc on stdout as --csv asked; kExitUsage when --csv=NAME names no table of it.
+int print_csv(const nlohmann::json& doc);
+
 Action add_identify(CLI::App& app);
 Action add_list(CLI::App& app);
 Action add_scan(CLI::App& app);  // every drive: identity, SMART health, standby respected, --bench

@@ -59,7 +59,7 @@ Action add_ab(CLI::App& app) {
   c->add_flag("--keep-state", o->keep_state, "keep the state file, marked restored, after a clean restore");
   auto* quiet = c->add_flag("--quiet", o->quiet, "no progress lines on stderr");
   add_progress_option(c, o->progress)->excludes(quiet);
-  add_json_flag(c, o->json);
+  add_csv_flag(c)->excludes(add_json_flag(c, o->json));
   add_device_options(c, o->dev);
   return [o, c]() -> int {
     if (!c->parsed()) return -1;

@@ -28,7 +28,7 @@ Action add_bench(CLI::App& app) {
               "allow writes to a real block device (its data is overwritten)");
   c->add_option("--seed", o->req.seed, "seed for random placement (and simulator noise)");
   c->add_option("--budget", o->budget, "total drive time in seconds (default 120)")->check(budget_validator());
-  add_json_flag(c, o->json);
+  add_csv_flag(c)->excludes(add_json_flag(c, o->json));
   add_prom_option(c, o->prom);
   add_device_options(c, o->dev);
   auto* quiet = c->add_flag("--quiet", o->quiet, "no progress line on stderr");

@@ -20,7 +20,7 @@ Action add_identify(CLI::App& app) {
   c->add_flag("--logs", o->logs,
               "read the General Purpose Log directory (READ LOG EXT) even when IDENTIFY does not "
               "claim GPL support (by default it is read only when claimed)");
-  add_json_flag(c, o->json);
+  add_csv_flag(c)->excludes(add_json_flag(c, o->json));
   add_prom_option(c, o->prom);
   add_device_options(c, o->dev);
   c->add_flag("--allow-bad-checksum", o->bad_checksum,

@@ -28,7 +28,7 @@ Action add_ncq(CLI::App& app) {
   c->add_option("--state-dir", o->state_dir, "where to keep the scheduler's restore state file");
   c->add_flag("--no-measure", o->no_measure, "only the claimed and enabled layers; no I/O");
   c->add_flag("--keep-scheduler", o->keep_scheduler, "measure with the scheduler in effect (do not switch to none)");
-  add_json_flag(c, o->json);
+  add_csv_flag(c)->excludes(add_json_flag(c, o->json));
   add_prom_option(c, o->prom);
   add_device_options(c, o->dev);
   return [o, c]() -> int {

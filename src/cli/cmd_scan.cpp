@@ -22,6 +22,11 @@ int print_scan(const app::ScanResult& s, bool json) {
   all.text = s.text;
   for (const auto& d : s.drives) all.warnings.insert(all.warnings.end(), d.warnings.begin(), d.warnings.end());
   all.exit_code = s.exit_code;
+  // --csv: the drives as one table, a row each.
+  if (csv_requested()) {
+    all.json = {{"drives", nlohmann::json::array()}};
+    for (const auto& d : s.drives) all.json["drives"].push_back(d.json);
+  }
   return emit(all, false);
 }
 
@@ -54,7 +59,7 @@ Action add_scan(CLI::App& app) {
   c->add_flag("--force-busy", o->req.force_busy,
               "bench drives that are mounted, swap or held too (by default they are skipped)");
   c->add_option("--seed", o->req.seed, "seed for random placement (and simulator noise)");
-  add_json_flag(c, o->json, "one compact JSON document per drive, one per line");
+  add_csv_flag(c)->excludes(add_json_flag(c, o->json, "one compact JSON document per drive, one per line"));
   add_prom_option(c, o->prom);
   add_device_options(c, o->dev);
   add_progress_option(c, o->progress);
