@@ -2,8 +2,8 @@
 // One rule for every command, taken from the JSON document rather than from each command's text
 // layout: every array of objects in the document is a table (its dotted path is the name), one
 // row per element, one column per scalar leaf (nested objects flattened as a.b, arrays of scalars
-// joined with ';'; arrays of objects inside a row are tables of their own only at the top level,
-// so they are left out of the row).
+// joined with ';'); an array of objects inside a row is left out of the row and is a table of its
+// own, named PATH[i].KEY.
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -76,6 +76,11 @@ CsvTable table_of(const std::string& name, const json& rows) {
 void collect(const json& v, const std::string& path, std::vector<CsvTable>& out) {
   if (is_object_array(v)) {
     out.push_back(table_of(path, v));
+    // A list of objects inside a row (compare's rows of each table, a queue depth's histogram)
+    // is a table of its own, named after its row: compare.tables[0].rows.
+    for (std::size_t i = 0; i < v.size(); ++i)
+      for (const auto& [k, child] : v[i].items())
+        if (child.is_object() || child.is_array()) collect(child, fmt::format("{}[{}].{}", path, i, k), out);
     return;
   }
   if (!v.is_object()) return;

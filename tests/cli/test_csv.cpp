@@ -97,6 +97,23 @@ TEST_CASE("bench --csv: each table parses back, with the JSON's rows and values"
   CHECK(t.at("tests.blocksize.rows").size() == json["tests"]["blocksize"]["rows"].size() + 1);
 }
 
+TEST_CASE("compare --csv: the rows of each compared table are a table of their own, values joined by ;") {
+  const std::string file = "/tmp/drivescope_csv_compare." + std::to_string(::getpid()) + ".json";
+  REQUIRE(clitest::run_split("bench sim:raptor --tests access --budget 1 --json > " + file).rc == 0);
+  const auto r = clitest::run_split("compare " + file + " " + file + " --csv=compare.tables[0].rows");
+  const auto j = nlohmann::json::parse(clitest::run_split("compare " + file + " " + file + " --json").out);
+  std::remove(file.c_str());
+  REQUIRE(r.rc == 0);
+  const auto rows = parse_csv(r.out);
+  check_shape(rows);
+  const auto& jrows = j["compare"]["tables"][0]["rows"];
+  REQUIRE(rows.size() == jrows.size() + 1);
+  const auto v = jrows[0]["values"];
+  REQUIRE(v.size() == 2);
+  CHECK(rows[1][column(rows, "label")] == jrows[0]["label"].get<std::string>());
+  CHECK(rows[1][column(rows, "values")] == v[0].dump() + ";" + v[1].dump());
+}
+
 TEST_CASE("--csv=TABLE: that table alone, plain RFC 4180; an unknown one is named with the choices") {
   const auto r = clitest::run_split("bench sim:raptor --tests transfer --budget 1 --csv=tests.transfer.zones");
   REQUIRE(r.rc == 0);
