@@ -96,6 +96,7 @@ Action add_features(CLI::App& app);  // aam, apm, write-cache, read-ahead
 Action add_ab(CLI::App& app);
 Action add_restore(CLI::App& app);
 Action add_ncq(CLI::App& app);  // the NCQ/TCQ claimed / enabled / effective verdict
+Action add_smr(CLI::App& app);  // shingled or not: what the drive reports, and (--write) a timing probe
 Action add_report(CLI::App& app);
 Action add_compare(CLI::App& app);
 Action add_sim(CLI::App& app);  // sim list / sim show: the simulator's presets

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
       ds::cli::add_ab(app),
       ds::cli::add_restore(app),
       ds::cli::add_ncq(app),
+      ds::cli::add_smr(app),
       ds::cli::add_report(app),
       ds::cli::add_compare(app),
       ds::cli::add_sim(app),

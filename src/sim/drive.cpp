@@ -53,6 +53,7 @@ SimDrive::SimDrive(DiskModel model, std::vector<Mechanics> mechs, std::uint64_t 
   drive_q_.reserve(kHostDepth);
   delayed_.reserve(kHostDepth);
   faults_ = FaultState(model_.faults);
+  if (model_.smr.enabled()) smr_ = ShingledTranslation(model_.smr, model_.logical_sector_bytes, capacity());
   aam_enabled_ = model_.aam.supported;
   aam_level_ = model_.aam.supported ? model_.aam.default_level : 254;
   update_aam();
@@ -201,7 +202,14 @@ void SimDrive::dispatch(std::size_t k) {
   Positioner& p = pos_[k];
   p.current = drive_q_[pick];
   drive_q_.erase(drive_q_.begin() + static_cast<std::ptrdiff_t>(pick));
-  p.done = mechs_[k].serve(slots_[p.current].access, now_);
+  if (smr_.enabled()) p.done = smr_serve(k, slots_[p.current].access);
+  else p.done = mechs_[k].serve(slots_[p.current].access, now_);
+}
+
+std::int64_t SimDrive::smr_serve(std::size_t k, const Access& a) {
+  if (idle_) smr_.idle(mechs_[k], idle_since_, now_);
+  idle_ = false;
+  return smr_.serve(mechs_[k], a, now_);
 }
 
 std::int64_t SimDrive::host_delay_ns() {
@@ -222,10 +230,15 @@ void SimDrive::finish(std::size_t k) {
                                                static_cast<std::int32_t>(s.req.length_bytes));
   const auto slot = static_cast<std::uint16_t>(p.current);
   p.current = -1;
+  const std::int64_t done = p.done;
   const std::int64_t delay = host_delay_ns();
-  if (delay > 0) delayed_.push_back({slot, p.done + delay, result});
-  else push_ready(slot, p.done, result);
+  if (delay > 0) delayed_.push_back({slot, done + delay, result});
+  else push_ready(slot, done, result);
   refill();
+  if (smr_.enabled() && drive_q_.empty() && busy() == 0) {
+    idle_ = true;
+    idle_since_ = done;
+  }
 }
 
 void SimDrive::run(std::int64_t limit, std::size_t want) {
@@ -297,8 +310,9 @@ std::int64_t SimDrive::run_command(std::uint64_t lba, std::uint32_t sectors, boo
   Mechanics& mech = mechs_[actuator_of(lba)];
   Access a = mech.make_access(lba, sectors, write);
   a.arrival_ns = now_;
-  const std::int64_t done = mech.serve(a, now_);
+  const std::int64_t done = smr_.enabled() ? smr_serve(actuator_of(lba), a) : mech.serve(a, now_);
   now_ = std::max(now_, done);
+  if (smr_.enabled()) idle_ = true, idle_since_ = now_;
   return now_ - start;
 }
 

@@ -14,6 +14,11 @@
 // ranges overlap while those in one range serialise. The drive's queue depth counts the commands
 // of all ranges together. Without the key there is one range and everything is as before.
 //
+// Drive-managed SMR (model key "smr", sim/smr.hpp): each command's access is routed through the
+// shingled translation when the mechanism takes it (a write to the media cache, forced cleans
+// first; a read of cached data to the cache), and a drive that had nothing to do for
+// smr.idle_delay_ms cleans bands until the next command comes. Without the key nothing changes.
+//
 // Host time (format /2 noise.host_latency_us, host_stall): a completion reaches the host some
 // time after the drive finished it; the drive goes on meanwhile, the stamp and the clock the host
 // sees are the later time.
@@ -29,6 +34,7 @@
 #include "drivescope/io.hpp"
 #include "sim/mechanics.hpp"
 #include "sim/model.hpp"
+#include "sim/smr.hpp"
 
 namespace ds::sim {
 
@@ -81,6 +87,8 @@ class SimDrive {
   std::int64_t flush_cache() { return std::max(now_, flush_all()); }
   // Injected failures (sim/faults.hpp), from the model's "faults".
   const FaultState& faults() const { return faults_; }
+  // The shingled translation (model key "smr"; disabled without it), for tests.
+  const ShingledTranslation& smr() const { return smr_; }
 
   // A media command from the command interface (READ VERIFY, SCSI READ): served after all
   // queued I/O, synchronously; returns its duration in virtual ns.
@@ -136,6 +144,12 @@ class SimDrive {
   std::size_t unreaped_ = 0;
   std::uint32_t depth_ = 1;
   FaultState faults_;
+  ShingledTranslation smr_;
+  bool idle_ = true;              // nothing in the drive since idle_since_ (SMR idle cleaning)
+  std::int64_t idle_since_ = 0;
+  // Positioner k serves a command through the shingled translation (idle cleans first); returns
+  // its completion.
+  std::int64_t smr_serve(std::size_t k, const Access& a);
   // Completions the drive is done with that the host has not seen yet (host latency), unordered.
   struct Delayed {
     std::uint16_t slot;

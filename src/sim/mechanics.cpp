@@ -402,6 +402,25 @@ std::int64_t Mechanics::flush() {
   return mech_free_;
 }
 
+std::int64_t Mechanics::occupy(std::int64_t t, std::uint64_t lba, std::int64_t busy_ns) {
+  const std::int64_t start = std::max(t, flush());
+  stop_stream(start);
+  const Chs to = layout_.locate(lba);
+  mech_free_ = start + switch_ns(head_, to) + busy_ns;
+  head_ = {to.cyl, to.head};
+  return mech_free_;
+}
+
+std::int64_t Mechanics::serve_log_write(const Access& a, std::int64_t t_dispatch) {
+  const std::int64_t nominal = command_overhead_ns(a);
+  const std::int64_t t = recalibrate(std::max(t_dispatch, a.arrival_ns + overhead_draw(nominal)));
+  const std::uint64_t bytes = std::uint64_t{a.sectors} * model_.logical_sector_bytes;
+  const std::int64_t done = std::max(occupy(t, a.lba, media_ns(a.lba, a.lba + a.sectors)), t + interface_ns(bytes));
+  cache_.invalidate(a.lba, a.sectors, -1);
+  last_write_ = true;
+  return done + completion_ns(a);
+}
+
 std::int64_t Mechanics::write_back(const Access& a, std::int64_t t) {
   const std::uint64_t bytes = std::uint64_t{a.sectors} * model_.logical_sector_bytes;
   std::int64_t ack = t + buffer_ns(bytes);

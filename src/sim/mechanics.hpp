@@ -94,6 +94,16 @@ class Mechanics {
   // Write every buffered write to the media (FLUSH CACHE, write cache turned off); returns when
   // the mechanism is done with them.
   std::int64_t flush();
+  // Work of the drive's own (an SMR band clean, sim/smr.hpp): once the buffer is on the media and
+  // the mechanism free (at t at the earliest), move to lba's track and stay busy there busy_ns.
+  // Returns when the mechanism is free again.
+  std::int64_t occupy(std::int64_t t, std::uint64_t lba, std::int64_t busy_ns);
+  // A write the firmware appends to a log (the SMR media cache, sim/smr.hpp): decoded like any
+  // command, then written where the head is once on the target's track, with no rotational wait
+  // (a log takes the next free sector, wherever it is), after the buffer; returns its completion.
+  std::int64_t serve_log_write(const Access& a, std::int64_t t_dispatch);
+  // Time for the head to pass over [from, end) without a break (no positioning).
+  std::int64_t stream_ns(std::uint64_t from, std::uint64_t end) const { return media_ns(from, end); }
 
  private:
   static constexpr int kFpShift = 20;

@@ -123,6 +123,20 @@ struct ActuatorRange {
   std::uint64_t lba_count = 0;
 };
 
+// Optional "smr" key (any format): a drive-managed shingled drive. Writes that do not cover whole
+// bands land in a persistent media cache (a log at the cylinders of cache_first_lba); when it is
+// full each further write first forces the cleaning (read-modify-write) of the band with the
+// oldest cached data; an idle drive cleans on its own. Unset (media_cache_bytes 0): a conventional
+// drive, exactly as before. See docs/simulator.md, "Drive-managed SMR", and sim/smr.hpp.
+struct SmrSpec {
+  std::uint64_t media_cache_bytes = 0;  // 0: no SMR
+  std::uint64_t cache_first_lba = 0;    // the head goes where these LBAs lie to use the cache
+  std::uint64_t band_bytes = 0;         // bands: a static mapping, band i = [i·band, (i+1)·band)
+  double idle_delay_ms = 1000;          // idle this long before the drive starts cleaning
+  double idle_clean_mb_s = 0;           // band bytes cleaned per idle second (0: back to back)
+  bool enabled() const { return media_cache_bytes > 0; }
+};
+
 struct DiskModel {
   std::string name;
   Transport transport = Transport::ata;
@@ -154,6 +168,7 @@ struct DiskModel {
   ControllerSpec controller;  // optional "controller" object (any format)
   FaultSpec faults;  // optional "faults" object: injected failures (sim/faults.hpp)
   std::vector<ActuatorRange> actuators;  // optional "actuators": ranges in LBA order, covering all
+  SmrSpec smr;  // optional "smr": drive-managed shingled recording
   LayoutSpec layout_spec;  // /2 layout keys: serpentine, spares, slipped (sim/layout_spec.hpp)
 
   // User sectors: Σ cylinders × surfaces × sectors_per_track over the zones (/2: less spares and

@@ -302,6 +302,31 @@ void parse_actuators(Reader& r, const json& doc, DiskModel& m) {
   if (m.actuators.size() == 1) m.actuators.clear();
 }
 
+// "smr": the drive-managed SMR keys; checked against the capacity, so parsed after the zones.
+void parse_smr(Reader& r, const json& doc, DiskModel& m) {
+  const json* o = r.object(doc, "", "smr", false);
+  if (!o) return;
+  SmrSpec s;
+  const std::uint64_t bs = m.logical_sector_bytes, cap = m.capacity();
+  s.media_cache_bytes = r.integer(*o, "smr", "media_cache_bytes", true, true).value_or(0);
+  s.cache_first_lba = r.integer(*o, "smr", "cache_first_lba", false, false).value_or(0);
+  s.band_bytes = r.integer(*o, "smr", "band_bytes", true, true).value_or(0);
+  s.idle_delay_ms = r.number(*o, "smr", "idle_delay_ms", false, 0, false).value_or(s.idle_delay_ms);
+  s.idle_clean_mb_s = r.number(*o, "smr", "idle_clean_mb_s", false, 0, false).value_or(0);
+  if (r.err) return;
+  // Bounds that keep the nanosecond arithmetic in range (a day of idle delay is plenty).
+  if (s.idle_delay_ms > 86'400'000) return r.fail("smr.idle_delay_ms", "must be at most 86400000 (a day)");
+  if (s.idle_clean_mb_s > 0 && s.idle_clean_mb_s < 0.001) return r.fail("smr.idle_clean_mb_s", "must be 0 or at least 0.001");
+  if (s.media_cache_bytes % bs) return r.fail("smr.media_cache_bytes", "must be a multiple of the sector size");
+  if (s.band_bytes % bs) return r.fail("smr.band_bytes", "must be a multiple of the sector size");
+  if (s.band_bytes / bs > cap) return r.fail("smr.band_bytes", "is larger than the drive");
+  if (s.cache_first_lba >= cap || s.media_cache_bytes / bs > cap - s.cache_first_lba)
+    return r.fail("smr.media_cache_bytes", "the cache region runs past the capacity");
+  // One positioner serves the cache and the bands (sim/smr.hpp): not with several actuators.
+  if (!m.actuators.empty()) return r.fail("smr", "cannot be combined with actuators");
+  m.smr = s;
+}
+
 }  // namespace
 
 Expected<DiskModel> parse_model(std::string_view text) {
@@ -471,6 +496,7 @@ Expected<DiskModel> parse_model(std::string_view text) {
   if (m.format_version >= 2 && !r.err) parse_v2_timing(r, doc, m);
   if (!r.err) parse_controller(r, doc, m);
   if (!r.err) parse_actuators(r, doc, m);
+  if (!r.err) parse_smr(r, doc, m);
   if (r.err) return *r.err;
   if (auto f = doc.find("faults"); f != doc.end()) {
     auto fs = parse_faults(*f, m.capacity());
@@ -544,6 +570,10 @@ std::string model_to_json(const DiskModel& m) {
     for (const auto& x : m.actuators) as.push_back({{"first_lba", x.first_lba}, {"lba_count", x.lba_count}});
     j["actuators"] = as;
   }
+  if (m.smr.enabled())
+    j["smr"] = {{"media_cache_bytes", m.smr.media_cache_bytes}, {"cache_first_lba", m.smr.cache_first_lba},
+                {"band_bytes", m.smr.band_bytes}, {"idle_delay_ms", m.smr.idle_delay_ms},
+                {"idle_clean_mb_s", m.smr.idle_clean_mb_s}};
   return j.dump(1);
 }
 

@@ -178,6 +178,10 @@ def run_all(c, source, work):
         c.must_fail("progress", dict(line, fraction=1.5), "a progress line with fraction 1.5")
         c.must_fail("progress", {k: v for k, v in line.items() if k != "eta_s"}, "a progress line without eta_s")
     c.run("ncq", ["ncq", "sim:atlas15k", "--no-measure", "--json"])
+    docs["smr"] = c.run("smr", ["smr", "sim:archive8tb-smr", "--json=c"])
+    docs["smr-cmr"] = c.run("smr", ["smr", "sim:raptor", "--write", "--budget", "3", "--quiet", "--json=c"])
+    c.run("smr", ["smr", "sim:archive8tb-smr", "--write", "--budget", "3", "--idle", "0", "--quiet", "--json=c"])
+    c.run("smr", ["smr", "sim:no-such-preset", "--json=c"], ok_codes=(1,))
 
     c.run("compare", ["compare", b1, b2, "--json=c", "--color", "never"])
     c.run("report", ["report", b1, b2, "--svg", os.path.join(work, "charts"), "--json=c"])
@@ -217,6 +221,23 @@ def scan_negative_checks(c, scan, bench):
     c.must_fail("identify", skipped, "a skipped scan document checked as identify")
 
 
+def smr_negative_checks(c, docs):
+    for name in ["smr", "smr-cmr"]:
+        doc = docs.get(name)
+        if doc is None:
+            c.fail("negative checks: no %s document" % name)
+            return
+        broken = copy.deepcopy(doc)
+        broken["smr"]["verdict"] = "shingled"
+        c.must_fail("smr", broken, "an smr verdict outside the five")
+        broken = copy.deepcopy(doc)
+        del broken["smr"]["media_cache_bytes_estimate"]
+        c.must_fail("smr", broken, "an smr document without media_cache_bytes_estimate")
+    broken = copy.deepcopy(docs["smr-cmr"])
+    broken["smr"]["probe"]["writes"] = "many"
+    c.must_fail("smr", broken, "probe.writes as a string")
+
+
 def negative_checks(c, docs):
     ident = docs.get("7200.7")
     if ident is None:
@@ -239,6 +260,7 @@ def negative_checks(c, docs):
     c.must_fail("list", ident, "an identify document checked as list")
     c.must_fail("bench", ident, "an identify document checked as bench")
     scan_negative_checks(c, docs.get("scan"), docs.get("scan-bench"))
+    smr_negative_checks(c, docs)
     feat = {"json_format_version": [1, 0], "drivescope": ident["drivescope"],
             "target": ident["target"], "feature": {"name": "apm", "action": "get"}}
     c.must_fail("aam", feat, "an apm document checked as aam")

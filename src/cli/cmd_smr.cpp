@@ -1,0 +1,72 @@
+// `drivescope smr TARGET [--write [--destructive]] [--budget S] [--idle S] [--seed N] [--span SIZE]
+// [--json] [--quiet]`. Read-only by default; the timing probe writes and so passes the write guard
+// (app/target.cpp) first. Ctrl-C / SIGTERM stops the probe at its next write and prints what it
+// measured (exit 4); the probe changes no setting, so there is nothing to restore.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include "app/progress.hpp"
+#include "app/restore.hpp"
+#include "app/smr.hpp"
+#include "cli/cli.hpp"
+
+namespace ds::cli {
+
+Action add_smr(CLI::App& app) {
+  struct Opts {
+    std::string target;
+    double budget = 1800, idle = 30;
+    std::uint64_t seed = 1;
+    bool json = false, quiet = false, write = false, destructive = false;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* c = app.add_subcommand("smr", "shingled (SMR) or not: what the drive reports, and with --write a timing probe");
+  c->add_option("target", o->target, "/dev/sdX, /dev/sgN, sim:NAME, sim:MODEL.json")->required();
+  c->add_flag("--write", o->write, "run the write probe: random 4 KiB writes (needs --destructive on a real device)");
+  c->add_flag("--destructive", o->destructive, "allow writes to a real block device (its data is overwritten)");
+  c->add_option("--budget", o->budget, "drive seconds for the write probe (default 1800)")->check(budget_validator());
+  c->add_option("--idle", o->idle, "seconds to leave the drive idle after the cliff (default 30; 0: no idle check)");
+  c->add_option("--seed", o->seed, "seed of the random write positions (and of a simulated drive's noise)");
+  add_json_flag(c, o->json);
+  c->add_flag("--quiet", o->quiet, "no progress line on stderr");
+  return [o, c]() -> int {
+    if (!c->parsed()) return -1;
+    if (!(o->idle >= 0) || o->idle > 3600) {
+      std::fprintf(stderr, "drivescope smr: --idle must be 0..3600 seconds\n");
+      return app::kExitUsage;
+    }
+    if (o->destructive && !o->write) {
+      std::fprintf(stderr, "drivescope smr: --destructive only goes with --write\n");
+      return app::kExitUsage;
+    }
+    const std::string nothing_to_restore;
+    app::SignalGuard guard(restore_at_once(&nothing_to_restore));
+    auto t = app::open_target(o->target, {.want_io = o->write, .write = o->write, .destructive = o->destructive, .seed = o->seed});
+    if (!t) return emit(t.error(), o->json);
+    app::SmrOptions so;
+    so.write = o->write;
+    so.probe.budget_s = o->budget;
+    so.probe.idle_s = o->idle;
+    so.probe.seed = o->seed;
+    so.probe.stop = [&guard] { return guard.interrupted(); };
+    measure::ProgressFn progress;
+    if (o->write && !o->quiet && ::isatty(STDERR_FILENO)) {
+      auto est = std::make_shared<app::ProgressEstimator>(1, o->budget);
+      const auto start = std::chrono::steady_clock::now();
+      progress = [est, start](std::string_view test, double fraction, double drive_s) {
+        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::fprintf(stderr, "\r\033[K%s", app::format_progress(est->update(test, fraction, drive_s, wall)).c_str());
+        std::fflush(stderr);
+      };
+    }
+    auto r = app::run_smr(*t, so, &progress);
+    if (progress) std::fprintf(stderr, "\r\033[K");
+    if (!r) return emit(r.error(), o->json);
+    return emit(app::smr_report(*t, *r), o->json);
+  };
+}
+
+}  // namespace ds::cli

@@ -1,0 +1,307 @@
+#include "tests/smr.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace ds::measure {
+
+namespace {
+
+constexpr std::size_t kWindow = 32;       // writes per window of the rate
+constexpr std::size_t kBaseWindows = 8;   // the first windows set the fast rate
+constexpr double kCliffDrop = 8;          // a window this many times slower than the fast rate ...
+constexpr std::size_t kCliffWindows = 2;  // ... this many times in a row is the cliff
+constexpr std::size_t kMinSlow = 32;      // slow writes wanted for the band estimate
+constexpr double kFillShare = 0.85;       // of the budget, for filling; the rest after the cliff
+constexpr std::size_t kRatePoints = 100;
+
+// One I/O at queue depth 1; its latency in ms.
+Expected<double> one_io(IoEngine& io, std::uint64_t off, std::uint32_t len, bool write, std::uint64_t tag) {
+  const IoRequest r{off, len, write, tag};
+  auto s = io.submit({&r, 1});
+  if (!s) return s.error();
+  if (*s != 1) return make_error("the drive took no request");
+  IoCompletion c;
+  auto n = io.reap({&c, 1}, 1, std::chrono::milliseconds(60'000));
+  if (!n) return n.error();
+  if (*n != 1) return make_error("no completion within 60 s");
+  if (!c.ok()) return make_error(fmt::format("a {} failed: {}", write ? "write" : "read", io_errno_text(-c.result)), -c.result);
+  return static_cast<double>(c.latency_ns()) * 1e-6;
+}
+
+struct Ctx {
+  IoEngine& io;
+  const SmrProbeOptions& opt;
+  const ProgressFn* progress;
+  Budget budget;
+  Rng rng;
+  std::uint64_t span_bytes = 0;
+  std::uint32_t block = 512;
+  std::uint64_t tag = 0;
+  std::vector<float> lat;  // every write's latency, ms, in order
+  double next_point_s = 0;
+  std::uint64_t point_bytes = 0;
+  double point_s = 0;
+  SmrProbeResult r;
+
+  bool stopped() {
+    if (opt.stop && opt.stop()) r.interrupted = true;
+    return r.interrupted;
+  }
+  Expected<double> io_ms(std::uint64_t off, std::uint32_t len, bool write) {
+    auto ms = one_io(io, off, len, write, tag++);
+    if (ms) budget.charge(std::llround(*ms * 1e6));
+    return ms;
+  }
+  std::uint64_t random_offset(std::uint32_t len) {
+    const std::uint64_t slots = std::max<std::uint64_t>(1, span_bytes / len);
+    return rng.below(slots) * len;
+  }
+  Expected<double> write_one() {
+    auto ms = io_ms(random_offset(opt.write_bytes), opt.write_bytes, true);
+    if (!ms) return ms;
+    lat.push_back(static_cast<float>(*ms));
+    ++r.writes;
+    r.bytes_written += opt.write_bytes;
+    r.write_drive_s += *ms * 1e-3;
+    if (r.write_drive_s >= next_point_s) {  // a point of the rate over time
+      const double dt = r.write_drive_s - point_s;
+      r.rate.push_back({r.write_drive_s, static_cast<double>(r.bytes_written) / 1e6,
+                        dt > 0 ? static_cast<double>(r.bytes_written - point_bytes) / 1e6 / dt : 0});
+      point_s = r.write_drive_s;
+      point_bytes = r.bytes_written;
+      next_point_s = r.write_drive_s + opt.budget_s / kRatePoints;
+      if (progress && *progress) (*progress)("smr", std::min(1.0, budget.used_s() / opt.budget_s), budget.used_s());
+    }
+    return ms;
+  }
+};
+
+double window_mb_s(const std::vector<float>& lat, std::size_t w, std::uint32_t bytes) {
+  double s = 0;
+  for (std::size_t i = w * kWindow; i < (w + 1) * kWindow; ++i) s += lat[i];
+  return s > 0 ? static_cast<double>(kWindow * bytes) / 1e3 / s : 0;
+}
+
+// Phase 1: the random-read access time and the sequential rate across the span.
+std::optional<Error> read_phase(Ctx& c) {
+  std::vector<double> acc;
+  for (int i = 0; i < 32 && !c.stopped(); ++i) {
+    auto ms = c.io_ms(c.random_offset(4096), 4096, false);
+    if (!ms) return ms.error();
+    acc.push_back(*ms);
+  }
+  if (!acc.empty()) c.r.read_access_ms = median(acc);
+  constexpr std::uint32_t kChunk = 1u << 20;
+  std::vector<double> rates;
+  for (int p = 0; p < 8 && !c.stopped(); ++p) {
+    if (c.span_bytes < 6ull * kChunk) break;
+    const std::uint64_t at = (c.span_bytes - 6ull * kChunk) / 7 * static_cast<std::uint64_t>(p) / c.block * c.block;
+    double ms_sum = 0;
+    for (int k = 0; k < 5; ++k) {  // the first positions the head, the next four stream
+      auto ms = c.io_ms(at + static_cast<std::uint64_t>(k) * kChunk, kChunk, false);
+      if (!ms) return ms.error();
+      if (k > 0) ms_sum += *ms;
+    }
+    rates.push_back(4.0 * kChunk / 1e3 / ms_sum);
+  }
+  if (!rates.empty()) {
+    double inv = 0;
+    for (const double x : rates) inv += 1 / x;
+    c.r.sequential_mb_s = static_cast<double>(rates.size()) / inv;
+    c.r.median_sequential_mb_s = median(rates);
+  }
+  return std::nullopt;
+}
+
+// Phase 2: random writes until the cliff (two windows in a row far below the fast rate), the
+// budget's fill share, or a stop. Returns the first window of the cliff, if any. The fast write
+// time is the median of the windows' mean latencies before the cliff: a window's mean, not a
+// write's median, so that a write cache taking a burst of writes at once does not count as fast
+// when the media behind it is not.
+Expected<std::optional<std::size_t>> fill_phase(Ctx& c) {
+  std::vector<double> window_ms;  // mean latency of each window
+  std::size_t slow_run = 0;
+  std::optional<std::size_t> cliff;
+  while (!c.stopped() && c.budget.used_s() < kFillShare * c.opt.budget_s) {
+    auto ms = c.write_one();
+    if (!ms) return ms.error();
+    if (c.lat.size() % kWindow) continue;
+    const std::size_t w = c.lat.size() / kWindow - 1;
+    window_ms.push_back(static_cast<double>(c.opt.write_bytes) / 1e3 / window_mb_s(c.lat, w, c.opt.write_bytes));
+    if (w + 1 < kBaseWindows) continue;
+    if (w + 1 == kBaseWindows) c.r.fast_write_ms = median(window_ms);
+    slow_run = window_ms.back() > kCliffDrop * c.r.fast_write_ms ? slow_run + 1 : 0;
+    if (slow_run == kCliffWindows) {
+      cliff = w + 1 - kCliffWindows;
+      break;
+    }
+  }
+  const std::size_t before = cliff ? *cliff : window_ms.size();
+  if (before > 0) c.r.fast_write_ms = median(std::vector<double>(window_ms.begin(), window_ms.begin() + static_cast<std::ptrdiff_t>(before)));
+  else if (!c.lat.empty()) c.r.fast_write_ms = median(std::vector<double>(c.lat.begin(), c.lat.end()));
+  return cliff;
+}
+
+// After the cliff: the cache estimate, enough slow writes for the band, the slow rate.
+std::optional<Error> after_cliff(Ctx& c, std::size_t cliff_window) {
+  const double slow_ms = kSlowFactor * c.r.fast_write_ms;
+  std::size_t first_slow = cliff_window * kWindow;
+  while (first_slow < c.lat.size() && c.lat[first_slow] <= slow_ms) ++first_slow;
+  c.r.cliff = true;
+  c.r.cache_bytes_estimate = static_cast<std::uint64_t>(first_slow) * c.opt.write_bytes;
+  auto slow_count = [&] {
+    return static_cast<std::size_t>(std::count_if(c.lat.begin() + static_cast<std::ptrdiff_t>(first_slow), c.lat.end(),
+                                                   [slow_ms](float v) { return v > slow_ms; }));
+  };
+  while (slow_count() < kMinSlow && !c.stopped() && !c.budget.exhausted()) {
+    auto ms = c.write_one();
+    if (!ms) return ms.error();
+  }
+  std::vector<double> slow;
+  double t = 0;
+  for (std::size_t i = first_slow; i < c.lat.size(); ++i) {
+    t += c.lat[i];
+    if (c.lat[i] > slow_ms) slow.push_back(c.lat[i]);
+  }
+  const std::size_t after = c.lat.size() - first_slow;
+  c.r.after_cliff_mb_s = t > 0 ? static_cast<double>(after * c.opt.write_bytes) / 1e3 / t : 0;
+  if (slow.empty()) return std::nullopt;
+  c.r.slow_write_ms = median(slow);
+  // A forced clean: to the band, read it, turn, write it, back to the cache. Less the two trips
+  // (each about a random access), what is left is the band at the media rate twice.
+  const double clean_s = (c.r.slow_write_ms - 2 * c.r.read_access_ms) * 1e-3;
+  // The median clean is that of a band at the median place, so at the median of the rates.
+  if (c.r.median_sequential_mb_s > 0 && clean_s > 0)
+    c.r.band_bytes_estimate = static_cast<std::uint64_t>(clean_s * c.r.median_sequential_mb_s * 1e6 / 2);
+  c.r.writes_per_slow = static_cast<double>(after) / static_cast<double>(slow.size());
+  return std::nullopt;
+}
+
+// Phase 3: idle, then time writes again. After the cliff one write in writes_per_slow waits for a
+// clean (every one, when each band holds one cached write; one in tens, when the cache held tens of
+// writes per band). A drive that cleaned while idle has made room: the run of fast writes after
+// the pause is far longer than that. The run is followed up to 8 times the gap before (at least 32
+// writes) and counts as cleaning from 6 times the gap (at least 16): by chance alone, with a slow
+// write one time in g, a run of 6g fast writes comes about once in e^6 ≈ 400.
+std::optional<Error> idle_phase(Ctx& c) {
+  const double slow_ms = kSlowFactor * c.r.fast_write_ms;
+  const double gap = std::max(1.0, c.r.writes_per_slow);
+  const auto limit = static_cast<std::size_t>(std::max(32.0, std::ceil(8 * gap)));
+  c.io.idle(std::chrono::nanoseconds(std::llround(c.opt.idle_s * 1e9)));
+  // The first write may wait for a clean still under way when it comes (a drive that cleans while
+  // idle need not drop a band half done): it is written, not counted.
+  if (auto first = c.write_one(); !first) return first.error();
+  for (std::size_t i = 0; i < limit && !c.stopped() && !c.budget.exhausted(); ++i) {
+    auto ms = c.write_one();
+    if (!ms) return ms.error();
+    ++c.r.checked_after_idle;
+    if (*ms > slow_ms) break;
+    ++c.r.fast_run_after_idle;
+  }
+  const bool ended = c.r.fast_run_after_idle < c.r.checked_after_idle || c.r.checked_after_idle == limit;
+  if (!ended) return std::nullopt;  // interrupted or out of budget: not judged
+  c.r.cleans_when_idle = static_cast<double>(c.r.fast_run_after_idle) >= std::max(16.0, 6 * gap);
+  return std::nullopt;
+}
+
+std::string mb(double bytes) {
+  return bytes >= 1e9 ? fmt::format("{:.1f} GB", bytes / 1e9) : fmt::format("{:.0f} MB", bytes / 1e6);
+}
+
+void judge(SmrProbeResult& r, std::uint32_t write_bytes) {
+  const double read_ops = r.read_access_ms > 0 ? 1e3 / r.read_access_ms : 0;
+  const double write_ops = r.fast_write_ms > 0 ? 1e3 / r.fast_write_ms : 0;
+  r.write_vs_read = read_ops > 0 ? write_ops / read_ops : 0;
+  const std::string kib = fmt::format("{} KiB", write_bytes / 1024);
+  if (r.cliff) {
+    r.verdict = "dm-smr";
+    r.evidence.push_back(fmt::format("random {} writes ran at {:.1f} ms each ({:.0f}x the random-read rate) for {}, then "
+                                     "fell to {:.2f} MB/s with writes of {:.0f} ms: a persistent media cache filled and "
+                                     "bands had to be cleaned",
+                                     kib, r.fast_write_ms, r.write_vs_read, mb(static_cast<double>(r.cache_bytes_estimate)),
+                                     r.after_cliff_mb_s, r.slow_write_ms));
+  } else if (r.writes < kBaseWindows * kWindow) {
+    r.verdict = "unknown";
+    r.evidence.push_back(fmt::format("only {} writes timed: too few to judge", r.writes));
+  } else if (r.write_vs_read > kLogLikeRatio) {
+    r.verdict = "unknown";
+    r.evidence.push_back(fmt::format("random {} writes ran at {:.0f}x the random-read rate over {} without a cliff: "
+                                     "something absorbs them (a media cache larger than that, or a large write cache)",
+                                     kib, r.write_vs_read, mb(static_cast<double>(r.bytes_written))));
+  } else {
+    r.verdict = "cmr";
+    r.evidence.push_back(fmt::format("no sign of SMR: {} of random {} writes ran at about the random-access rate "
+                                     "({:.1f} ms each, reads {:.1f} ms), with no cliff",
+                                     mb(static_cast<double>(r.bytes_written)), kib, r.fast_write_ms, r.read_access_ms));
+  }
+  if (r.cleans_when_idle)
+    r.evidence.push_back(fmt::format("after the cliff one write in {:.1f} waited for a clean; after {:.0f} s idle, {} fast "
+                                     "writes in a row{}: the drive {} while idle",
+                                     r.writes_per_slow, r.idle_s, r.fast_run_after_idle,
+                                     r.fast_run_after_idle == r.checked_after_idle ? " (all that were timed)" : "",
+                                     *r.cleans_when_idle ? "cleans" : "does not clean"));
+}
+
+}  // namespace
+
+Expected<SmrProbeResult> run_smr_probe(IoEngine& io, const SmrProbeOptions& opt, const ProgressFn* progress) {
+  const IoTargetInfo& info = io.info();
+  if (!info.writable) return make_error("the smr write probe needs a target opened for writing");
+  if (opt.write_bytes == 0 || opt.write_bytes % info.logical_block_bytes)
+    return make_error("the probe's write size must be a multiple of the logical block size");
+  Ctx c{io, opt, progress, Budget(opt.budget_s), Rng(opt.seed ^ 0x736D72ull)};
+  c.block = info.logical_block_bytes;
+  c.span_bytes = opt.span_blocks ? std::min(info.capacity_bytes, opt.span_blocks * c.block) : info.capacity_bytes;
+  if (c.span_bytes < 64ull * opt.write_bytes) return make_error("the span is too small for the smr probe");
+  if (auto e = read_phase(c)) return *e;
+  auto cliff = fill_phase(c);
+  if (!cliff) return cliff.error();
+  if (*cliff) {
+    if (auto e = after_cliff(c, **cliff)) return *e;
+    if (opt.idle_s > 0 && !c.stopped() && !c.budget.exhausted())
+      if (auto e = idle_phase(c)) return *e;
+    if (opt.idle_s <= 0) c.r.notes.push_back("idle cleaning not checked (--idle 0)");
+    else if (!c.r.cleans_when_idle) c.r.notes.push_back("idle cleaning not checked: budget spent or interrupted");
+  }
+  c.r.idle_s = opt.idle_s;
+  if (c.r.interrupted) c.r.notes.push_back("interrupted: the results cover what ran until then");
+  judge(c.r, opt.write_bytes);
+  c.r.drive_time_s = c.budget.used_s();
+  return std::move(c.r);
+}
+
+nlohmann::json smr_probe_to_json(const SmrProbeResult& r) {
+  using nlohmann::json;
+  json rate = json::array();
+  for (const auto& p : r.rate) rate.push_back({{"t_s", p.t_s}, {"written_mb", p.written_mb}, {"mb_s", p.mb_s}});
+  auto opt_u = [](const std::optional<std::uint64_t>& v) { return v ? json(*v) : json(nullptr); };
+  return json{{"verdict", r.verdict},
+              {"read_access_ms", r.read_access_ms},
+              {"sequential_mb_s", r.sequential_mb_s},
+              {"writes", r.writes},
+              {"bytes_written", r.bytes_written},
+              {"write_drive_time_s", r.write_drive_s},
+              {"fast_write_ms", r.fast_write_ms},
+              {"write_vs_read", r.write_vs_read},
+              {"cliff", r.cliff},
+              {"media_cache_bytes_estimate", r.cliff ? json(r.cache_bytes_estimate) : json(nullptr)},
+              {"slow_write_ms", r.cliff ? json(r.slow_write_ms) : json(nullptr)},
+              {"after_cliff_mb_s", r.cliff ? json(r.after_cliff_mb_s) : json(nullptr)},
+              {"band_bytes_estimate", opt_u(r.band_bytes_estimate)},
+              {"cleans_when_idle", r.cleans_when_idle ? json(*r.cleans_when_idle) : json(nullptr)},
+              {"median_sequential_mb_s", r.median_sequential_mb_s},
+              {"writes_per_slow", r.cliff ? json(r.writes_per_slow) : json(nullptr)},
+              {"idle_check", {{"idle_s", r.idle_s}, {"fast_run_after", r.fast_run_after_idle},
+                              {"checked_after", r.checked_after_idle}}},
+              {"rate", rate},
+              {"interrupted", r.interrupted},
+              {"drive_time_s", r.drive_time_s},
+              {"evidence", r.evidence},
+              {"notes", r.notes}};
+}
+
+}  // namespace ds::measure
