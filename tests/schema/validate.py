@@ -172,6 +172,7 @@ def run_all(c, source, work):
     c.run("ncq", ["ncq", "sim:7k400", "--budget", "1", "--max-depth", "4", "--json=c"])
     line = c.progress(["bench", "sim:raptor", "--tests", "access,transfer", "--budget", "1", "--json=c"])
     c.progress(["scan", "sim:raptor", "--bench", "1", "--json=c"])
+    c.progress(["smr", "sim:raptor", "--write", "--budget", "3", "--json=c"])
     c.progress(["ab", "sim:maxline3", "--feature", "aam=quiet,fast", "--rounds", "2", "--budget", "0.3",
                 "--state-dir", state, "--json=c"])
     if line is not None:
