@@ -26,10 +26,11 @@ _drivescope_commands() {
        inside { inside = 0 }'
 }
 
-# The values an option takes, when it says: CLI11's "TEXT:{a,b,c}".
+# The values an option takes, when it says: CLI11's "TEXT:{a,b,c}", also on a line that names a
+# short and a long form ("-d,--device-type TEXT:{...}"), for either name.
 _drivescope_choices() {
   local opt=$1
-  sed -n "s/^ *$opt [A-Z]*:{\([^}]*\)}.*/\1/p" | tr ',' ' '
+  sed -n "s/^ *\(-[a-zA-Z],\)\{0,1\}$opt[ ,][^:]*:{\([^}]*\)}.*/\2/p" | tr ',' ' '
 }
 
 _drivescope() {
@@ -76,7 +77,7 @@ _drivescope() {
       COMPREPLY=($(compgen -P "$done_part" -W "access transfer cache blocksize queue patterns" -- "$last"))
       compopt -o nospace 2> /dev/null
       return ;;
-    --*)
+    -[a-zA-Z] | --*)
       local choices
       choices=$(_drivescope_choices "$prev" <<< "$help")
       if [[ -n $choices ]]; then

@@ -184,6 +184,7 @@ Expected<Report> run_bench(const BenchRequest& req, const measure::ProgressFn& p
   oo.write = req.write;
   oo.destructive = req.destructive;
   oo.seed = req.seed;
+  oo.device = req.device;
   auto t = open_target(req.target, oo);
   if (!t) return t.error();
 

@@ -21,6 +21,7 @@ struct BenchRequest {
   bool destructive = false;
   std::uint64_t seed = 1;
   std::optional<double> budget_s;   // total drive time
+  DeviceChoice device;              // -d, --trace (the identity read beside the results)
   // Ctrl-C: once true, the running test's next submit fails (ECANCELED) and no further test
   // starts; the report keeps what was measured and exits kExitInterrupted.
   std::function<bool()> stop;

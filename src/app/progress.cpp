@@ -30,6 +30,21 @@ std::string format_progress(const ProgressSnapshot& s) {
   return o;
 }
 
+std::string format_progress_json(std::string_view command, const ProgressSnapshot& s, const nlohmann::json& extra) {
+  auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+  nlohmann::json j = {{"command", command},
+                      {"test", s.test},
+                      {"test_number", s.test_number},
+                      {"test_count", s.test_count},
+                      {"fraction", std::clamp(s.run_fraction, 0.0, 1.0)},
+                      {"test_fraction", std::clamp(s.fraction, 0.0, 1.0)},
+                      {"drive_s", s.drive_s},
+                      {"eta_s", opt(s.eta_run_s)},
+                      {"eta_test_s", opt(s.eta_test_s)}};
+  for (const auto& [k, v] : extra.items()) j[k] = v;
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 ProgressSnapshot ProgressEstimator::update(std::string_view test, double fraction, double test_drive_s,
                                            double wall_s) {
   if (test != current_) {
@@ -45,6 +60,7 @@ ProgressSnapshot ProgressEstimator::update(std::string_view test, double fractio
   s.test_count = std::max(test_count_, number_);
   s.fraction = std::clamp(fraction, 0.0, 1.0);
   s.drive_s = done_drive_s_ + current_drive_s_;
+  if (s.test_count > 0) s.run_fraction = std::clamp((s.test_number - 1 + s.fraction) / s.test_count, 0.0, 1.0);
   // Too little seen to convert drive time to wall time, or to extrapolate: no estimate.
   if (s.drive_s < 0.5 || wall_s <= 0) return s;
   const double wall_per_drive = wall_s / s.drive_s;

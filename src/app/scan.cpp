@@ -65,7 +65,8 @@ json bench_part(Report& r, const Target& t, const std::optional<sysfs::DriveFact
   b.budget_s = req.bench_s;
   b.seed = req.seed;
   b.stop = req.stop;
-  auto res = run_bench(b, {});
+  b.device = req.device;
+  auto res = run_bench(b, req.bench_progress ? req.bench_progress(t.spec) : measure::ProgressFn{});
   if (!res) {
     r.warnings.push_back(fmt::format("{}: bench: {}", t.spec, res.error().message));
     r.exit_code = worse(r.exit_code, kExitPartial);
@@ -93,6 +94,7 @@ Report scan_one(const std::string& spec, const ScanRequest& req) {
   OpenOptions oo;
   oo.seed = req.seed;
   oo.root = req.root;
+  oo.device = req.device;
   auto t = open_target(spec, oo);
   if (!t) return failed(spec, t.error().message);
   std::optional<sysfs::DriveFacts> facts;

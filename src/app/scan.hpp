@@ -11,6 +11,7 @@
 
 #include "app/identify.hpp"
 #include "probe/sysfs.hpp"
+#include "tests/common.hpp"
 
 namespace ds::app {
 
@@ -21,6 +22,9 @@ struct ScanRequest {
   std::uint64_t seed = 1;
   std::string root = "/";            // /proc and /sys (tests use fake trees)
   std::function<bool()> stop;        // SIGINT/SIGTERM: no further drive starts
+  DeviceChoice device;               // -d, --trace
+  // --progress: the progress function of one drive's bench (given its spec); empty: none.
+  std::function<measure::ProgressFn(const std::string& spec)> bench_progress;
 };
 
 // CHECK POWER MODE's answer (ACS-3, count register): 00h/01h standby, 80h-83h idle, FFh active or

@@ -8,6 +8,7 @@
 #include <functional>
 #include <fmt/core.h>
 
+#include "app/identify.hpp"
 #include "drivescope/commands.hpp"
 #include "io/aio_engine.hpp"
 #include "io/write_guard.hpp"
@@ -23,16 +24,54 @@ namespace fs = std::filesystem;
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
+// -d scsi over a device that also answers ATA (a simulated ATA drive): the SCSI side only, as
+// a SCSI disk would be seen.
+class ScsiView final : public Device {
+ public:
+  explicit ScsiView(std::unique_ptr<Device> inner) : inner_(std::move(inner)), info_(inner_->info()) {
+    info_.ata_capable = false;
+    info_.scsi_capable = true;
+  }
+  const DeviceInfo& info() const override { return info_; }
+  CommandResult scsi(const ScsiRequest& req) override { return inner_->scsi(req); }
+
+ private:
+  std::unique_ptr<Device> inner_;
+  DeviceInfo info_;
+};
+
+// --trace goes next to the backend, below SAT, so that it sees the CDBs actually sent.
+std::unique_ptr<Device> traced(std::unique_ptr<Device> dev, const DeviceChoice& c) {
+  if (!c.trace) return dev;
+  return std::make_unique<TracingDevice>(std::move(dev), c.trace);
+}
+
+// The simulated drive under -d: an ATA model speaks ATA natively (ata, autodetect), through its
+// SATL (sat) or as the SCSI disk libata would show (scsi); a SCSI model only speaks SCSI.
+Expected<std::unique_ptr<Device>> sim_device(std::unique_ptr<Device> dev, std::string_view spec,
+                                             const DeviceChoice& c) {
+  const bool ata = dev->info().ata_capable;
+  if (!ata && (c.type == DeviceType::ata || c.type == DeviceType::sat))
+    return usage_error(fmt::format("-d {}: {} is a simulated SCSI drive: it has no ATA command set (use -d scsi)",
+                                   to_string(c.type), spec));
+  dev = traced(std::move(dev), c);
+  if (c.type == DeviceType::sat) return std::unique_ptr<Device>(std::make_unique<SatDevice>(std::move(dev)));
+  if (c.type == DeviceType::scsi && ata) return std::unique_ptr<Device>(std::make_unique<ScsiView>(std::move(dev)));
+  return dev;
+}
+
 Expected<Target> open_sim(std::string_view spec, const OpenOptions& o) {
   sim::SimOptions so;
   so.seed = o.seed;
   so.writable = o.write;  // a simulated drive holds no user data: --write is enough
   auto t = sim::open(spec, so);
   if (!t) return t.error();
+  auto dev = sim_device(std::move(t->device), spec, o.device);
+  if (!dev) return dev.error();
   Target out;
   out.spec = std::string(spec);
   out.kind = TargetKind::sim;
-  out.device = std::make_unique<GuardedDevice>(std::move(t->device));
+  out.device = std::make_unique<GuardedDevice>(std::move(*dev));
   if (o.want_io) out.io = std::move(t->io);
   out.keepalive = std::move(t->drive);
   return out;
@@ -58,6 +97,8 @@ Expected<std::unique_ptr<IoEngine>> open_io(const std::string& path, const OpenO
 }
 
 Expected<Target> open_file(std::string_view spec, const OpenOptions& o) {
+  if (o.device.type != DeviceType::autodetect)
+    return usage_error(fmt::format("-d {}: {} is a file: it has no command interface to choose", to_string(o.device.type), spec));
   std::string path(starts_with(spec, "file:") ? spec.substr(5) : spec);
   Target out;
   out.spec = std::string(spec);
@@ -84,7 +125,31 @@ std::string block_name_of(const std::string& path, const std::string& root) {
   return name;
 }
 
+// A SAT layer (libata, a USB bridge) answers VPD page 0x89 (SAT-3 12.4.2) or calls itself "ATA"
+// in INQUIRY; then ATA commands go through ATA PASS-THROUGH.
+bool answers_as_ata(Device& dev) {
+  std::array<std::uint8_t, 96> inq{};
+  if (scsi::inquiry(dev, inq).outcome == Outcome::good &&
+      std::string_view(reinterpret_cast<const char*>(&inq[8]), 8).substr(0, 3) == "ATA")
+    return true;
+  std::array<std::uint8_t, 572> vpd89{};
+  auto r = scsi::inquiry_vpd(dev, 0x89, vpd89);
+  return r.outcome == Outcome::good && vpd89[1] == 0x89;
+}
+
+// SAT over the SG device when -d sat says so, or autodetect finds a SAT layer; -d scsi sends no
+// probe at all.
+std::unique_ptr<Device> choose_block_device(std::unique_ptr<Device> dev, DeviceType type, TargetKind& kind) {
+  const bool sat = type == DeviceType::sat || (type == DeviceType::autodetect && answers_as_ata(*dev));
+  if (!sat) return dev;
+  kind = TargetKind::ata;
+  return std::make_unique<SatDevice>(std::move(dev));
+}
+
 Expected<Target> open_block(std::string_view spec, const OpenOptions& o) {
+  if (o.device.type == DeviceType::ata)
+    return usage_error(fmt::format("-d ata: {}: drivescope reaches real drives through SG_IO only (no HDIO "
+                                   "ioctls); a SATA drive is reached through SAT: use -d sat", spec));
   std::string path(spec);
   Target out;
   out.spec = path;
@@ -98,23 +163,7 @@ Expected<Target> open_block(std::string_view spec, const OpenOptions& o) {
     out.kind = TargetKind::file;
     out.no_device_reason = fmt::format("no SCSI/ATA passthrough: {}", sg.error().message);
   } else {
-    std::unique_ptr<Device> dev = std::move(*sg);
-    // A SAT layer (libata, a USB bridge) answers VPD page 0x89 (SAT-3 12.4.2) or calls itself
-    // "ATA" in INQUIRY; then ATA commands go through ATA PASS-THROUGH.
-    std::array<std::uint8_t, 96> inq{};
-    bool is_ata = false;
-    if (scsi::inquiry(*dev, inq).outcome == Outcome::good)
-      is_ata = std::string_view(reinterpret_cast<const char*>(&inq[8]), 8).substr(0, 3) == "ATA";
-    if (!is_ata) {
-      std::array<std::uint8_t, 572> vpd89{};
-      auto r = scsi::inquiry_vpd(*dev, 0x89, vpd89);
-      is_ata = r.outcome == Outcome::good && vpd89[1] == 0x89;
-    }
-    if (is_ata) {
-      out.kind = TargetKind::ata;
-      dev = std::make_unique<SatDevice>(std::move(dev));
-    }
-    out.device = std::make_unique<GuardedDevice>(std::move(dev));
+    out.device = std::make_unique<GuardedDevice>(choose_block_device(traced(std::move(*sg), o.device), o.device.type, out.kind));
   }
   if (o.want_io) {
     std::string io_path = path;
@@ -147,6 +196,22 @@ const Backend kBackends[] = {
 };
 
 }  // namespace
+
+std::string_view to_string(DeviceType t) {
+  switch (t) {
+    case DeviceType::autodetect: return "auto";
+    case DeviceType::ata: return "ata";
+    case DeviceType::sat: return "sat";
+    case DeviceType::scsi: return "scsi";
+  }
+  return "?";
+}
+
+Expected<DeviceType> parse_device_type(std::string_view text) {
+  for (auto t : {DeviceType::autodetect, DeviceType::ata, DeviceType::sat, DeviceType::scsi})
+    if (text == to_string(t)) return t;
+  return usage_error(fmt::format("-d {}: not a device type (auto, ata, sat or scsi)", text));
+}
 
 Expected<Target> open_target(std::string_view spec, const OpenOptions& options) {
   if (spec.empty()) return make_error("no target given");

@@ -11,8 +11,27 @@
 #include "drivescope/device.hpp"
 #include "drivescope/expected.hpp"
 #include "drivescope/io.hpp"
+#include "passthrough/trace_device.hpp"
 
 namespace ds::app {
+
+// -d (like smartctl's -d): how commands reach the drive. autodetect: SAT when the SCSI layer says
+// the drive is ATA (INQUIRY vendor "ATA" or VPD page 89h), plain SCSI otherwise; a simulated
+// drive answers in its model's own command set. sat: ATA commands as ATA PASS-THROUGH CDBs (on a
+// simulated ATA drive too, so the SAT round trip can be watched with --trace). scsi: SCSI
+// commands only, no ATA. ata: the drive's native ATA interface: only the simulator has one here
+// (Linux's HDIO ioctls are not used; a real SATA drive is reached through SAT).
+enum class DeviceType : std::uint8_t { autodetect, ata, sat, scsi };
+std::string_view to_string(DeviceType t);
+Expected<DeviceType> parse_device_type(std::string_view text);  // "auto", "ata", "sat", "scsi"
+
+// What a command that opens a target forwards from -d and --trace.
+using ds::CommandTrace;
+using ds::TraceSink;
+struct DeviceChoice {
+  DeviceType type = DeviceType::autodetect;
+  TraceSink trace;  // --trace: every command sent to the device, as it ends; empty: no tracing
+};
 
 struct OpenOptions {
   bool want_io = false;      // open the block-I/O engine too
@@ -20,6 +39,7 @@ struct OpenOptions {
   bool destructive = false;  // --destructive: needed on a real block device
   std::optional<std::uint64_t> seed;  // simulator noise seed
   std::string root = "/";    // where /proc and /sys are found (tests use fake trees)
+  DeviceChoice device;       // -d, --trace
 };
 
 struct Target {
@@ -33,6 +53,8 @@ struct Target {
   std::shared_ptr<void> keepalive; // backend state shared by device and io (the simulated drive)
 };
 
+// A -d that cannot apply to the target (-d sat or ata on a SCSI model or a file, -d ata on a
+// real device) is a usage_error, said before anything is sent.
 Expected<Target> open_target(std::string_view spec, const OpenOptions& options);
 
 }  // namespace ds::app

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app/identify.hpp"
+#include "tests/common.hpp"
 
 namespace ds::cli {
 
@@ -51,6 +52,41 @@ CLI::Validator finite_range(double min, double max, const std::string& what);
 // the state file named in *forced_file (once it is known; empty: nothing changed yet) at once,
 // say so, and let the guard end the process.
 std::function<void(int)> restore_at_once(const std::string* forced_file);
+
+// -d TYPE and --trace, on every command that opens a target (app::DeviceChoice).
+struct DeviceFlags {
+  std::string type = "auto";
+  bool trace = false;
+};
+void add_device_options(CLI::App* c, DeviceFlags& f);
+app::DeviceChoice device_choice(const DeviceFlags& f);
+// One command as --trace shows it: "trace #N CDB .. [NAME] in 512 bytes: good in 0.012 ms", and
+// a second line with the sense bytes when there are any.
+std::string format_trace(const app::CommandTrace& t);
+
+// --progress auto|json (bench, scan, ab), and the progress function bench and scan hand to the
+// measurement: the terminal line (auto, not --quiet, stderr a terminal), JSON lines (json,
+// anywhere), or none. end_progress clears the terminal line.
+CLI::Option* add_progress_option(CLI::App* c, std::string& mode);
+measure::ProgressFn progress_printer(const std::string& mode, bool quiet, std::string command, int test_count,
+                                     double budget_s, nlohmann::json extra = nlohmann::json::object());
+void end_progress(const std::string& mode, const measure::ProgressFn& p);
+
+// --csv[=TABLE] (identify, bench, ncq, list, scan, ab, compare): emit() writes the document's
+// tables as CSV instead of the text (csv_out.cpp says what a table is). The selection is the
+// process's, like the JSON style.
+struct CsvTable {
+  std::string name;  // dotted path in the JSON document: tests.transfer.zones
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+CLI::Option* add_csv_flag(CLI::App* c);
+bool csv_requested();
+std::vector<CsvTable> csv_tables(const nlohmann::json& doc);
+std::string csv_field(std::string_view s);  // quoted when it holds a comma, a quote or a line break
+std::string to_csv(const CsvTable& t);
+// The tables of doc on stdout as --csv asked; kExitUsage when --csv=NAME names no table of it.
+int print_csv(const nlohmann::json& doc);
 
 Action add_identify(CLI::App& app);
 Action add_list(CLI::App& app);

@@ -6,10 +6,33 @@
 
 #include "app/ab.hpp"
 #include "app/bench.hpp"
+#include "app/progress.hpp"
 #include "app/restore.hpp"
 #include "cli/cli.hpp"
 
 namespace ds::cli {
+
+namespace {
+
+// --progress=json for ab: a line as each test of each arm of each round starts (ab reports no
+// finer steps), and one at the end with fraction 1. ab's callback gives no drive time: null.
+void print_ab_progress(const std::vector<std::string>& tests, unsigned rounds, unsigned round, char arm,
+                       std::string_view test, double test_fraction) {
+  std::size_t index = 0;
+  while (index < tests.size() && tests[index] != test) ++index;
+  const double steps = 2.0 * rounds * static_cast<double>(tests.size());
+  app::ProgressSnapshot s;
+  s.test = std::string(test);
+  s.test_number = static_cast<int>(index) + 1;
+  s.test_count = static_cast<int>(tests.size());
+  s.fraction = test_fraction;
+  s.run_fraction = ((round * 2.0 + (arm == 'B' ? 1 : 0)) * tests.size() + index + test_fraction) / steps;
+  const nlohmann::json extra = {{"round", round + 1}, {"rounds", rounds}, {"arm", std::string(1, arm)}, {"drive_s", nullptr}};
+  std::fprintf(stderr, "%s\n", app::format_progress_json("ab", s, extra).c_str());
+  std::fflush(stderr);
+}
+
+}  // namespace
 
 Action add_ab(CLI::App& app) {
   struct Opts {
@@ -17,8 +40,9 @@ Action add_ab(CLI::App& app) {
     unsigned rounds = 5;
     double budget = 3;
     std::uint64_t seed = 1;
-    std::string span;
+    std::string span, progress = "auto";
     bool keep_state = false, json = false, quiet = false;
+    DeviceFlags dev;
   };
   auto o = std::make_shared<Opts>();
   auto* c = app.add_subcommand("ab", "interleaved A/B test of a feature, with confidence intervals");
@@ -33,8 +57,10 @@ Action add_ab(CLI::App& app) {
   c->add_option("--state-dir", o->state_dir, "where to keep the restore state file (default: $DRIVESCOPE_STATE_DIR, "
                                              "/run/drivescope, ...; simulated drives: none unless given)");
   c->add_flag("--keep-state", o->keep_state, "keep the state file, marked restored, after a clean restore");
-  c->add_flag("--quiet", o->quiet, "no progress lines on stderr");
-  add_json_flag(c, o->json);
+  auto* quiet = c->add_flag("--quiet", o->quiet, "no progress lines on stderr");
+  add_progress_option(c, o->progress)->excludes(quiet);
+  add_csv_flag(c)->excludes(add_json_flag(c, o->json));
+  add_device_options(c, o->dev);
   return [o, c]() -> int {
     if (!c->parsed()) return -1;
     app::AbOptions base;
@@ -58,7 +84,7 @@ Action add_ab(CLI::App& app) {
     // Before any other thread exists: SIGINT/SIGTERM become a flag (see app/restore.hpp).
     std::string forced_file;
     app::SignalGuard guard(restore_at_once(&forced_file));
-    auto t = app::open_target(o->target, {.want_io = true, .seed = o->seed});
+    auto t = app::open_target(o->target, {.want_io = true, .seed = o->seed, .device = device_choice(o->dev)});
     if (!t) return emit(t.error(), o->json);
     if (!o->span.empty()) {
       const auto& info = t->io->info();
@@ -68,14 +94,20 @@ Action add_ab(CLI::App& app) {
       opts->span_bytes = *s;
     }
     if (auto f = app::ab_state_file(*t, *opts); f && *f) forced_file = (*f)->string();
-    const bool show = !o->json && !o->quiet;
+    const bool show = !o->json && !o->quiet && o->progress != "json";
+    const bool json_lines = o->progress == "json";
+    const auto& tests = opts->tests;
+    const unsigned rounds = opts->rounds;
     auto r = app::run_ab(
         *t, *opts, [&guard] { return guard.interrupted(); },
-        [show](unsigned round, char arm, std::string_view test) {
+        [&](unsigned round, char arm, std::string_view test) {
           if (show) std::fprintf(stderr, "drivescope: round %u arm %c %.*s\n", round + 1, arm,
                                  static_cast<int>(test.size()), test.data());
+          if (json_lines) print_ab_progress(tests, rounds, round, arm, test, 0);
         });
     if (!r) return emit(r.error(), o->json);
+    if (json_lines && !r->interrupted && !r->device_error && !tests.empty())
+      print_ab_progress(tests, rounds, rounds - 1, 'B', tests.back(), 1);
     return emit(app::ab_report(*r), o->json);
   };
 }

@@ -1,11 +1,7 @@
-#include <unistd.h>
-
-#include <chrono>
 #include <cstdio>
 #include <memory>
 
 #include "app/bench.hpp"
-#include "app/progress.hpp"
 #include "app/restore.hpp"
 #include "tests/bench.hpp"
 #include "cli/cli.hpp"
@@ -15,9 +11,10 @@ namespace ds::cli {
 Action add_bench(CLI::App& app) {
   struct Opts {
     app::BenchRequest req;
-    std::string tests, prom;
+    std::string tests, prom, progress = "auto";
     bool json = false, quiet = false;
     double budget = 0;
+    DeviceFlags dev;
   };
   auto o = std::make_shared<Opts>();
   auto* c = app.add_subcommand("bench", "measure access time, transfer by zone, cache, block sizes");
@@ -31,9 +28,11 @@ Action add_bench(CLI::App& app) {
               "allow writes to a real block device (its data is overwritten)");
   c->add_option("--seed", o->req.seed, "seed for random placement (and simulator noise)");
   c->add_option("--budget", o->budget, "total drive time in seconds (default 120)")->check(budget_validator());
-  add_json_flag(c, o->json);
+  add_csv_flag(c)->excludes(add_json_flag(c, o->json));
   add_prom_option(c, o->prom);
-  c->add_flag("--quiet", o->quiet, "no progress line on stderr");
+  add_device_options(c, o->dev);
+  auto* quiet = c->add_flag("--quiet", o->quiet, "no progress line on stderr");
+  add_progress_option(c, o->progress)->excludes(quiet);
   return [o, c]() -> int {
     if (!c->parsed()) return -1;
     for (size_t start = 0; start < o->tests.size();) {
@@ -44,20 +43,11 @@ Action add_bench(CLI::App& app) {
       start = comma + 1;
     }
     if (o->budget > 0) o->req.budget_s = o->budget;
-    measure::ProgressFn progress;
-    // A progress line only for a person watching: never into a pipe or a log.
-    if (!o->quiet && ::isatty(STDERR_FILENO)) {
-      const measure::BenchOptions defaults;
-      const int count = static_cast<int>(o->req.tests.empty() ? defaults.tests.size() : o->req.tests.size());
-      auto est = std::make_shared<app::ProgressEstimator>(count, o->req.budget_s.value_or(defaults.budget_s));
-      const auto start = std::chrono::steady_clock::now();
-      progress = [est, start](std::string_view test, double fraction, double drive_s) {
-        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        const std::string line = app::format_progress(est->update(test, fraction, drive_s, wall));
-        std::fprintf(stderr, "\r\033[K%s", line.c_str());
-        std::fflush(stderr);
-      };
-    }
+    o->req.device = device_choice(o->dev);
+    const measure::BenchOptions defaults;
+    const int count = static_cast<int>(o->req.tests.empty() ? defaults.tests.size() : o->req.tests.size());
+    const auto progress =
+        progress_printer(o->progress, o->quiet, "bench", count, o->req.budget_s.value_or(defaults.budget_s));
     // Before any other thread exists: SIGINT/SIGTERM become a flag (app/restore.hpp); the run
     // stops at its next request and prints what was measured (exit 4). bench changes no
     // setting, so a second signal has nothing to restore and just ends the process.
@@ -65,7 +55,7 @@ Action add_bench(CLI::App& app) {
     app::SignalGuard guard(restore_at_once(&nothing_to_restore));
     o->req.stop = [&guard] { return guard.interrupted(); };
     auto r = app::run_bench(o->req, progress);
-    if (progress) std::fprintf(stderr, "\r\033[K");
+    end_progress(o->progress, progress);
     return emit_with_prom(r, o->json, o->prom, "bench");
   };
 }

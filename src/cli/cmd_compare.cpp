@@ -36,7 +36,7 @@ Action add_compare(CLI::App& app) {
   c->add_option("--color", o->colour, "auto (terminal, TERM not dumb, NO_COLOR unset), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   c->add_option("--html", o->req.html_path, "also write the tables as one HTML file");
-  add_json_flag(c, o->json);
+  add_csv_flag(c)->excludes(add_json_flag(c, o->json));
   return [o, c]() -> int {
     if (!c->parsed()) return -1;
     o->req.colour = !o->json && want_colour(o->colour);

@@ -15,6 +15,7 @@ Action add_features(CLI::App& app) {
     CLI::App* cmd = nullptr;
     std::string target, action, value;
     bool json = false;
+    DeviceFlags dev;
   };
   struct Entry {
     app::FeatureId id;
@@ -38,12 +39,13 @@ Action add_features(CLI::App& app) {
     o->cmd->add_option("action", o->action, e.actions);
     o->cmd->add_option("value", o->value, "the value for `set`");
     add_json_flag(o->cmd, o->json);
+    add_device_options(o->cmd, o->dev);
     all->push_back(o);
   }
   return [all]() -> int {
     for (auto& o : *all) {
       if (!o->cmd->parsed()) continue;
-      auto t = app::open_target(o->target, {});
+      auto t = app::open_target(o->target, {.device = device_choice(o->dev)});
       if (!t) return emit(t.error(), o->json);
       return emit(app::feature_command(*t, o->id, o->action, o->value), o->json);
     }

@@ -9,6 +9,7 @@ Action add_identify(CLI::App& app) {
   struct Opts {
     std::string target, file, prom;
     bool raw = false, bad_checksum = false, json = false, logs = false;
+    DeviceFlags dev;
   };
   auto o = std::make_shared<Opts>();
   auto* c = app.add_subcommand("identify", "decoded identity and features of a drive");
@@ -19,8 +20,9 @@ Action add_identify(CLI::App& app) {
   c->add_flag("--logs", o->logs,
               "read the General Purpose Log directory (READ LOG EXT) even when IDENTIFY does not "
               "claim GPL support (by default it is read only when claimed)");
-  add_json_flag(c, o->json);
+  add_csv_flag(c)->excludes(add_json_flag(c, o->json));
   add_prom_option(c, o->prom);
+  add_device_options(c, o->dev);
   c->add_flag("--allow-bad-checksum", o->bad_checksum,
               "decode a block whose word 255 checksum is wrong");
   return [o, c]() -> int {
@@ -31,7 +33,7 @@ Action add_identify(CLI::App& app) {
       return app::kExitUsage;
     }
     if (!o->file.empty()) return emit_with_prom(app::identify_dump(o->file, io), o->json, o->prom, "identify");
-    auto t = app::open_target(o->target, {});
+    auto t = app::open_target(o->target, {.device = device_choice(o->dev)});
     if (!t) return emit(t.error(), o->json);
     return emit_with_prom(app::identify_target(*t, io), o->json, o->prom, "identify");
   };

@@ -17,6 +17,7 @@ Action add_ncq(CLI::App& app) {
     unsigned max_depth = 32;
     std::uint64_t seed = 1;
     bool json = false, no_measure = false, keep_scheduler = false;
+    DeviceFlags dev;
   };
   auto o = std::make_shared<Opts>();
   auto* c = app.add_subcommand("ncq", "NCQ/TCQ: claimed by the drive, enabled by the host, effective");
@@ -27,8 +28,9 @@ Action add_ncq(CLI::App& app) {
   c->add_option("--state-dir", o->state_dir, "where to keep the scheduler's restore state file");
   c->add_flag("--no-measure", o->no_measure, "only the claimed and enabled layers; no I/O");
   c->add_flag("--keep-scheduler", o->keep_scheduler, "measure with the scheduler in effect (do not switch to none)");
-  add_json_flag(c, o->json);
+  add_csv_flag(c)->excludes(add_json_flag(c, o->json));
   add_prom_option(c, o->prom);
+  add_device_options(c, o->dev);
   return [o, c]() -> int {
     if (!c->parsed()) return -1;
     if (o->max_depth < 1 || o->max_depth > 256 || !(o->budget > 0)) {
@@ -37,7 +39,7 @@ Action add_ncq(CLI::App& app) {
     }
     std::string forced_file;
     app::SignalGuard guard(restore_at_once(&forced_file));
-    auto t = app::open_target(o->target, {.want_io = !o->no_measure, .seed = o->seed});
+    auto t = app::open_target(o->target, {.want_io = !o->no_measure, .seed = o->seed, .device = device_choice(o->dev)});
     if (!t) return emit(t.error(), o->json);
     app::NcqOptions no;
     no.measure = !o->no_measure;

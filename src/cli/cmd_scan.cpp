@@ -22,6 +22,11 @@ int print_scan(const app::ScanResult& s, bool json) {
   all.text = s.text;
   for (const auto& d : s.drives) all.warnings.insert(all.warnings.end(), d.warnings.begin(), d.warnings.end());
   all.exit_code = s.exit_code;
+  // --csv: the drives as one table, a row each.
+  if (csv_requested()) {
+    all.json = {{"drives", nlohmann::json::array()}};
+    for (const auto& d : s.drives) all.json["drives"].push_back(d.json);
+  }
   return emit(all, false);
 }
 
@@ -39,9 +44,10 @@ int write_scan_prom(const app::ScanResult& s, const std::string& path, int rc) {
 Action add_scan(CLI::App& app) {
   struct Opts {
     app::ScanRequest req;
-    std::string prom;
+    std::string prom, progress = "auto";
     bool json = false;
     double bench = 0;
+    DeviceFlags dev;
   };
   auto o = std::make_shared<Opts>();
   auto* c = app.add_subcommand("scan", "identity, SMART health and (--bench) a short read-only bench of every drive");
@@ -53,8 +59,10 @@ Action add_scan(CLI::App& app) {
   c->add_flag("--force-busy", o->req.force_busy,
               "bench drives that are mounted, swap or held too (by default they are skipped)");
   c->add_option("--seed", o->req.seed, "seed for random placement (and simulator noise)");
-  add_json_flag(c, o->json, "one compact JSON document per drive, one per line");
+  add_csv_flag(c)->excludes(add_json_flag(c, o->json, "one compact JSON document per drive, one per line"));
   add_prom_option(c, o->prom);
+  add_device_options(c, o->dev);
+  add_progress_option(c, o->progress);
   return [o, c]() -> int {
     if (!c->parsed()) return -1;
     if (o->req.force_busy && o->bench <= 0) {
@@ -62,6 +70,14 @@ Action add_scan(CLI::App& app) {
       return app::kExitUsage;
     }
     if (o->bench > 0) o->req.bench_s = o->bench;
+    o->req.device = device_choice(o->dev);
+    if (o->progress == "json" && o->req.bench_s) {
+      const double budget = *o->req.bench_s;
+      o->req.bench_progress = [budget](const std::string& spec) {
+        return progress_printer("json", false, "scan", static_cast<int>(app::kScanBenchTests.size()), budget,
+                                {{"target", spec}});
+      };
+    }
     // SIGINT/SIGTERM: the drive being benched stops at its next request and no further drive
     // starts; what was scanned is printed (exit 4). scan changes no setting.
     const std::string nothing_to_restore;

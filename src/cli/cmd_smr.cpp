@@ -1,14 +1,10 @@
 // `drivescope smr TARGET [--write [--destructive]] [--budget S] [--idle S] [--seed N] [--span SIZE]
-// [--json] [--quiet]`. Read-only by default; the timing probe writes and so passes the write guard
+// [--json] [--quiet | --progress json] [-d TYPE] [--trace]`. Read-only by default; the timing probe writes and so passes the write guard
 // (app/target.cpp) first. Ctrl-C / SIGTERM stops the probe at its next write and prints what it
 // measured (exit 4); the probe changes no setting, so there is nothing to restore.
-#include <unistd.h>
-
-#include <chrono>
 #include <cstdio>
 #include <memory>
 
-#include "app/progress.hpp"
 #include "app/restore.hpp"
 #include "app/smr.hpp"
 #include "cli/cli.hpp"
@@ -17,7 +13,8 @@ namespace ds::cli {
 
 Action add_smr(CLI::App& app) {
   struct Opts {
-    std::string target;
+    std::string target, progress = "auto";
+    DeviceFlags dev;
     double budget = 1800, idle = 30;
     std::uint64_t seed = 1;
     bool json = false, quiet = false, write = false, destructive = false;
@@ -31,7 +28,9 @@ Action add_smr(CLI::App& app) {
   c->add_option("--idle", o->idle, "seconds to leave the drive idle after the cliff (default 30; 0: no idle check)");
   c->add_option("--seed", o->seed, "seed of the random write positions (and of a simulated drive's noise)");
   add_json_flag(c, o->json);
-  c->add_flag("--quiet", o->quiet, "no progress line on stderr");
+  add_device_options(c, o->dev);
+  auto* quiet = c->add_flag("--quiet", o->quiet, "no progress line on stderr");
+  add_progress_option(c, o->progress)->excludes(quiet);
   return [o, c]() -> int {
     if (!c->parsed()) return -1;
     if (!(o->idle >= 0) || o->idle > 3600) {
@@ -44,7 +43,8 @@ Action add_smr(CLI::App& app) {
     }
     const std::string nothing_to_restore;
     app::SignalGuard guard(restore_at_once(&nothing_to_restore));
-    auto t = app::open_target(o->target, {.want_io = o->write, .write = o->write, .destructive = o->destructive, .seed = o->seed});
+    auto t = app::open_target(o->target, {.want_io = o->write, .write = o->write, .destructive = o->destructive, .seed = o->seed,
+                                             .device = device_choice(o->dev)});
     if (!t) return emit(t.error(), o->json);
     app::SmrOptions so;
     so.write = o->write;
@@ -52,18 +52,10 @@ Action add_smr(CLI::App& app) {
     so.probe.idle_s = o->idle;
     so.probe.seed = o->seed;
     so.probe.stop = [&guard] { return guard.interrupted(); };
-    measure::ProgressFn progress;
-    if (o->write && !o->quiet && ::isatty(STDERR_FILENO)) {
-      auto est = std::make_shared<app::ProgressEstimator>(1, o->budget);
-      const auto start = std::chrono::steady_clock::now();
-      progress = [est, start](std::string_view test, double fraction, double drive_s) {
-        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::fprintf(stderr, "\r\033[K%s", app::format_progress(est->update(test, fraction, drive_s, wall)).c_str());
-        std::fflush(stderr);
-      };
-    }
+    // Only the write probe takes time worth a progress line.
+    const auto progress = o->write ? progress_printer(o->progress, o->quiet, "smr", 1, o->budget) : measure::ProgressFn{};
     auto r = app::run_smr(*t, so, &progress);
-    if (progress) std::fprintf(stderr, "\r\033[K");
+    end_progress(o->progress, progress);
     if (!r) return emit(r.error(), o->json);
     return emit(app::smr_report(*t, *r), o->json);
   };

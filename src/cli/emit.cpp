@@ -70,19 +70,22 @@ int emit(const Expected<app::Report>& r, bool json) {
     std::fprintf(stderr, "drivescope: %s\n", r.error().message.c_str());
     return inv.exit_status;
   }
+  int rc = r->exit_code;
   if (json) {
     nlohmann::json doc = r->json;
     inv.exit_status = r->exit_code;
     for (const auto& w : r->warnings) inv.messages.push_back({w, "warning"});
     app::add_envelope(doc, inv);
     print_json(doc);
+  } else if (csv_requested()) {
+    if (int c = print_csv(r->json); c != app::kExitOk && rc == app::kExitOk) rc = c;
   } else {
     std::cout << r->text << std::flush;
   }
   // Warnings go to stderr in both modes: the JSON carries them too, but a script that only keeps
   // the exit status must still see why it was not 0.
   for (const auto& w : r->warnings) std::fprintf(stderr, "drivescope: warning: %s\n", w.c_str());
-  return r->exit_code;
+  return rc;
 }
 
 CLI::Validator finite_range(double min, double max, const std::string& what) {

@@ -61,6 +61,23 @@ TEST_CASE("progress: ETA from the test's own progress and the budget left, only 
   CHECK(format_progress(s2) == "access [2/2]   25.0 %  drive time 15.0 s  ETA ~30 s");
 }
 
+TEST_CASE("progress: the run's fraction counts finished tests whole, and the JSON line carries it") {
+  ProgressEstimator est(4, 100);
+  CHECK(est.update("access", 0.5, 5, 1).run_fraction == doctest::Approx(0.5 / 4));
+  CHECK(est.update("transfer", 0.0, 0, 2).run_fraction == doctest::Approx(1.0 / 4));
+  const auto s = est.update("transfer", 0.5, 5, 3);
+  CHECK(s.run_fraction == doctest::Approx(1.5 / 4));
+  const auto j = nlohmann::json::parse(ds::app::format_progress_json("bench", s, {{"target", "sim:x"}}));
+  CHECK(j["command"] == "bench");
+  CHECK(j["test"] == "transfer");
+  CHECK(j["test_number"] == 2);
+  CHECK(j["fraction"].get<double>() == doctest::Approx(1.5 / 4));
+  CHECK(j["test_fraction"].get<double>() == doctest::Approx(0.5));
+  CHECK(j["drive_s"].get<double>() == doctest::Approx(10));
+  CHECK(j["target"] == "sim:x");
+  CHECK(j.contains("eta_s"));
+}
+
 TEST_CASE("progress: a test just started has no ETA of its own, only the run's bound") {
   ProgressEstimator e(3, 120);
   e.update("transfer", 1.0, 40, 40);

@@ -80,5 +80,10 @@ TEST_CASE("completion: values: simulated presets, --tests names, CLI11's choices
   CHECK(complete({"bench", "sim:rap"}).count("sim:raptor") == 1);
   CHECK(complete({"bench", "sim:raptor", "--tests", "access,tr"}) == std::set<std::string>{"access,transfer"});
   CHECK(complete({"compare", "--color", ""}) == std::set<std::string>{"auto", "always", "never"});
+  // A short and long form on one help line: either name offers the choices.
+  const std::set<std::string> types{"auto", "ata", "sat", "scsi"};
+  CHECK(complete({"identify", "sim:raptor", "-d", ""}) == types);
+  CHECK(complete({"ncq", "sim:raptor", "--device-type", "s"}) == std::set<std::string>{"sat", "scsi"});
+  CHECK(complete({"bench", "sim:raptor", "--progress", ""}) == std::set<std::string>{"auto", "json"});
   CHECK(complete({"bench", "sim:raptor", "--budget", ""}).empty());
 }

@@ -103,6 +103,22 @@ class Checker:
                 json.dump(docs[0], f)
         return docs[0] if docs else None
 
+    def progress(self, args):
+        """Runs `drivescope ARGS --progress=json` and validates each stderr line as a progress line."""
+        p = subprocess.run([self.binary] + args + ["--progress=json"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, timeout=120)
+        label = " ".join(args)
+        if p.returncode != 0:
+            self.fail("%s --progress=json: exit %d" % (label, p.returncode))
+        lines = [l for l in p.stderr.decode("utf-8").splitlines() if l.startswith("{")]
+        if not lines:
+            self.fail("%s --progress=json: no progress line" % label)
+        for l in lines:
+            for e in self.errors("progress", json.loads(l)):
+                self.fail("%s: progress: /%s: %s" % (label, "/".join(map(str, e.absolute_path)), e.message[:300]))
+        self.count["progress"] = self.count.get("progress", 0) + len(lines)
+        return json.loads(lines[0]) if lines else None
+
     def must_fail(self, schema, doc, what):
         if doc is None:
             self.fail("negative check %s: no document to break" % what)
@@ -154,6 +170,14 @@ def run_all(c, source, work):
     c.run("ab", ["ab", "sim:maxline3", "--feature", "aam=quiet,fast", "--rounds", "2", "--budget", "0.5",
                  "--span", "1%", "--state-dir", state, "--quiet", "--json=c"])
     c.run("ncq", ["ncq", "sim:7k400", "--budget", "1", "--max-depth", "4", "--json=c"])
+    line = c.progress(["bench", "sim:raptor", "--tests", "access,transfer", "--budget", "1", "--json=c"])
+    c.progress(["scan", "sim:raptor", "--bench", "1", "--json=c"])
+    c.progress(["smr", "sim:raptor", "--write", "--budget", "3", "--json=c"])
+    c.progress(["ab", "sim:maxline3", "--feature", "aam=quiet,fast", "--rounds", "2", "--budget", "0.3",
+                "--state-dir", state, "--json=c"])
+    if line is not None:
+        c.must_fail("progress", dict(line, fraction=1.5), "a progress line with fraction 1.5")
+        c.must_fail("progress", {k: v for k, v in line.items() if k != "eta_s"}, "a progress line without eta_s")
     c.run("ncq", ["ncq", "sim:atlas15k", "--no-measure", "--json"])
     docs["smr"] = c.run("smr", ["smr", "sim:archive8tb-smr", "--json=c"])
     docs["smr-cmr"] = c.run("smr", ["smr", "sim:raptor", "--write", "--budget", "3", "--quiet", "--json=c"])
