@@ -34,7 +34,7 @@ if(DRIVESCOPE_PCH AND CMAKE_CXX_COMPILER_LAUNCHER MATCHES "ccache" AND NOT CMAKE
 endif()
 if(DRIVESCOPE_PCH AND CMAKE_CXX_COMPILER_ID MATCHES "Clang" AND CMAKE_CXX_COMPILER_LAUNCHER MATCHES "ccache")
   # Without a timestamp in the .pch, a header restored from ccache stays valid.
-  add_compile_options($<$<COMPILE_LANGUAGE:CXX>:SHELL:-Xclang -fno-pch-timestamp>)
+  add_compile_options("SHELL:-Xclang -fno-pch-timestamp")
 endif()
 
 # Every C++ target defined in the given directories, with the group's header set reused.
