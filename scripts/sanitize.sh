@@ -20,7 +20,9 @@ command -v clang++ >/dev/null || { echo "sanitize: clang++ not found (scripts/se
 t0=$SECONDS
 # -gline-tables-only instead of -g: reports still name file and line, and the build (templates of
 # fmt, nlohmann::json, doctest) is much cheaper without full debug info.
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+gen=()  # Ninja where installed, as in scripts/setup.sh
+[ -f "$build/CMakeCache.txt" ] || ! command -v ninja >/dev/null || gen=(-G Ninja)
+cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
       -DDRIVESCOPE_SANITIZE=ON -DDRIVESCOPE_FUZZ=ON -DDRIVESCOPE_BENCH=OFF >/dev/null
 cmake --build "$build" -j"$jobs"

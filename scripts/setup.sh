@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 
-pkgs=(build-essential cmake pkg-config
+pkgs=(build-essential cmake ninja-build pkg-config
       libsgutils2-dev libatasmart-dev libaio-dev libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev
       sg3-utils hdparm smartmontools fio gnuplot-nox
       python3-jsonschema prometheus  # ctest schema (JSON output vs docs/schema), promtool for --prom
@@ -22,5 +22,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${DRIVESCOPE_CMAKE_ARGS:-} >/dev/null
+# Ninja rather than make: on two cores it keeps both busy across target boundaries (a target's
+# files compile while the libraries it links are still being built). A tree configured before
+# keeps its generator (CMake cannot switch one).
+gen=()
+[ -f "$build/CMakeCache.txt" ] || ! command -v ninja >/dev/null || gen=(-G Ninja)
+cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${DRIVESCOPE_CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j"$(nproc)"
