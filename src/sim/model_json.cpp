@@ -327,20 +327,17 @@ void parse_smr(Reader& r, const json& doc, DiskModel& m) {
   m.smr = s;
 }
 
-}  // namespace
-
-Expected<DiskModel> parse_model(std::string_view text) {
-  const json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return make_error("model: not valid JSON");
-  if (!doc.is_object()) return make_error("model: must be a JSON object");
-  Reader r;
-  DiskModel m;
+// "format": checked first, since the keys that follow depend on its version.
+void parse_format(Reader& r, const json& doc) {
   const std::string top;
-
   if (auto f = r.string(doc, top, "format", true); f && *f != kModelFormat && *f != kModelFormat2)
     r.fail("format", "unknown value \"" + *f + "\" (expected \"" + std::string(kModelFormat) + "\" or \"" +
                          std::string(kModelFormat2) + "\")");
-  if (r.err) return *r.err;
+}
+
+// "name", "transport" and "identity": what the drive says it is.
+void parse_identity(Reader& r, const json& doc, DiskModel& m) {
+  const std::string top;
   m.format_version = doc.at("format").get<std::string>() == kModelFormat2 ? 2 : 1;
   m.name = r.string(doc, top, "name", true).value_or("");
   if (auto t = r.string(doc, top, "transport", true)) {
@@ -355,6 +352,11 @@ Expected<DiskModel> parse_model(std::string_view text) {
     m.identity.serial = r.string(*id, "identity", "serial", false).value_or("SIM0000001");
     m.identity.firmware = r.string(*id, "identity", "firmware", false).value_or("SIM1");
   }
+}
+
+// Sector sizes, spindle and heads: the numbers every later key is checked against.
+void parse_geometry(Reader& r, const json& doc, DiskModel& m) {
+  const std::string top;
   m.logical_sector_bytes =
       static_cast<std::uint32_t>(r.integer(doc, top, "logical_sector_bytes", true, true, 1u << 20).value_or(512));
   if (!r.err && (m.logical_sector_bytes < 512 || (m.logical_sector_bytes & (m.logical_sector_bytes - 1))))
@@ -370,7 +372,12 @@ Expected<DiskModel> parse_model(std::string_view text) {
   m.surfaces = static_cast<std::uint32_t>(r.integer(doc, top, "surfaces", true, true, 64).value_or(1));
   m.platters = static_cast<std::uint32_t>(r.integer(doc, top, "platters", true, true, 64).value_or(1));
   if (!r.err && m.platters * 2 < m.surfaces) r.fail("platters", "too few for the surfaces (2 per platter)");
+}
 
+// "zones" (the /1 form of each; the /2 layout keys follow in parse_layout_keys), the capacity
+// they bound, and the skews.
+void parse_zones(Reader& r, const json& doc, DiskModel& m) {
+  const std::string top;
   if (const json* zs = r.member(doc, top, "zones", true)) {
     if (!zs->is_array()) {
       r.fail("zones", "must be an array");
@@ -402,7 +409,11 @@ Expected<DiskModel> parse_model(std::string_view text) {
     r.fail("capacity_sectors", "exceeds what the zones hold (" + std::to_string(m.zone_sectors()) + ")");
   if (auto v = r.integer(doc, top, "track_skew_sectors", false, false, kMaxU32)) m.track_skew_sectors = *v;
   if (auto v = r.integer(doc, top, "cylinder_skew_sectors", false, false, kMaxU32)) m.cylinder_skew_sectors = *v;
+}
 
+// "seek": the three figures and the optional measured curve, plus the other per-command times.
+void parse_seek_and_timing(Reader& r, const json& doc, DiskModel& m) {
+  const std::string top;
   if (const json* s = r.object(doc, top, "seek", true)) {
     m.seek.track_to_track_ms = r.number(*s, "seek", "track_to_track_ms", true, 0, true).value_or(1);
     m.seek.average_ms = r.number(*s, "seek", "average_ms", true, 0, true).value_or(8);
@@ -435,7 +446,10 @@ Expected<DiskModel> parse_model(std::string_view text) {
   m.write_settle_ms = r.number(doc, top, "write_settle_ms", false, 0, false).value_or(0);
   m.command_overhead_ms = r.number(doc, top, "command_overhead_ms", true, 0, false).value_or(0);
   m.interface_mb_s = r.number(doc, top, "interface_mb_s", true, 0, true).value_or(150);
+}
 
+void parse_cache_and_queue(Reader& r, const json& doc, DiskModel& m) {
+  const std::string top;
   if (const json* c = r.object(doc, top, "cache", true)) {
     m.cache.bytes = r.integer(*c, "cache", "bytes", true, false).value_or(0);
     m.cache.segments = static_cast<std::uint32_t>(r.integer(*c, "cache", "segments", true, true, 4096).value_or(1));
@@ -460,6 +474,11 @@ Expected<DiskModel> parse_model(std::string_view text) {
     if (!r.err && m.queue.protocol == QueueProtocol::ncq && m.queue.depth > 32)
       r.fail("queue.depth", "NCQ holds at most 32 commands");
   }
+}
+
+// "aam", "defects" and "noise": optional; each absent one leaves the model's defaults.
+void parse_aam_defects_noise(Reader& r, const json& doc, DiskModel& m) {
+  const std::string top;
   if (const json* a = r.object(doc, top, "aam", false)) {
     m.aam.supported = r.boolean(*a, "aam", "supported", true).value_or(false);
     m.aam.default_level =
@@ -493,6 +512,26 @@ Expected<DiskModel> parse_model(std::string_view text) {
     m.noise.seek_jitter_pct = r.number(*n, "noise", "seek_jitter_pct", false, 0, false).value_or(0);
     if (!r.err && m.noise.seek_jitter_pct > 50) r.fail("noise.seek_jitter_pct", "must be at most 50");
   }
+}
+
+}  // namespace
+
+// Keys are read in a fixed order and only the first error is kept, so each phase below reads on
+// past an error (the Reader ignores later ones) exactly as a single pass would.
+Expected<DiskModel> parse_model(std::string_view text) {
+  const json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return make_error("model: not valid JSON");
+  if (!doc.is_object()) return make_error("model: must be a JSON object");
+  Reader r;
+  DiskModel m;
+  parse_format(r, doc);
+  if (r.err) return *r.err;
+  parse_identity(r, doc, m);
+  parse_geometry(r, doc, m);
+  parse_zones(r, doc, m);
+  parse_seek_and_timing(r, doc, m);
+  parse_cache_and_queue(r, doc, m);
+  parse_aam_defects_noise(r, doc, m);
   if (m.format_version >= 2 && !r.err) parse_v2_timing(r, doc, m);
   if (!r.err) parse_controller(r, doc, m);
   if (!r.err) parse_actuators(r, doc, m);
