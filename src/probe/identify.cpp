@@ -110,6 +110,155 @@ double sata_gen_gbps(int gen) {
   }
 }
 
+namespace {
+
+// Which optional words hold data, decided once from their signatures and read by every section.
+struct WordValidity {
+  bool w82 = false, w85 = false;  // no signature: 0000h or FFFFh when not implemented
+  bool w86 = false;               // no signature of its own: trusted when w83 is
+  bool w76 = false;               // Serial ATA capabilities: 0000h/FFFFh on a parallel device
+};
+
+// Capacity (LBA28, LBA48 or CHS), sector sizes and alignment.
+void decode_capacity(AtaIdentity& id, const WordValidity& v) {
+  const auto& w = id.words;
+  id.chs = Chs{w[1], w[3], w[6]};  // ATA/ATAPI-7 w1/w3/w6: default cylinders, heads, sectors
+  id.lba28_sectors = static_cast<std::uint32_t>(w[60]) | (static_cast<std::uint32_t>(w[61]) << 16);
+  id.lba48 = feature(id.w83_valid, w[83], v.w86, w[86], 10);
+  id.lba48_supported = id.lba48.supported;
+  if (id.lba48_supported) {
+    for (int i = 3; i >= 0; --i) id.lba48_sectors = (id.lba48_sectors << 16) | w[100 + i];
+  }
+  if (id.lba48_supported && id.lba48_sectors != 0) id.capacity_sectors = id.lba48_sectors;
+  else if (id.lba28_sectors != 0) id.capacity_sectors = id.lba28_sectors;
+  else id.capacity_sectors = std::uint64_t{id.chs.cylinders} * id.chs.heads * id.chs.sectors_per_track;
+
+  // w106: valid when bits 15:14 = 01b. Bit 12: logical sector longer than 256
+  // words, its size in words in w117-118. Bit 13: 2^(bits 3:0) logical sectors per physical.
+  if (signature_valid(w[106])) {
+    if (bit(w[106], 12)) {
+      const std::uint32_t words =
+          static_cast<std::uint32_t>(w[117]) | (static_cast<std::uint32_t>(w[118]) << 16);
+      if (words >= 256) id.logical_sector_bytes = words * 2;  // nonsense smaller sizes ignored
+    }
+    if (bit(w[106], 13)) id.logical_per_physical = 1u << (w[106] & 0x0F);
+  }
+  id.physical_sector_bytes = id.logical_sector_bytes * id.logical_per_physical;
+  // w209: bits 15:14 = 01b valid; bits 13:0 = offset of LBA 0 within the
+  // first physical sector, in logical sectors.
+  if (signature_valid(w[209])) id.alignment_offset = w[209] & 0x3FFF;
+  id.capacity_bytes = id.capacity_sectors * id.logical_sector_bytes;
+}
+
+// Media (rotation, form factor) and the interface: versions, SATA speeds, transfer modes.
+void decode_media_interface(AtaIdentity& id, const WordValidity& v) {
+  const auto& w = id.words;
+  id.rotation_raw = w[217];  // ACS-3 IDENTIFY data table
+  if (w[217] == 0x0001) id.solid_state = true, id.rotation_rate_rpm = 1;
+  else if (w[217] >= 0x0401 && w[217] <= 0xFFFE) id.rotation_rate_rpm = w[217];
+  id.form_factor = static_cast<std::uint8_t>(w[168] & 0x0F);  // ACS-3 IDENTIFY data table
+
+  // --- Interface ------------------------------------------------------------------------------
+  if (w[80] != 0x0000 && w[80] != 0xFFFF) id.ata_major_versions = w[80];  // ACS-3 IDENTIFY data table
+  id.ata_minor_version = w[81];
+  id.sata = v.w76;
+  if (v.w76) {
+    for (int gen = 1; gen <= 3; ++gen)
+      if (bit(w[76], gen)) id.sata_gens_supported.push_back(gen);  // bits 1..3
+    // w77 bits 3:1: current negotiated signalling speed, coded 1..3. Drives
+    // older than ATA8-ACS leave w77 zero.
+    if (w[77] != 0x0000 && w[77] != 0xFFFF) {
+      const int cur = (w[77] >> 1) & 0x7;
+      if (cur >= 1 && cur <= 3) id.sata_gen_current = cur;
+    }
+  }
+  id.mwdma_supported = static_cast<std::uint8_t>(w[63] & 0x07);  // w63 bits 2:0
+  id.mwdma_selected = highest_bit((w[63] >> 8) & 0x07);           // w63 bits 10:8
+  if (bit(w[53], 2)) {  // w53 bit 2: w88 valid
+    id.udma_supported = w[88] & 0x7F;
+    id.udma_selected = highest_bit((w[88] >> 8) & 0x7F);
+  }
+  if (bit(w[53], 1)) id.pio_advanced = static_cast<std::uint8_t>(w[64] & 0x03);  // w53 bit 1: w64-70
+  id.multiple_sectors_max = w[47] & 0xFF;
+  id.buffer_size_raw = w[21];  // ATA-5 w21 "buffer size" (retired), 512-byte units
+}
+
+// Queuing: NCQ and legacy TCQ, and the depth they share.
+void decode_queuing(AtaIdentity& id, const WordValidity& v) {
+  const auto& w = id.words;
+  // NCQ: w76 bit 8. Queue depth: w75 bits 4:0 = maximum depth − 1
+  //. NCQ has no enable bit in IDENTIFY: the host enables it by using it.
+  id.ncq.supported = v.w76 && bit(w[76], 8);
+  if (id.ncq.supported) id.ncq_depth = static_cast<std::uint8_t>((w[75] & 0x1F) + 1);
+  // Legacy (overlapped) TCQ: ATA/ATAPI-7 w83 bit 1 = READ/WRITE DMA QUEUED supported, w86 bit 1
+  // the enabled copy; the same w75 carries its depth. Obsolete since ATA8-ACS.
+  id.tcq = feature(id.w83_valid, w[83], v.w86, w[86], 1);
+  if (id.tcq.supported) id.tcq_depth = static_cast<std::uint8_t>((w[75] & 0x1F) + 1);
+}
+
+// The supported/enabled feature bits of w82-87 (and the WWN their w84 announces).
+void decode_features(AtaIdentity& id, const WordValidity& v) {
+  const auto& w = id.words;
+  id.smart = feature(v.w82, w[82], v.w85, w[85], 0);             // w82/85 bit 0
+  id.security = feature(v.w82, w[82], v.w85, w[85], 1);          // w82/85 bit 1
+  id.power_management = feature(v.w82, w[82], v.w85, w[85], 3);  // w82/85 bit 3
+  id.write_cache = feature(v.w82, w[82], v.w85, w[85], 5);       // w82/85 bit 5
+  id.read_look_ahead = feature(v.w82, w[82], v.w85, w[85], 6);   // w82/85 bit 6
+  id.hpa = feature(v.w82, w[82], v.w85, w[85], 10);              // w82/85 bit 10
+  id.apm = feature(id.w83_valid, w[83], v.w86, w[86], 3);            // w83/86 bit 3
+  if (id.apm.supported) id.apm_level = static_cast<std::uint8_t>(w[91] & 0xFF);  // w91 bits 7:0
+  id.puis = feature(id.w83_valid, w[83], v.w86, w[86], 5);            // w83/86 bit 5
+  id.flush_cache_ext = feature(id.w83_valid, w[83], v.w86, w[86], 13);  // w83/86 bit 13
+  id.smart_error_log = feature(id.w84_valid, w[84], id.w87_valid, w[87], 0);  // w84/87 bit 0
+  id.smart_self_test = feature(id.w84_valid, w[84], id.w87_valid, w[87], 1);  // w84/87 bit 1
+  id.gpl = feature(id.w84_valid, w[84], id.w87_valid, w[87], 5);              // w84/87 bit 5
+  if (id.w84_valid && bit(w[84], 8)) {  // w84 bit 8: 64-bit World Wide Name in w108-111
+    id.wwn = (std::uint64_t{w[108]} << 48) | (std::uint64_t{w[109]} << 32) |
+             (std::uint64_t{w[110]} << 16) | w[111];
+  }
+}
+
+// AAM, TRIM and the w69 capabilities, and the security status.
+void decode_aam_trim_security(AtaIdentity& id, const WordValidity& v) {
+  const auto& w = id.words;
+  // AAM (ATA8-ACS IDENTIFY data: w83 bit 9 supported, w86 bit 9 enabled; w94 bits 7:0 current
+  // level, bits 15:8 vendor recommended level). The levels are only defined when the feature set
+  // is supported. Some drives fill w94 anyway: ST9100821AS (firmware 3.CME) has w83 bit 9 = 0 and
+  // w94 = FE00h, and hdparm 9.65 prints "Recommended acoustic management value: 254, current
+  // value: 0" for it. We follow the standard: AAM is not supported there, and its levels are not
+  // reported, because a SET FEATURES 42h to that drive would be aborted and the numbers in w94
+  // describe nothing the host can use.
+  id.aam = feature(id.w83_valid, w[83], v.w86, w[86], 9);
+  if (id.aam.supported) {
+    id.aam_current_level = static_cast<std::uint8_t>(w[94] & 0xFF);
+    id.aam_recommended_level = static_cast<std::uint8_t>(w[94] >> 8);
+  }
+
+  // TRIM: w169 bit 0 (ACS-3 IDENTIFY data table, DATA SET MANAGEMENT with the TRIM bit). No enable bit.
+  id.trim.supported = bit(w[169], 0) && w[169] != 0xFFFF;
+  id.trim_deterministic = id.trim.supported && bit(w[69], 14);  // w69 bit 14
+  id.trim_zeroes = id.trim.supported && bit(w[69], 5);          // w69 bit 5
+  // w69 has no validity signature; drives older than ACS-2 leave it 0 (reserved), which reads as
+  // "not reported" / false here. FFFFh (a bridge that fills unknown words) is not believed.
+  if (w[69] != 0xFFFF) {
+    id.zoned = static_cast<std::uint8_t>(w[69] & 0x3);  // w69 bits 1:0
+    id.nv_write_cache = bit(w[69], 2);
+    id.encrypts_all = bit(w[69], 4);
+  }
+
+  // Security status (ACS-3 IDENTIFY data table, w128) and erase times (w89/w90).
+  if (id.security.supported && w[128] != 0xFFFF) {
+    id.security_locked = bit(w[128], 2);
+    id.security_frozen = bit(w[128], 3);
+    id.security_count_expired = bit(w[128], 4);
+    id.security_enhanced_erase = bit(w[128], 5);
+    id.security_erase_minutes = erase_minutes(w[89]);
+    id.security_enhanced_erase_minutes = erase_minutes(w[90]);
+  }
+}
+
+}  // namespace
+
 Expected<AtaIdentity> decode_identify(std::span<const std::uint8_t> block,
                                       const DecodeOptions& options) {
   if (block.size() != 512) {
@@ -152,138 +301,23 @@ Expected<AtaIdentity> decode_identify(std::span<const std::uint8_t> block,
 
   // --- Feature-word validity ------------------------------------------------------------------
   // w82/w85 have no signature; a device that does not implement them returns 0000h or FFFFh.
-  const bool w82_valid = w[82] != 0x0000 && w[82] != 0xFFFF;
-  const bool w85_valid = w[85] != 0x0000 && w[85] != 0xFFFF;
+  WordValidity v;
+  v.w82 = w[82] != 0x0000 && w[82] != 0xFFFF;
+  v.w85 = w[85] != 0x0000 && w[85] != 0xFFFF;
   id.w83_valid = signature_valid(w[83]);  // w83 bits 15:14 = 01b
   id.w84_valid = signature_valid(w[84]);  // w84 bits 15:14 = 01b
   id.w87_valid = signature_valid(w[87]);  // w87 bits 15:14 = 01b
   // w86 carries no signature of its own (its bit 15 means "words 119-120 valid"): its bits are
   // the "enabled" companions of w83, so they are trusted when w83 is.
-  const bool w86_valid = id.w83_valid;
-
-  // --- Capacity -------------------------------------------------------------------------------
-  id.chs = Chs{w[1], w[3], w[6]};  // ATA/ATAPI-7 w1/w3/w6: default cylinders, heads, sectors
-  id.lba28_sectors = static_cast<std::uint32_t>(w[60]) | (static_cast<std::uint32_t>(w[61]) << 16);
-  id.lba48 = feature(id.w83_valid, w[83], w86_valid, w[86], 10);
-  id.lba48_supported = id.lba48.supported;
-  if (id.lba48_supported) {
-    for (int i = 3; i >= 0; --i) id.lba48_sectors = (id.lba48_sectors << 16) | w[100 + i];
-  }
-  if (id.lba48_supported && id.lba48_sectors != 0) id.capacity_sectors = id.lba48_sectors;
-  else if (id.lba28_sectors != 0) id.capacity_sectors = id.lba28_sectors;
-  else id.capacity_sectors = std::uint64_t{id.chs.cylinders} * id.chs.heads * id.chs.sectors_per_track;
-
-  // w106: valid when bits 15:14 = 01b. Bit 12: logical sector longer than 256
-  // words, its size in words in w117-118. Bit 13: 2^(bits 3:0) logical sectors per physical.
-  if (signature_valid(w[106])) {
-    if (bit(w[106], 12)) {
-      const std::uint32_t words =
-          static_cast<std::uint32_t>(w[117]) | (static_cast<std::uint32_t>(w[118]) << 16);
-      if (words >= 256) id.logical_sector_bytes = words * 2;  // nonsense smaller sizes ignored
-    }
-    if (bit(w[106], 13)) id.logical_per_physical = 1u << (w[106] & 0x0F);
-  }
-  id.physical_sector_bytes = id.logical_sector_bytes * id.logical_per_physical;
-  // w209: bits 15:14 = 01b valid; bits 13:0 = offset of LBA 0 within the
-  // first physical sector, in logical sectors.
-  if (signature_valid(w[209])) id.alignment_offset = w[209] & 0x3FFF;
-  id.capacity_bytes = id.capacity_sectors * id.logical_sector_bytes;
-
-  // --- Media ----------------------------------------------------------------------------------
-  id.rotation_raw = w[217];  // ACS-3 IDENTIFY data table
-  if (w[217] == 0x0001) id.solid_state = true, id.rotation_rate_rpm = 1;
-  else if (w[217] >= 0x0401 && w[217] <= 0xFFFE) id.rotation_rate_rpm = w[217];
-  id.form_factor = static_cast<std::uint8_t>(w[168] & 0x0F);  // ACS-3 IDENTIFY data table
-
-  // --- Interface ------------------------------------------------------------------------------
-  if (w[80] != 0x0000 && w[80] != 0xFFFF) id.ata_major_versions = w[80];  // ACS-3 IDENTIFY data table
-  id.ata_minor_version = w[81];
+  v.w86 = id.w83_valid;
   // w76 Serial ATA capabilities: 0000h/FFFFh = not a SATA device.
-  const bool w76_valid = w[76] != 0x0000 && w[76] != 0xFFFF;
-  id.sata = w76_valid;
-  if (w76_valid) {
-    for (int gen = 1; gen <= 3; ++gen)
-      if (bit(w[76], gen)) id.sata_gens_supported.push_back(gen);  // bits 1..3
-    // w77 bits 3:1: current negotiated signalling speed, coded 1..3. Drives
-    // older than ATA8-ACS leave w77 zero.
-    if (w[77] != 0x0000 && w[77] != 0xFFFF) {
-      const int cur = (w[77] >> 1) & 0x7;
-      if (cur >= 1 && cur <= 3) id.sata_gen_current = cur;
-    }
-  }
-  id.mwdma_supported = static_cast<std::uint8_t>(w[63] & 0x07);  // w63 bits 2:0
-  id.mwdma_selected = highest_bit((w[63] >> 8) & 0x07);           // w63 bits 10:8
-  if (bit(w[53], 2)) {  // w53 bit 2: w88 valid
-    id.udma_supported = w[88] & 0x7F;
-    id.udma_selected = highest_bit((w[88] >> 8) & 0x7F);
-  }
-  if (bit(w[53], 1)) id.pio_advanced = static_cast<std::uint8_t>(w[64] & 0x03);  // w53 bit 1: w64-70
-  id.multiple_sectors_max = w[47] & 0xFF;
-  id.buffer_size_raw = w[21];  // ATA-5 w21 "buffer size" (retired), 512-byte units
+  v.w76 = w[76] != 0x0000 && w[76] != 0xFFFF;
 
-  // --- Queuing --------------------------------------------------------------------------------
-  // NCQ: w76 bit 8. Queue depth: w75 bits 4:0 = maximum depth − 1
-  //. NCQ has no enable bit in IDENTIFY: the host enables it by using it.
-  id.ncq.supported = w76_valid && bit(w[76], 8);
-  if (id.ncq.supported) id.ncq_depth = static_cast<std::uint8_t>((w[75] & 0x1F) + 1);
-  // Legacy (overlapped) TCQ: ATA/ATAPI-7 w83 bit 1 = READ/WRITE DMA QUEUED supported, w86 bit 1
-  // the enabled copy; the same w75 carries its depth. Obsolete since ATA8-ACS.
-  id.tcq = feature(id.w83_valid, w[83], w86_valid, w[86], 1);
-  if (id.tcq.supported) id.tcq_depth = static_cast<std::uint8_t>((w[75] & 0x1F) + 1);
-
-  // --- Features -------------------------------------------------------------------------------
-  id.smart = feature(w82_valid, w[82], w85_valid, w[85], 0);             // w82/85 bit 0
-  id.security = feature(w82_valid, w[82], w85_valid, w[85], 1);          // w82/85 bit 1
-  id.power_management = feature(w82_valid, w[82], w85_valid, w[85], 3);  // w82/85 bit 3
-  id.write_cache = feature(w82_valid, w[82], w85_valid, w[85], 5);       // w82/85 bit 5
-  id.read_look_ahead = feature(w82_valid, w[82], w85_valid, w[85], 6);   // w82/85 bit 6
-  id.hpa = feature(w82_valid, w[82], w85_valid, w[85], 10);              // w82/85 bit 10
-  id.apm = feature(id.w83_valid, w[83], w86_valid, w[86], 3);            // w83/86 bit 3
-  if (id.apm.supported) id.apm_level = static_cast<std::uint8_t>(w[91] & 0xFF);  // w91 bits 7:0
-  id.puis = feature(id.w83_valid, w[83], w86_valid, w[86], 5);            // w83/86 bit 5
-  id.flush_cache_ext = feature(id.w83_valid, w[83], w86_valid, w[86], 13);  // w83/86 bit 13
-  id.smart_error_log = feature(id.w84_valid, w[84], id.w87_valid, w[87], 0);  // w84/87 bit 0
-  id.smart_self_test = feature(id.w84_valid, w[84], id.w87_valid, w[87], 1);  // w84/87 bit 1
-  id.gpl = feature(id.w84_valid, w[84], id.w87_valid, w[87], 5);              // w84/87 bit 5
-  if (id.w84_valid && bit(w[84], 8)) {  // w84 bit 8: 64-bit World Wide Name in w108-111
-    id.wwn = (std::uint64_t{w[108]} << 48) | (std::uint64_t{w[109]} << 32) |
-             (std::uint64_t{w[110]} << 16) | w[111];
-  }
-
-  // AAM (ATA8-ACS IDENTIFY data: w83 bit 9 supported, w86 bit 9 enabled; w94 bits 7:0 current
-  // level, bits 15:8 vendor recommended level). The levels are only defined when the feature set
-  // is supported. Some drives fill w94 anyway: ST9100821AS (firmware 3.CME) has w83 bit 9 = 0 and
-  // w94 = FE00h, and hdparm 9.65 prints "Recommended acoustic management value: 254, current
-  // value: 0" for it. We follow the standard: AAM is not supported there, and its levels are not
-  // reported, because a SET FEATURES 42h to that drive would be aborted and the numbers in w94
-  // describe nothing the host can use.
-  id.aam = feature(id.w83_valid, w[83], w86_valid, w[86], 9);
-  if (id.aam.supported) {
-    id.aam_current_level = static_cast<std::uint8_t>(w[94] & 0xFF);
-    id.aam_recommended_level = static_cast<std::uint8_t>(w[94] >> 8);
-  }
-
-  // TRIM: w169 bit 0 (ACS-3 IDENTIFY data table, DATA SET MANAGEMENT with the TRIM bit). No enable bit.
-  id.trim.supported = bit(w[169], 0) && w[169] != 0xFFFF;
-  id.trim_deterministic = id.trim.supported && bit(w[69], 14);  // w69 bit 14
-  id.trim_zeroes = id.trim.supported && bit(w[69], 5);          // w69 bit 5
-  // w69 has no validity signature; drives older than ACS-2 leave it 0 (reserved), which reads as
-  // "not reported" / false here. FFFFh (a bridge that fills unknown words) is not believed.
-  if (w[69] != 0xFFFF) {
-    id.zoned = static_cast<std::uint8_t>(w[69] & 0x3);  // w69 bits 1:0
-    id.nv_write_cache = bit(w[69], 2);
-    id.encrypts_all = bit(w[69], 4);
-  }
-
-  // Security status (ACS-3 IDENTIFY data table, w128) and erase times (w89/w90).
-  if (id.security.supported && w[128] != 0xFFFF) {
-    id.security_locked = bit(w[128], 2);
-    id.security_frozen = bit(w[128], 3);
-    id.security_count_expired = bit(w[128], 4);
-    id.security_enhanced_erase = bit(w[128], 5);
-    id.security_erase_minutes = erase_minutes(w[89]);
-    id.security_enhanced_erase_minutes = erase_minutes(w[90]);
-  }
+  decode_capacity(id, v);
+  decode_media_interface(id, v);
+  decode_queuing(id, v);
+  decode_features(id, v);
+  decode_aam_trim_security(id, v);
   return id;
 }
 
