@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <optional>
 
 #include <fmt/core.h>
 
@@ -56,6 +57,82 @@ std::uint32_t probe_direct_unit(int fd) {
   }
   std::free(buf);
   return unit;
+}
+
+// Opens the target for direct I/O into fd. A regular file on a filesystem without O_DIRECT is
+// opened buffered only when the caller allows it, since its timings would measure the page cache.
+std::optional<Error> open_target(const std::string& path, int flags, bool is_reg, const AioOptions& opt,
+                                 int& fd, bool& direct) {
+  fd = ::open(path.c_str(), flags | O_DIRECT);
+  if (fd < 0 && errno == EINVAL && is_reg) {
+    // The filesystem has no O_DIRECT at all (e.g. tmpfs before Linux 6.6).
+    if (!opt.allow_buffered)
+      return make_error(fmt::format("{}: the filesystem does not support O_DIRECT, so timings "
+                                    "would measure the page cache; allow buffered I/O "
+                                    "explicitly to use it anyway",
+                                    path),
+                        EINVAL);
+    direct = false;
+    fd = ::open(path.c_str(), flags);
+  }
+  if (fd < 0) {
+    const int err = errno;
+    std::string why = errno_text(err);
+    if (err == EBUSY && (flags & O_EXCL)) why = "device is busy (mounted or held), O_EXCL failed";
+    return make_error(fmt::format("cannot open {} ({}): {}", path,
+                                  opt.writable ? "read-write" : "read-only", why),
+                      err);
+  }
+  return std::nullopt;
+}
+
+// A block device's sizes, as the kernel reports them.
+std::optional<Error> block_device_size(int fd, const std::string& path, IoTargetInfo& info) {
+  int lbs = 0;
+  unsigned int pbs = 0;
+  std::uint64_t bytes = 0;
+  if (ioctl(fd, BLKSSZGET, &lbs) != 0 || ioctl(fd, BLKGETSIZE64, &bytes) != 0)
+    return make_error(fmt::format("{}: cannot read the block size or capacity: {}", path,
+                                  errno_text(errno)),
+                      errno);
+  if (ioctl(fd, BLKPBSZGET, &pbs) != 0) pbs = static_cast<unsigned>(lbs);
+  if (lbs <= 0 || !is_pow2(static_cast<std::uint64_t>(lbs)))
+    return make_error(fmt::format("{}: implausible logical block size {}", path, lbs), EIO);
+  info.logical_block_bytes = static_cast<std::uint32_t>(lbs);
+  info.physical_block_bytes = std::max<std::uint32_t>(pbs, info.logical_block_bytes);
+  info.capacity_bytes = bytes;
+  return std::nullopt;
+}
+
+// A regular file's sizes: its block is the smallest O_DIRECT unit it accepts. When it accepts
+// none, it is reopened buffered (fd and direct change) if the caller allows it.
+std::optional<Error> file_size(const std::string& path, const struct stat& st, int flags,
+                               const AioOptions& opt, int& fd, bool& direct, IoTargetInfo& info) {
+  if (st.st_size < 512)
+    return make_error(fmt::format("{} is too small to measure ({} bytes)", path, st.st_size),
+                      EINVAL);
+  std::uint32_t unit = 512;
+  if (direct) {
+    unit = probe_direct_unit(fd);
+    if (unit == 0) {
+      if (!opt.allow_buffered)
+        return make_error(fmt::format("{}: O_DIRECT reads of 512 and 4096 bytes both fail; "
+                                      "allow buffered I/O explicitly to use this file",
+                                      path),
+                          EINVAL);
+      ::close(fd);
+      direct = false;
+      fd = ::open(path.c_str(), flags);
+      if (fd < 0)
+        return make_error(fmt::format("cannot open {}: {}", path, errno_text(errno)), errno);
+      unit = 512;
+    }
+  }
+  info.logical_block_bytes = unit;
+  info.physical_block_bytes = unit;
+  // Whole blocks only: a request never straddles end of file (it would come back short).
+  info.capacity_bytes = static_cast<std::uint64_t>(st.st_size) / unit * unit;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -105,72 +182,16 @@ Expected<std::unique_ptr<AioEngine>> AioEngine::open(const std::string& target,
   // O_EXCL without O_CREAT only means something for block devices (exclusive claim).
   if (opt.exclusive && is_blk) flags |= O_EXCL;
 
-  e->fd_ = ::open(path.c_str(), flags | O_DIRECT);
-  if (e->fd_ < 0 && errno == EINVAL && is_reg) {
-    // The filesystem has no O_DIRECT at all (e.g. tmpfs before Linux 6.6).
-    if (!opt.allow_buffered)
-      return make_error(fmt::format("{}: the filesystem does not support O_DIRECT, so timings "
-                                    "would measure the page cache; allow buffered I/O "
-                                    "explicitly to use it anyway",
-                                    path),
-                        EINVAL);
-    e->direct_ = false;
-    e->fd_ = ::open(path.c_str(), flags);
-  }
-  if (e->fd_ < 0) {
-    const int err = errno;
-    std::string why = errno_text(err);
-    if (err == EBUSY && (flags & O_EXCL)) why = "device is busy (mounted or held), O_EXCL failed";
-    return make_error(fmt::format("cannot open {} ({}): {}", path,
-                                  opt.writable ? "read-write" : "read-only", why),
-                      err);
-  }
+  if (auto err = open_target(path, flags, is_reg, opt, e->fd_, e->direct_)) return *err;
 
   IoTargetInfo& info = e->info_;
   info.name = target;
   info.writable = opt.writable;
   info.virtual_time = false;
   info.max_queue_depth = opt.max_queue_depth;
-  if (is_blk) {
-    int lbs = 0;
-    unsigned int pbs = 0;
-    std::uint64_t bytes = 0;
-    if (ioctl(e->fd_, BLKSSZGET, &lbs) != 0 || ioctl(e->fd_, BLKGETSIZE64, &bytes) != 0)
-      return make_error(fmt::format("{}: cannot read the block size or capacity: {}", path,
-                                    errno_text(errno)),
-                        errno);
-    if (ioctl(e->fd_, BLKPBSZGET, &pbs) != 0) pbs = static_cast<unsigned>(lbs);
-    if (lbs <= 0 || !is_pow2(static_cast<std::uint64_t>(lbs)))
-      return make_error(fmt::format("{}: implausible logical block size {}", path, lbs), EIO);
-    info.logical_block_bytes = static_cast<std::uint32_t>(lbs);
-    info.physical_block_bytes = std::max<std::uint32_t>(pbs, info.logical_block_bytes);
-    info.capacity_bytes = bytes;
-  } else {
-    if (st.st_size < 512)
-      return make_error(fmt::format("{} is too small to measure ({} bytes)", path, st.st_size),
-                        EINVAL);
-    std::uint32_t unit = 512;
-    if (e->direct_) {
-      unit = probe_direct_unit(e->fd_);
-      if (unit == 0) {
-        if (!opt.allow_buffered)
-          return make_error(fmt::format("{}: O_DIRECT reads of 512 and 4096 bytes both fail; "
-                                        "allow buffered I/O explicitly to use this file",
-                                        path),
-                            EINVAL);
-        ::close(e->fd_);
-        e->direct_ = false;
-        e->fd_ = ::open(path.c_str(), flags);
-        if (e->fd_ < 0)
-          return make_error(fmt::format("cannot open {}: {}", path, errno_text(errno)), errno);
-        unit = 512;
-      }
-    }
-    info.logical_block_bytes = unit;
-    info.physical_block_bytes = unit;
-    // Whole blocks only: a request never straddles end of file (it would come back short).
-    info.capacity_bytes = static_cast<std::uint64_t>(st.st_size) / unit * unit;
-  }
+  if (auto err = is_blk ? block_device_size(e->fd_, path, info)
+                        : file_size(path, st, flags, opt, e->fd_, e->direct_, info))
+    return *err;
   if (info.capacity_bytes == 0) return make_error(fmt::format("{} has no capacity", path), EINVAL);
 
   e->align_ = std::max<std::uint32_t>(info.logical_block_bytes, 4096);
