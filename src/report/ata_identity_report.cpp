@@ -192,8 +192,9 @@ json identity_to_json(const AtaIdentity& id, const SmartReport* smart) {
   return j;
 }
 
-std::string identity_to_text(const AtaIdentity& id, const SmartReport* smart) {
-  TextOut t;
+namespace {
+
+void identity_section(TextOut& t, const AtaIdentity& id) {
   t.section("Identity");
   t.line("Model", id.model);
   t.line("Serial", id.serial);
@@ -202,7 +203,9 @@ std::string identity_to_text(const AtaIdentity& id, const SmartReport* smart) {
                                     id.removable_media ? "removable" : "non-removable"));
   if (id.wwn) t.line("World wide name", fmt::format("{:016x}", *id.wwn));
   t.line("IDENTIFY checksum", probe::checksum_name(id.checksum));
+}
 
+void capacity_section(TextOut& t, const AtaIdentity& id) {
   t.section("Capacity");
   t.line("Capacity", fmt::format("{} sectors, {} bytes = {}", id.capacity_sectors,
                                  id.capacity_bytes, size_text(id.capacity_bytes)));
@@ -222,7 +225,9 @@ std::string identity_to_text(const AtaIdentity& id, const SmartReport* smart) {
   else if (id.rotation_raw) t.line("Rotation rate", fmt::format("reserved value {:04x}h", id.rotation_raw));
   else t.line("Rotation rate", "not reported");
   t.line("Form factor", probe::form_factor_name(id.form_factor));
+}
 
+void interface_section(TextOut& t, const AtaIdentity& id) {
   t.section("Interface");
   const auto versions = probe::ata_major_version_names(id.ata_major_versions);
   std::string vs;
@@ -246,14 +251,18 @@ std::string identity_to_text(const AtaIdentity& id, const SmartReport* smart) {
   t.line("Buffer size (word 21)", id.buffer_size_raw
                                       ? fmt::format("{} KiB (obsolete field)", id.buffer_size_kib())
                                       : std::string("not reported"));
+}
 
+void queuing_section(TextOut& t, const AtaIdentity& id) {
   t.section("Queuing");
   t.line("NCQ", id.ncq.supported ? fmt::format("supported, queue depth {}", id.ncq_depth)
                                  : std::string("not supported"));
   t.line("Legacy TCQ", id.tcq.supported ? fmt::format("{}, queue depth {}",
                                                       feature_state_text(id.tcq), id.tcq_depth)
                                         : std::string("not supported"));
+}
 
+void features_section(TextOut& t, const AtaIdentity& id) {
   t.section("Features");
   std::string aam = feature_state_text(id.aam);
   if (id.aam.supported) {
@@ -288,34 +297,48 @@ std::string identity_to_text(const AtaIdentity& id, const SmartReport* smart) {
                        id.security_frozen ? "" : "not ");
   }
   t.line("Security", sec);
+}
 
-  if (smart) {
-    t.section("SMART");
-    if (!smart->available) {
-      t.line("SMART data", "not available");
-    } else {
-      t.line("Self-assessment", smart->status_good ? (*smart->status_good ? "passed" : "FAILED")
-                                                   : "not read");
-      t.line("Overall (libatasmart)", smart->overall.value_or("unknown"));
-      if (smart->bad_sectors) t.line("Bad sectors", fmt::format("{}", *smart->bad_sectors));
-      if (auto h = smart->power_on_hours()) t.line("Power-on time", fmt::format("{:.1f} h", *h));
-      if (smart->power_cycles) t.line("Power cycles", fmt::format("{}", *smart->power_cycles));
-      if (auto c = smart->temperature_c()) t.line("Temperature", fmt::format("{:.1f} °C", *c));
-      std::string table = fmt::format("  {:>3} {:<28} {:>5} {:>5} {:>5}  {:<16} {:<14} {:<7} {}\n",
-                                      "ID", "Name", "Value", "Worst", "Thres", "Pretty", "Raw",
-                                      "Type", "Good");
-      for (const auto& a : smart->attributes) {
-        table += fmt::format(
-            "  {:>3} {:<28} {:>5} {:>5} {:>5}  {:<16} {:<14} {:<7} {}\n", a.id, a.name, a.value,
-            a.worst, a.threshold ? fmt::format("{}", *a.threshold) : std::string("n/a"), a.pretty,
-            a.raw_hex(), a.prefailure ? "prefail" : "old-age",
-            a.good_now ? (*a.good_now ? "yes" : "NO") : "n/a");
-      }
-      std::string out = std::move(t).str();
-      return out + "\n" + table;
-    }
+// The SMART summary lines; returns the attribute table, which follows the aligned lines as a
+// block of its own (empty when the drive has no SMART data).
+std::string smart_section(TextOut& t, const SmartReport& smart) {
+  t.section("SMART");
+  if (!smart.available) {
+    t.line("SMART data", "not available");
+    return {};
   }
-  return std::move(t).str();
+  t.line("Self-assessment", smart.status_good ? (*smart.status_good ? "passed" : "FAILED")
+                                               : "not read");
+  t.line("Overall (libatasmart)", smart.overall.value_or("unknown"));
+  if (smart.bad_sectors) t.line("Bad sectors", fmt::format("{}", *smart.bad_sectors));
+  if (auto h = smart.power_on_hours()) t.line("Power-on time", fmt::format("{:.1f} h", *h));
+  if (smart.power_cycles) t.line("Power cycles", fmt::format("{}", *smart.power_cycles));
+  if (auto c = smart.temperature_c()) t.line("Temperature", fmt::format("{:.1f} °C", *c));
+  std::string table = fmt::format("  {:>3} {:<28} {:>5} {:>5} {:>5}  {:<16} {:<14} {:<7} {}\n",
+                                  "ID", "Name", "Value", "Worst", "Thres", "Pretty", "Raw",
+                                  "Type", "Good");
+  for (const auto& a : smart.attributes) {
+    table += fmt::format(
+        "  {:>3} {:<28} {:>5} {:>5} {:>5}  {:<16} {:<14} {:<7} {}\n", a.id, a.name, a.value,
+        a.worst, a.threshold ? fmt::format("{}", *a.threshold) : std::string("n/a"), a.pretty,
+        a.raw_hex(), a.prefailure ? "prefail" : "old-age",
+        a.good_now ? (*a.good_now ? "yes" : "NO") : "n/a");
+  }
+  return table;
+}
+
+}  // namespace
+
+std::string identity_to_text(const AtaIdentity& id, const SmartReport* smart) {
+  TextOut t;
+  identity_section(t, id);
+  capacity_section(t, id);
+  interface_section(t, id);
+  queuing_section(t, id);
+  features_section(t, id);
+  const std::string table = smart ? smart_section(t, *smart) : std::string();
+  std::string out = std::move(t).str();
+  return table.empty() ? out : out + "\n" + table;
 }
 
 std::string identify_words_text(std::span<const std::uint8_t, 512> block) {

@@ -232,9 +232,10 @@ nlohmann::json scsi_identity_to_json(const probe::ScsiProbe& p, const sysfs::Dri
   return j;
 }
 
-std::string scsi_identity_to_text(const probe::ScsiProbe& p, const sysfs::DriveFacts* facts,
-                                  bool only_present) {
-  TextOut t(34);
+namespace {
+
+// Without only_present, a section names what could not be read; with it, absent data has no line.
+void identity_section(TextOut& t, const probe::ScsiProbe& p, bool only_present) {
   if (p.inquiry || !only_present) t.section("Identity");
   if (const auto& q = p.inquiry) {
     t.line("Vendor", q->vendor);
@@ -251,7 +252,9 @@ std::string scsi_identity_to_text(const probe::ScsiProbe& p, const sysfs::DriveF
     if (only_present && !p.inquiry) t.section("Identity");
     t.line("Serial number", p.serial ? *p.serial : "not reported");
   }
+}
 
+void capacity_section(TextOut& t, const probe::ScsiProbe& p, bool only_present) {
   if (p.capacity || p.block_characteristics || !only_present) t.section("Capacity");
   if (const auto& c = p.capacity) {
     t.line("Logical blocks", fmt::format("{} x {} bytes", c->blocks(), c->block_length));
@@ -273,7 +276,9 @@ std::string scsi_identity_to_text(const probe::ScsiProbe& p, const sysfs::DriveF
     t.line("Form factor", form_factor_name(bc->nominal_form_factor));
     if (bc->zoned) t.line("Zoned", zoned_name(bc->zoned));
   }
+}
 
+void queuing_section(TextOut& t, const probe::ScsiProbe& p, const sysfs::DriveFacts* facts, bool only_present) {
   if (p.inquiry || facts || p.caching || !only_present) t.section("Queuing and caches");
   if (p.inquiry) t.line("Command queuing (CmdQue)", p.inquiry->cmd_que ? "supported" : "not supported");
   if (facts) {
@@ -291,7 +296,10 @@ std::string scsi_identity_to_text(const probe::ScsiProbe& p, const sysfs::DriveF
   } else if (!only_present) {
     t.line("Caching mode page", "not available");
   }
+}
 
+// The VPD pages the drive lists, its designators and its block limits: each only when read.
+void vpd_sections(TextOut& t, const probe::ScsiProbe& p) {
   if (!p.supported_vpd_pages.empty()) {
     t.section("VPD pages");
     std::string list;
@@ -324,7 +332,9 @@ std::string scsi_identity_to_text(const probe::ScsiProbe& p, const sysfs::DriveF
     if (b->max_write_same_length)
       t.line("Maximum write same length", blocks_text(*b->max_write_same_length, "not reported"));
   }
+}
 
+void ata_info_section(TextOut& t, const probe::ScsiProbe& p) {
   if (const auto& a = p.ata_info) {
     t.section("ATA information (SAT)");
     t.line("SAT layer", fmt::format("{} {} {}", a->sat_vendor, a->sat_product, a->sat_revision));
@@ -336,21 +346,35 @@ std::string scsi_identity_to_text(const probe::ScsiProbe& p, const sysfs::DriveF
       t.line("ATA firmware", a->ata_firmware);
     }
   }
+}
 
+// The commands that failed or whose answers could not be decoded.
+std::string problems_text(const probe::ScsiProbe& p) {
+  TextOut t(34);
+  t.section("Problems");
+  for (const auto& st : p.steps) {
+    if (st.ok()) continue;
+    t.line(st.command, st.decode_error.empty() ? st.message
+                                               : "answer not understood: " + st.decode_error);
+  }
+  return std::move(t).str();
+}
+
+}  // namespace
+
+std::string scsi_identity_to_text(const probe::ScsiProbe& p, const sysfs::DriveFacts* facts,
+                                  bool only_present) {
+  TextOut t(34);
+  identity_section(t, p, only_present);
+  capacity_section(t, p, only_present);
+  queuing_section(t, p, facts, only_present);
+  vpd_sections(t, p);
+  ata_info_section(t, p);
   std::string out = std::move(t).str();
   if (p.positioning_ranges)
     out += (out.empty() ? "" : "\n") + ranges_to_text(*p.positioning_ranges, "VPD page 0xb9");
   if (p.zones) out += (out.empty() ? "" : "\n") + zones_to_text(*p.zones, "ZBC REPORT ZONES");
-  if (p.any_failed()) {
-    TextOut t(34);
-    t.section("Problems");
-    for (const auto& st : p.steps) {
-      if (st.ok()) continue;
-      t.line(st.command, st.decode_error.empty() ? st.message
-                                                 : "answer not understood: " + st.decode_error);
-    }
-    out += "\n" + std::move(t).str();
-  }
+  if (p.any_failed()) out += "\n" + problems_text(p);
   return out;
 }
 
