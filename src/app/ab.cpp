@@ -95,6 +95,115 @@ std::map<std::string, double> bench_figures(const measure::BenchResult& r) {
   return m;
 }
 
+namespace {
+
+bool stop_requested(const StopFn& stop) { return stop && stop(); }
+
+// A feature the target cannot read or does not have is refused before any test runs: the first
+// switch would fail after an empty table and look like a failed device (exit 5).
+std::optional<Error> refuse_unusable_feature(FeatureControl& fc, const Target& t, const AbOptions& o) {
+  auto reading = fc.read(o.feature);
+  if (!reading)
+    return make_error(fmt::format("ab: {} cannot be used on {}: {}", to_string(o.feature), t.spec,
+                                  reading.error().message));
+  if (!reading->reported || !reading->supported)
+    return make_error(fmt::format("ab: {} does not {} {}{}", t.spec,
+                                  reading->reported ? "support" : "report the state of", to_string(o.feature),
+                                  reading->note.empty() ? std::string() : " (" + reading->note + ")"));
+  return std::nullopt;
+}
+
+// Switches the feature to the arm's setting and keeps what the drive says back: a mismatch is
+// warned every time, a drive that cannot confirm any setting only once. False (with
+// res.device_error set) when the switch failed.
+bool switch_arm(RestoreStack& stack, const AbOptions& o, unsigned round, AbArmRun& run, AbResult& res,
+                bool& warned_unverified) {
+  auto s = stack.change(o.feature, run.value);
+  if (!s) {
+    res.device_error = fmt::format("setting {} to {} failed: {}", to_string(o.feature),
+                                   describe_value(o.feature, run.value), s.error().message);
+    return false;
+  }
+  if (stack.state().settings.size() == 1) res.original = stack.state().settings.front().original;
+  run.verification = std::string(to_string(s->verification));
+  run.set_message = s->message;
+  if (s->verification == Verification::mismatch) {
+    res.warnings.push_back(fmt::format("round {} arm {}: {}", round + 1, run.arm, s->message));
+  } else if (s->verification == Verification::not_reported && !warned_unverified) {
+    res.warnings.push_back(s->message);
+    warned_unverified = true;
+  }
+  return true;
+}
+
+// Every test of one arm in one round, its figures into run. Sets res.device_error and stops at a
+// test that cannot run.
+void measure_arm(Target& t, const AbOptions& o, unsigned round, int arm, AbArmRun& run, AbResult& res,
+                 const StopFn& stop, const AbProgressFn& progress) {
+  for (const auto& test : o.tests) {
+    if (stop_requested(stop)) break;
+    if (progress) progress(round, run.arm, test);
+    measure::BenchOptions bo;
+    bo.tests = {test};
+    bo.span_bytes = o.span_bytes;
+    bo.budget_s = o.budget_s;
+    // A fresh plan for every arm and round: the same random LBAs in both arms would hide
+    // the run-to-run spread the interval has to account for.
+    bo.seed = o.seed * 1000003ull + round * 2ull + static_cast<unsigned>(arm) + 1;
+    auto b = measure::run_bench(*t.io, bo);
+    if (!b) {
+      res.device_error = fmt::format("round {} arm {} {}: {}", round + 1, run.arm, test, b.error().message);
+      break;
+    }
+    for (const auto& [name, err] : b->errors) run.errors.push_back(name + ": " + err.message);
+    for (auto& [k, v] : bench_figures(*b)) run.figures[k] = v;
+  }
+}
+
+// The rounds, A then B in each, until all are done, the device fails or a stop is asked for. A
+// round counts as done only when both its arms ran.
+void run_rounds(Target& t, const AbOptions& o, RestoreStack& stack, AbResult& res, const StopFn& stop,
+                const AbProgressFn& progress) {
+  bool warned_unverified = false;
+  for (unsigned round = 0; round < o.rounds && !res.device_error; ++round) {
+    for (int arm = 0; arm < 2 && !res.device_error; ++arm) {
+      if (stop_requested(stop)) break;
+      AbArmRun run;
+      run.round = round;
+      run.arm = arm == 0 ? 'A' : 'B';
+      run.value = arm == 0 ? res.a : res.b;
+      if (!switch_arm(stack, o, round, run, res, warned_unverified)) break;
+      measure_arm(t, o, round, arm, run, res, stop, progress);
+      res.runs.push_back(std::move(run));
+    }
+    if (stop_requested(stop)) break;
+    bool complete = res.runs.size() >= 2 * (round + 1);
+    if (complete && !res.device_error) res.rounds_done = round + 1;
+  }
+}
+
+// Analysis: every figure seen in both arms with at least two values each.
+void compare_figures(const AbOptions& o, AbResult& res) {
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> vals;
+  for (const auto& run : res.runs)
+    for (const auto& [k, v] : run.figures) (run.arm == 'A' ? vals[k].first : vals[k].second).push_back(v);
+  measure::AbStatsOptions so;
+  so.confidence = o.confidence;
+  so.seed = o.seed;
+  for (const auto& [key, ab] : vals) {
+    const auto slash = key.find('/');
+    auto c = measure::compare_arms(key.substr(0, slash), key.substr(slash + 1), ab.first, ab.second, so);
+    if (c) res.results.push_back(std::move(*c));
+  }
+  for (const auto& c : res.results)
+    if (c.spread_warning)
+      res.warnings.push_back(fmt::format(
+          "{} {}: the spread inside an arm ({:.1f} %) is larger than the difference being tested ({:+.1f} %)",
+          c.test, c.figure, std::max(c.spread_a_pct, c.spread_b_pct), c.diff_pct));
+}
+
+}  // namespace
+
 Expected<AbResult> run_ab(Target& t, const AbOptions& o, const StopFn& stop, const AbProgressFn& progress) {
   if (!t.io) return make_error("ab needs block I/O on the target (open it with I/O)");
   // Mistakes on the command line, like the ones CLI11 finds: exit 2 (kUsageErrorCode).
@@ -121,16 +230,7 @@ Expected<AbResult> run_ab(Target& t, const AbOptions& o, const StopFn& stop, con
   if (*file) res.state_file = (*file)->string();
 
   FeatureControl fc = FeatureControl::for_target(t, o.root);
-  // A feature the target cannot read or does not have is refused before any test runs: the first
-  // switch would fail after an empty table and look like a failed device (exit 5).
-  auto reading = fc.read(o.feature);
-  if (!reading)
-    return make_error(fmt::format("ab: {} cannot be used on {}: {}", to_string(o.feature), t.spec,
-                                  reading.error().message));
-  if (!reading->reported || !reading->supported)
-    return make_error(fmt::format("ab: {} does not {} {}{}", t.spec,
-                                  reading->reported ? "support" : "report the state of", to_string(o.feature),
-                                  reading->note.empty() ? std::string() : " (" + reading->note + ")"));
+  if (auto refused = refuse_unusable_feature(fc, t, o)) return *refused;
   RestoreState header;
   header.target = t.spec;
   header.kind = std::string(to_string(t.kind));
@@ -139,79 +239,15 @@ Expected<AbResult> run_ab(Target& t, const AbOptions& o, const StopFn& stop, con
   RestoreStack stack(fc, header, *file, o.keep_state_file);
   if (auto ok = stack.check_no_leftover(); !ok) return ok.error();
 
-  auto stopped = [&] { return stop && stop(); };
-  bool warned_unverified = false;
-  for (unsigned round = 0; round < o.rounds && !res.device_error; ++round) {
-    for (int arm = 0; arm < 2 && !res.device_error; ++arm) {
-      if (stopped()) break;
-      AbArmRun run;
-      run.round = round;
-      run.arm = arm == 0 ? 'A' : 'B';
-      run.value = arm == 0 ? res.a : res.b;
-      auto s = stack.change(o.feature, run.value);
-      if (!s) {
-        res.device_error = fmt::format("setting {} to {} failed: {}", to_string(o.feature),
-                                       describe_value(o.feature, run.value), s.error().message);
-        break;
-      }
-      if (stack.state().settings.size() == 1) res.original = stack.state().settings.front().original;
-      run.verification = std::string(to_string(s->verification));
-      run.set_message = s->message;
-      if (s->verification == Verification::mismatch) {
-        res.warnings.push_back(fmt::format("round {} arm {}: {}", round + 1, run.arm, s->message));
-      } else if (s->verification == Verification::not_reported && !warned_unverified) {
-        res.warnings.push_back(s->message);
-        warned_unverified = true;
-      }
-      for (const auto& test : o.tests) {
-        if (stopped()) break;
-        if (progress) progress(round, run.arm, test);
-        measure::BenchOptions bo;
-        bo.tests = {test};
-        bo.span_bytes = o.span_bytes;
-        bo.budget_s = o.budget_s;
-        // A fresh plan for every arm and round: the same random LBAs in both arms would hide
-        // the run-to-run spread the interval has to account for.
-        bo.seed = o.seed * 1000003ull + round * 2ull + static_cast<unsigned>(arm) + 1;
-        auto b = measure::run_bench(*t.io, bo);
-        if (!b) {
-          res.device_error = fmt::format("round {} arm {} {}: {}", round + 1, run.arm, test, b.error().message);
-          break;
-        }
-        for (const auto& [name, err] : b->errors) run.errors.push_back(name + ": " + err.message);
-        for (auto& [k, v] : bench_figures(*b)) run.figures[k] = v;
-      }
-      res.runs.push_back(std::move(run));
-    }
-    if (stopped()) break;
-    bool complete = res.runs.size() >= 2 * (round + 1);
-    if (complete && !res.device_error) res.rounds_done = round + 1;
-  }
-  res.interrupted = stopped();
+  run_rounds(t, o, stack, res, stop, progress);
+  res.interrupted = stop_requested(stop);
 
   res.restore_messages = stack.restore_all();
   res.restored = stack.all_restored();
   if (!res.restored)
     res.warnings.push_back("the feature could not be put back: run `" +
                            (*file ? restore_command_line(t.spec, **file) : std::string("drivescope restore")) + "`");
-
-  // Analysis: every figure seen in both arms with at least two values each.
-  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> vals;
-  for (const auto& run : res.runs)
-    for (const auto& [k, v] : run.figures) (run.arm == 'A' ? vals[k].first : vals[k].second).push_back(v);
-  measure::AbStatsOptions so;
-  so.confidence = o.confidence;
-  so.seed = o.seed;
-  for (const auto& [key, ab] : vals) {
-    const auto slash = key.find('/');
-    auto c = measure::compare_arms(key.substr(0, slash), key.substr(slash + 1), ab.first, ab.second, so);
-    if (c) res.results.push_back(std::move(*c));
-  }
-  for (const auto& c : res.results)
-    if (c.spread_warning)
-      res.warnings.push_back(fmt::format(
-          "{} {}: the spread inside an arm ({:.1f} %) is larger than the difference being tested ({:+.1f} %)",
-          c.test, c.figure, std::max(c.spread_a_pct, c.spread_b_pct), c.diff_pct));
+  compare_figures(o, res);
   return res;
 }
 
