@@ -138,6 +138,91 @@ NcqClaim ask_drive(Target& t) {
   return claim_from_inquiry(d->cmd_que);
 }
 
+// What the host does with the drive's queue: Linux's depth from sysfs, or the I/O engine's own
+// queue in front of a simulated drive.
+NcqHost host_side(const Target& t, const std::optional<sysfs::DriveFacts>& facts) {
+  NcqHost h;
+  if (facts) {
+    if (facts->queue_depth) {
+      h.depth = *facts->queue_depth;
+      h.enabled = *facts->queue_depth > 1;
+      h.source = "sysfs " + facts->name + "/device/queue_depth (SCSI mid-layer; libata sets it to the NCQ depth in use)";
+    } else {
+      h.source = "sysfs has no device/queue_depth for " + facts->name;
+    }
+    h.scheduler = h.original_scheduler = facts->scheduler;
+  } else if (t.kind == TargetKind::sim && t.io) {
+    h.depth = t.io->info().max_queue_depth;
+    h.enabled = *h.depth > 1;
+    h.source = fmt::format("simulated drive: no Linux host; the host depth is the I/O engine's "
+                           "queue ({} requests)", *h.depth);
+    h.scheduler_note = "no Linux I/O scheduler in front of a simulated drive";
+  } else {
+    h.source = "not a Linux block device: host queue depth unknown";
+  }
+  return h;
+}
+
+// The scheduler sorts requests too: measure with `none` when the kernel offers it, through a
+// RestoreStack so the original comes back on every exit path (docs/features.md). fc and stack
+// stay empty when nothing was switched; a leftover state file from an earlier run is an error.
+std::optional<Error> switch_to_none_scheduler(Target& t, const NcqOptions& o, const sysfs::DriveFacts& facts,
+                                              NcqResult& r, std::optional<FeatureControl>& fc,
+                                              std::optional<RestoreStack>& stack) {
+  const bool offered = std::find(facts.schedulers.begin(), facts.schedulers.end(), "none") !=
+                       facts.schedulers.end();
+  if (!offered) {
+    r.host.scheduler_note = "the kernel does not offer the none scheduler here";
+  } else {
+    std::optional<fs::path> file;
+    if (o.state_dir) {
+      std::error_code ec;
+      fs::create_directories(*o.state_dir, ec);
+      file = *o.state_dir / state_file_name(t.spec, t.block_name);
+    } else if (auto d = state_dir(); d) {
+      file = *d / state_file_name(t.spec, t.block_name);
+    } else {
+      r.warnings.push_back("no restore state directory (" + d.error().message +
+                           "): the scheduler is restored in-process only");
+    }
+    fc.emplace(t.device.get(), t.kind, t.block_name, o.root);
+    RestoreState header;
+    header.target = t.spec;
+    header.kind = std::string(to_string(t.kind));
+    header.device_path = t.device_path;
+    header.block_name = t.block_name;
+    stack.emplace(*fc, header, file);
+    if (auto ok = stack->check_no_leftover(); !ok) return ok.error();
+    auto s = stack->change(FeatureId::scheduler, FeatureValue{true, {}, "none"});
+    if (s) {
+      r.host.scheduler = "none";
+      r.host.scheduler_switched = true;
+    } else {
+      r.host.scheduler_note = "could not switch to none: " + s.error().message;
+      r.warnings.push_back("measured with the " + facts.scheduler + " scheduler, which sorts requests: " +
+                           s.error().message);
+    }
+  }
+  return std::nullopt;
+}
+
+// A few reads first: the first queued command after probing may be slow (QEMU's aborted-command
+// quirk, a drive spinning up); they are not counted.
+void warm_up(IoEngine& io) {
+  measure::LoopOptions warm;
+  warm.depth = 1;
+  warm.max_ios = 4;
+  warm.target_s = 0;
+  warm.min_ios = 0;
+  const std::uint32_t lb = io.info().logical_block_bytes ? io.info().logical_block_bytes : 512;
+  measure::run_closed_loop(io, warm, [lb](std::uint64_t seq) {
+    IoRequest q;
+    q.offset_bytes = seq * 4096 / lb * lb;
+    q.length_bytes = lb;
+    return q;
+  });
+}
+
 }  // namespace
 
 Expected<NcqResult> run_ncq(Target& t, const NcqOptions& o) {
@@ -145,85 +230,18 @@ Expected<NcqResult> run_ncq(Target& t, const NcqOptions& o) {
   NcqResult r;
   r.claim = ask_drive(t);
   auto facts = facts_of(t, o.root);
-  if (facts) {
-    if (facts->queue_depth) {
-      r.host.depth = *facts->queue_depth;
-      r.host.enabled = *facts->queue_depth > 1;
-      r.host.source = "sysfs " + facts->name + "/device/queue_depth (SCSI mid-layer; libata sets it to the NCQ depth in use)";
-    } else {
-      r.host.source = "sysfs has no device/queue_depth for " + facts->name;
-    }
-    r.host.scheduler = r.host.original_scheduler = facts->scheduler;
-  } else if (t.kind == TargetKind::sim && t.io) {
-    r.host.depth = t.io->info().max_queue_depth;
-    r.host.enabled = *r.host.depth > 1;
-    r.host.source = fmt::format("simulated drive: no Linux host; the host depth is the I/O engine's "
-                                "queue ({} requests)", *r.host.depth);
-    r.host.scheduler_note = "no Linux I/O scheduler in front of a simulated drive";
-  } else {
-    r.host.source = "not a Linux block device: host queue depth unknown";
-  }
+  r.host = host_side(t, facts);
   if (!o.measure) {
     r.summary = ncq_summary(r.claim, r.host, std::nullopt);
     r.sentence = ncq_sentence(r.claim, r.host, std::nullopt);
     return r;
   }
 
-  // The scheduler sorts requests too: measure with `none` when the kernel offers it, through a
-  // RestoreStack so the original comes back on every exit path (docs/features.md).
   std::optional<FeatureControl> fc;
   std::optional<RestoreStack> stack;
-  if (facts && o.switch_scheduler && !facts->scheduler.empty() && facts->scheduler != "none") {
-    const bool offered = std::find(facts->schedulers.begin(), facts->schedulers.end(), "none") !=
-                         facts->schedulers.end();
-    if (!offered) {
-      r.host.scheduler_note = "the kernel does not offer the none scheduler here";
-    } else {
-      std::optional<fs::path> file;
-      if (o.state_dir) {
-        std::error_code ec;
-        fs::create_directories(*o.state_dir, ec);
-        file = *o.state_dir / state_file_name(t.spec, t.block_name);
-      } else if (auto d = state_dir(); d) {
-        file = *d / state_file_name(t.spec, t.block_name);
-      } else {
-        r.warnings.push_back("no restore state directory (" + d.error().message +
-                             "): the scheduler is restored in-process only");
-      }
-      fc.emplace(t.device.get(), t.kind, t.block_name, o.root);
-      RestoreState header;
-      header.target = t.spec;
-      header.kind = std::string(to_string(t.kind));
-      header.device_path = t.device_path;
-      header.block_name = t.block_name;
-      stack.emplace(*fc, header, file);
-      if (auto ok = stack->check_no_leftover(); !ok) return ok.error();
-      auto s = stack->change(FeatureId::scheduler, FeatureValue{true, {}, "none"});
-      if (s) {
-        r.host.scheduler = "none";
-        r.host.scheduler_switched = true;
-      } else {
-        r.host.scheduler_note = "could not switch to none: " + s.error().message;
-        r.warnings.push_back("measured with the " + facts->scheduler + " scheduler, which sorts requests: " +
-                             s.error().message);
-      }
-    }
-  }
-
-  // A few reads first: the first queued command after probing may be slow (QEMU's aborted-command
-  // quirk, a drive spinning up); they are not counted.
-  measure::LoopOptions warm;
-  warm.depth = 1;
-  warm.max_ios = 4;
-  warm.target_s = 0;
-  warm.min_ios = 0;
-  const std::uint32_t lb = t.io->info().logical_block_bytes ? t.io->info().logical_block_bytes : 512;
-  measure::run_closed_loop(*t.io, warm, [lb](std::uint64_t seq) {
-    IoRequest q;
-    q.offset_bytes = seq * 4096 / lb * lb;
-    q.length_bytes = lb;
-    return q;
-  });
+  if (facts && o.switch_scheduler && !facts->scheduler.empty() && facts->scheduler != "none")
+    if (auto err = switch_to_none_scheduler(t, o, *facts, r, fc, stack)) return *err;
+  warm_up(*t.io);
 
   measure::QueueOptions qo = o.queue;
   qo.scheduler = r.host.scheduler;
