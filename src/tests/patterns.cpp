@@ -59,11 +59,11 @@ double workstation_rating(const std::vector<std::pair<unsigned, double>>& iops_b
   return s;
 }
 
-Expected<PatternsResult> run_patterns(IoEngine& io, const PatternsOptions& opt, const ProgressFn* progress) {
-  const IoTargetInfo& info = io.info();
-  if (opt.allow_write && !info.writable)
-    return make_error("patterns: writes were asked for (--write) but the target was not opened for "
-                      "writing; refusing before any I/O");
+namespace {
+
+// The cells to run, in order: database at every write share from 0 to 100 % in steps of 10 at
+// each of its depths, the others at their own write share and depths.
+Expected<std::vector<CellPlan>> plan_cells(const PatternsOptions& opt) {
   auto check_depths = [](const std::vector<unsigned>& v) -> Expected<bool> {
     for (unsigned d : v)
       if (d < 1 || d > 256) return make_error(fmt::format("patterns: depth {} is out of range (1..256)", d));
@@ -86,111 +86,88 @@ Expected<PatternsResult> run_patterns(IoEngine& io, const PatternsOptions& opt, 
     }
   }
   if (plan.empty()) return make_error("patterns: nothing to run");
+  return plan;
+}
 
-  PatternsResult res;
-  res.allow_write = opt.allow_write;
-  const std::uint32_t lb = info.logical_block_bytes ? info.logical_block_bytes : 512;
-  const std::uint32_t pb = info.physical_block_bytes >= lb ? info.physical_block_bytes : lb;
-  std::uint64_t span = info.capacity_bytes / lb;
-  if (opt.span_blocks) span = std::min(span, opt.span_blocks);
-  if (span < 2048) return make_error("patterns: the target is too small (needs at least 2048 blocks)");
-  std::size_t to_run = 0;
-  for (const auto& c : plan) to_run += (c.write_share <= kShareEps || opt.allow_write) ? 1 : 0;
-  const double cell_s = std::clamp(opt.budget_s / std::max<std::size_t>(1, to_run), 0.05, opt.cell_s);
-  bool rounded_small = false;
+// Where requests may go: logical and physical block, and the span in logical blocks.
+struct Extent {
+  std::uint32_t lb = 512, pb = 512;
+  std::uint64_t span = 0;
+};
 
-  Rng rng(opt.seed ^ 0x5A17E4ull);
-  std::size_t done = 0;
-  for (const auto& c : plan) {
-    PatternCell cell;
-    cell.pattern = c.spec->name;
-    cell.depth = c.depth;
-    cell.write_share = c.write_share;
-    if (c.write_share > kShareEps && !opt.allow_write) {
-      cell.skipped = true;
-      cell.skip_reason = "writes not allowed (needs --write)";
-      res.cells.push_back(cell);
-      continue;
-    }
-    if (res.interrupted) {
-      cell.skipped = true;
-      cell.skip_reason = "interrupted";
-      res.cells.push_back(cell);
-      continue;
-    }
-    double total_w = 0;
-    for (const auto& s : c.spec->sizes) total_w += s.weight;
-    std::uint64_t cursor = rng.below(span);  // where the sequential share continues
-    LoopOptions lo;
-    lo.depth = std::min(c.depth, std::max(1u, info.max_queue_depth));
-    lo.target_s = cell_s;
-    lo.hard_limit_s = 4 * cell_s;
-    lo.min_ios = 2 * static_cast<std::size_t>(c.depth) + 32;
-    lo.max_ios = 200'000;
-    lo.stop = opt.stop;
-    auto loop = run_closed_loop(io, lo, [&](std::uint64_t) {
-      IoRequest q;
-      double pick = rng.uniform() * total_w;
-      std::uint32_t bytes = c.spec->sizes.back().bytes;
-      for (const auto& s : c.spec->sizes) {
-        if (pick < s.weight) {
-          bytes = s.bytes;
-          break;
-        }
-        pick -= s.weight;
+// One cell's closed loop: requests drawn from the pattern's size mix, random or continuing the
+// sequential cursor in the pattern's proportion, writes in its write share. All cells draw from
+// the one generator, in plan order, so a seed gives the same run.
+LoopResult run_cell(IoEngine& io, const PatternsOptions& opt, const CellPlan& c, const Extent& x, double cell_s,
+                    Rng& rng, bool& rounded_small) {
+  const std::uint32_t lb = x.lb, pb = x.pb;
+  const std::uint64_t span = x.span;
+  double total_w = 0;
+  for (const auto& s : c.spec->sizes) total_w += s.weight;
+  std::uint64_t cursor = rng.below(span);  // where the sequential share continues
+  LoopOptions lo;
+  lo.depth = std::min(c.depth, std::max(1u, io.info().max_queue_depth));
+  lo.target_s = cell_s;
+  lo.hard_limit_s = 4 * cell_s;
+  lo.min_ios = 2 * static_cast<std::size_t>(c.depth) + 32;
+  lo.max_ios = 200'000;
+  lo.stop = opt.stop;
+  return run_closed_loop(io, lo, [&](std::uint64_t) {
+    IoRequest q;
+    double pick = rng.uniform() * total_w;
+    std::uint32_t bytes = c.spec->sizes.back().bytes;
+    for (const auto& s : c.spec->sizes) {
+      if (pick < s.weight) {
+        bytes = s.bytes;
+        break;
       }
-      if (bytes < lb) {
-        bytes = lb;  // a 512-byte request on a 4Kn drive cannot be sent
-        rounded_small = true;
-      }
-      bytes = (bytes + lb - 1) / lb * lb;
-      const std::uint64_t blocks = bytes / lb;
-      // Align to the physical block when the size allows (no read-modify-write on 512e drives).
-      const std::uint64_t align = bytes % pb == 0 ? pb / lb : 1;
-      std::uint64_t lba;
-      if (rng.uniform() < c.spec->random_share || cursor + blocks > span) {
-        const std::uint64_t slots = (span - blocks) / align + 1;
-        lba = rng.below(slots) * align;
-      } else {
-        lba = cursor;
-      }
-      cursor = lba + blocks;
-      q.offset_bytes = lba * lb;
-      q.length_bytes = bytes;
-      q.write = opt.allow_write && c.write_share > kShareEps && rng.uniform() < c.write_share;
-      return q;
-    });
-    cell.reached_depth = loop.max_outstanding;
-    cell.iops = loop.iops;
-    cell.iops_rel_se = loop.iops_rel_se;
-    cell.drive_time_s = loop.drive_time_s;
-    double bytes = 0, lat = 0;
-    for (const auto& r : loop.records) {
-      ++cell.ios;
-      (r.write ? cell.writes : cell.reads) += 1;
-      bytes += r.length_bytes;
-      lat += r.latency_ms();
+      pick -= s.weight;
     }
-    if (cell.ios) {
-      cell.mean_ms = lat / static_cast<double>(cell.ios);
-      cell.mb_s = cell.iops * bytes / static_cast<double>(cell.ios) * 1e-6;
+    if (bytes < lb) {
+      bytes = lb;  // a 512-byte request on a 4Kn drive cannot be sent
+      rounded_small = true;
     }
-    res.drive_time_s += loop.drive_time_s;
-    if (loop.interrupted) res.interrupted = true;
-    if (loop.error) {
-      res.notes.push_back(fmt::format("{} depth {}: {}", cell.pattern, cell.depth, loop.error->message));
-      if (cell.ios == 0) {
-        cell.skipped = true;
-        cell.skip_reason = loop.error->message;
-      }
+    bytes = (bytes + lb - 1) / lb * lb;
+    const std::uint64_t blocks = bytes / lb;
+    // Align to the physical block when the size allows (no read-modify-write on 512e drives).
+    const std::uint64_t align = bytes % pb == 0 ? pb / lb : 1;
+    std::uint64_t lba;
+    if (rng.uniform() < c.spec->random_share || cursor + blocks > span) {
+      const std::uint64_t slots = (span - blocks) / align + 1;
+      lba = rng.below(slots) * align;
+    } else {
+      lba = cursor;
     }
-    res.cells.push_back(cell);
-    ++done;
-    if (progress && *progress)
-      (*progress)("patterns", static_cast<double>(done) / static_cast<double>(to_run), res.drive_time_s);
-    if (loop.error && cell.ios == 0 && done == 1) return *loop.error;  // the target does not work
+    cursor = lba + blocks;
+    q.offset_bytes = lba * lb;
+    q.length_bytes = bytes;
+    q.write = opt.allow_write && c.write_share > kShareEps && rng.uniform() < c.write_share;
+    return q;
+  });
+}
+
+// A cell's figures from its loop's completions.
+void fill_cell(PatternCell& cell, const LoopResult& loop) {
+  cell.reached_depth = loop.max_outstanding;
+  cell.iops = loop.iops;
+  cell.iops_rel_se = loop.iops_rel_se;
+  cell.drive_time_s = loop.drive_time_s;
+  double bytes = 0, lat = 0;
+  for (const auto& r : loop.records) {
+    ++cell.ios;
+    (r.write ? cell.writes : cell.reads) += 1;
+    bytes += r.length_bytes;
+    lat += r.latency_ms();
   }
+  if (cell.ios) {
+    cell.mean_ms = lat / static_cast<double>(cell.ios);
+    cell.mb_s = cell.iops * bytes / static_cast<double>(cell.ios) * 1e-6;
+  }
+}
 
+// The published summaries (fileserver and webserver averages, the workstation rating), each only
+// when every cell it needs ran, and the notes that qualify the run.
+void summarise(PatternsResult& res, const PatternsOptions& opt, std::uint32_t lb, bool rounded_small) {
   auto average = [&](const std::string& name) -> std::optional<double> {
     double s = 0;
     int n = 0;
@@ -224,6 +201,69 @@ Expected<PatternsResult> run_patterns(IoEngine& io, const PatternsOptions& opt, 
   if (deep)
     res.notes.push_back("depths 64-256 favour drives with deep queues but are rare in real servers; "
                         "do not rank drives by them alone");
+}
+
+}  // namespace
+
+Expected<PatternsResult> run_patterns(IoEngine& io, const PatternsOptions& opt, const ProgressFn* progress) {
+  const IoTargetInfo& info = io.info();
+  if (opt.allow_write && !info.writable)
+    return make_error("patterns: writes were asked for (--write) but the target was not opened for "
+                      "writing; refusing before any I/O");
+  auto planned = plan_cells(opt);
+  if (!planned) return planned.error();
+  const std::vector<CellPlan>& plan = *planned;
+
+  PatternsResult res;
+  res.allow_write = opt.allow_write;
+  Extent x;
+  x.lb = info.logical_block_bytes ? info.logical_block_bytes : 512;
+  x.pb = info.physical_block_bytes >= x.lb ? info.physical_block_bytes : x.lb;
+  x.span = info.capacity_bytes / x.lb;
+  if (opt.span_blocks) x.span = std::min(x.span, opt.span_blocks);
+  if (x.span < 2048) return make_error("patterns: the target is too small (needs at least 2048 blocks)");
+  std::size_t to_run = 0;
+  for (const auto& c : plan) to_run += (c.write_share <= kShareEps || opt.allow_write) ? 1 : 0;
+  const double cell_s = std::clamp(opt.budget_s / std::max<std::size_t>(1, to_run), 0.05, opt.cell_s);
+  bool rounded_small = false;
+
+  Rng rng(opt.seed ^ 0x5A17E4ull);
+  std::size_t done = 0;
+  for (const auto& c : plan) {
+    PatternCell cell;
+    cell.pattern = c.spec->name;
+    cell.depth = c.depth;
+    cell.write_share = c.write_share;
+    if (c.write_share > kShareEps && !opt.allow_write) {
+      cell.skipped = true;
+      cell.skip_reason = "writes not allowed (needs --write)";
+      res.cells.push_back(cell);
+      continue;
+    }
+    if (res.interrupted) {
+      cell.skipped = true;
+      cell.skip_reason = "interrupted";
+      res.cells.push_back(cell);
+      continue;
+    }
+    const LoopResult loop = run_cell(io, opt, c, x, cell_s, rng, rounded_small);
+    fill_cell(cell, loop);
+    res.drive_time_s += loop.drive_time_s;
+    if (loop.interrupted) res.interrupted = true;
+    if (loop.error) {
+      res.notes.push_back(fmt::format("{} depth {}: {}", cell.pattern, cell.depth, loop.error->message));
+      if (cell.ios == 0) {
+        cell.skipped = true;
+        cell.skip_reason = loop.error->message;
+      }
+    }
+    res.cells.push_back(cell);
+    ++done;
+    if (progress && *progress)
+      (*progress)("patterns", static_cast<double>(done) / static_cast<double>(to_run), res.drive_time_s);
+    if (loop.error && cell.ios == 0 && done == 1) return *loop.error;  // the target does not work
+  }
+  summarise(res, opt, x.lb, rounded_small);
   return res;
 }
 
