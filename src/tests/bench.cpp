@@ -4,33 +4,143 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 namespace ds::measure {
 
 namespace {
-
-const std::map<std::string, double>& weights() {
-  // Share of the drive-time budget; transfer and access need the most (sampling the surface,
-  // enough random reads for a 1 % standard error of the mean access time).
-  static const std::map<std::string, double> w{
-      {"transfer", 50}, {"access", 45}, {"cache", 5}, {"blocksize", 15}, {"queue", 15}, {"patterns", 60},
-      {"actuators", 15}};
-  return w;
-}
 
 double r3(double v) { return std::round(v * 1000) / 1000; }
 double r4(double v) { return std::round(v * 10000) / 10000; }
 
 }  // namespace
 
+namespace {
+
+// Keeps a test's result, or its error under its name.
+template <class T>
+void keep(BenchResult& r, const char* name, Expected<T>&& e, std::optional<T>& slot) {
+  if (e) slot = std::move(*e);
+  else r.errors.emplace_back(name, e.error());
+}
+
+// One runner per test: the test's options from the bench's, its share of the budget, and its
+// result (or error) into r.
+using TestRunner = void (*)(IoEngine& io, const BenchOptions& opt, double budget_s, const ProgressFn* pf,
+                            BenchResult& r);
+
+void bench_transfer(IoEngine& io, const BenchOptions&, double budget_s, const ProgressFn* pf, BenchResult& r) {
+  TransferOptions o;
+  o.span_blocks = r.span_blocks;
+  o.budget_s = budget_s;
+  keep(r, "transfer", run_transfer(io, o, pf), r.transfer);
+}
+
+void bench_access(IoEngine& io, const BenchOptions& opt, double budget_s, const ProgressFn* pf, BenchResult& r) {
+  AccessOptions o;
+  o.span_blocks = r.span_blocks;
+  o.budget_s = budget_s;
+  o.seed = opt.seed;
+  o.allow_write = opt.allow_write;
+  if (r.transfer) {
+    // The one-cylinder seek is measured inside the largest zone with a known track size.
+    std::uint64_t best = 0;
+    for (auto& z : r.transfer->zones)
+      if (z.sectors_per_track && z.last_lba - z.first_lba > best) {
+        best = z.last_lba - z.first_lba;
+        o.zone_first_lba = z.first_lba;
+        o.zone_last_lba = z.last_lba;
+      }
+    o.surfaces = r.transfer->surfaces_estimate;
+    if (r.transfer->spares_per_track >= 0) {
+      o.rotation_ns = r.transfer->rotation_ms.value * 1e6;
+      o.rotation_uncertainty_ns = r.transfer->rotation_ms.uncertainty * 1e6;
+      o.spares_per_track = r.transfer->spares_per_track;
+    }
+  }
+  keep(r, "access", run_access(io, o, pf), r.access);
+}
+
+void bench_cache(IoEngine& io, const BenchOptions& opt, double budget_s, const ProgressFn* pf, BenchResult& r) {
+  CacheOptions o;
+  o.budget_s = budget_s;
+  o.seed = opt.seed;
+  o.span_blocks = r.span_blocks;
+  keep(r, "cache", run_cache(io, o, pf), r.cache);
+}
+
+void bench_blocksize(IoEngine& io, const BenchOptions& opt, double budget_s, const ProgressFn* pf,
+                     BenchResult& r) {
+  BlocksizeOptions o;
+  o.budget_s = budget_s;
+  o.allow_write = opt.allow_write;
+  o.span_blocks = r.span_blocks;
+  auto b = run_blocksize(io, o, pf);
+  if (b) {
+    // Sizes measured before a failed I/O are kept; the failure still counts (exit 5/3).
+    if (b->error) r.errors.emplace_back("blocksize", *b->error);
+    r.blocksize = std::move(*b);
+  } else {
+    r.errors.emplace_back("blocksize", b.error());
+  }
+}
+
+void bench_queue(IoEngine& io, const BenchOptions& opt, double budget_s, const ProgressFn* pf, BenchResult& r) {
+  QueueOptions o;
+  o.budget_s = budget_s;
+  o.seed = opt.seed;
+  o.span_blocks = r.span_blocks;
+  keep(r, "queue", run_queue(io, o, pf), r.queue);
+}
+
+void bench_patterns(IoEngine& io, const BenchOptions& opt, double budget_s, const ProgressFn* pf, BenchResult& r) {
+  PatternsOptions o;
+  o.budget_s = budget_s;
+  o.seed = opt.seed;
+  o.allow_write = opt.allow_write;
+  o.span_blocks = r.span_blocks;
+  keep(r, "patterns", run_patterns(io, o, pf), r.patterns);
+}
+
+void bench_actuators(IoEngine& io, const BenchOptions& opt, double budget_s, const ProgressFn* pf,
+                     BenchResult& r) {
+  ActuatorsOptions o;
+  o.budget_s = budget_s;
+  o.seed = opt.seed;
+  o.span_blocks = r.span_blocks;
+  o.reported = opt.positioning_ranges;
+  keep(r, "actuators", run_actuators(io, o, pf), r.actuators);
+}
+
+struct BenchTest {
+  const char* name;
+  // Share of the drive-time budget; transfer and access need the most (sampling the surface,
+  // enough random reads for a 1 % standard error of the mean access time).
+  double weight;
+  TestRunner run;
+};
+
+// In running order: access reads the zones and the rotation the transfer test found.
+constexpr BenchTest kTests[] = {
+    {"transfer", 50, bench_transfer},   {"access", 45, bench_access}, {"cache", 5, bench_cache},
+    {"blocksize", 15, bench_blocksize}, {"queue", 15, bench_queue},   {"patterns", 60, bench_patterns},
+    {"actuators", 15, bench_actuators},
+};
+
+const BenchTest* find_test(const std::string& name) {
+  for (const auto& t : kTests)
+    if (name == t.name) return &t;
+  return nullptr;
+}
+
+}  // namespace
+
 Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const ProgressFn& progress) {
   double wsum = 0;
   for (const auto& t : opt.tests) {
-    auto it = weights().find(t);
-    if (it == weights().end())
+    const BenchTest* test = find_test(t);
+    if (!test)
       return make_error("unknown test '" + t + "' (known: access, transfer, cache, blocksize, queue, patterns, actuators)");
-    wsum += it->second;
+    wsum += test->weight;
   }
   BenchResult r;
   const IoTargetInfo& info = io.info();
@@ -40,100 +150,15 @@ Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const Pro
   if (r.capacity_bytes < r.block_bytes) return make_error("the target reports no capacity");
   r.span_blocks = r.capacity_bytes / r.block_bytes;
   if (opt.span_bytes) r.span_blocks = std::min(r.span_blocks, *opt.span_bytes / r.block_bytes);
-  auto share = [&](const std::string& t) {
+  auto share = [&](const BenchTest& t) {
     // Never more than the test's own weight scaled to 120 s: fewer tests do not mean longer ones.
-    return std::min(opt.budget_s * weights().at(t) / wsum, weights().at(t) * opt.budget_s / 115.0 * 1.3);
+    return std::min(opt.budget_s * t.weight / wsum, t.weight * opt.budget_s / 115.0 * 1.3);
   };
   auto want = [&](const char* t) { return std::find(opt.tests.begin(), opt.tests.end(), t) != opt.tests.end(); };
   const ProgressFn* pf = progress ? &progress : nullptr;
-  auto go = [&](const char* t) { return want(t) && !(opt.stop && opt.stop()); };
+  for (const auto& test : kTests)
+    if (want(test.name) && !(opt.stop && opt.stop())) test.run(io, opt, share(test), pf, r);
 
-  if (go("transfer")) {
-    TransferOptions o;
-    o.span_blocks = r.span_blocks;
-    o.budget_s = share("transfer");
-    auto t = run_transfer(io, o, pf);
-    if (t) r.transfer = std::move(*t);
-    else r.errors.emplace_back("transfer", t.error());
-  }
-  if (go("access")) {
-    AccessOptions o;
-    o.span_blocks = r.span_blocks;
-    o.budget_s = share("access");
-    o.seed = opt.seed;
-    o.allow_write = opt.allow_write;
-    if (r.transfer) {
-      // The one-cylinder seek is measured inside the largest zone with a known track size.
-      std::uint64_t best = 0;
-      for (auto& z : r.transfer->zones)
-        if (z.sectors_per_track && z.last_lba - z.first_lba > best) {
-          best = z.last_lba - z.first_lba;
-          o.zone_first_lba = z.first_lba;
-          o.zone_last_lba = z.last_lba;
-        }
-      o.surfaces = r.transfer->surfaces_estimate;
-      if (r.transfer->spares_per_track >= 0) {
-        o.rotation_ns = r.transfer->rotation_ms.value * 1e6;
-        o.rotation_uncertainty_ns = r.transfer->rotation_ms.uncertainty * 1e6;
-        o.spares_per_track = r.transfer->spares_per_track;
-      }
-    }
-    auto a = run_access(io, o, pf);
-    if (a) r.access = std::move(*a);
-    else r.errors.emplace_back("access", a.error());
-  }
-  if (go("cache")) {
-    CacheOptions o;
-    o.budget_s = share("cache");
-    o.seed = opt.seed;
-    o.span_blocks = r.span_blocks;
-    auto c = run_cache(io, o, pf);
-    if (c) r.cache = std::move(*c);
-    else r.errors.emplace_back("cache", c.error());
-  }
-  if (go("blocksize")) {
-    BlocksizeOptions o;
-    o.budget_s = share("blocksize");
-    o.allow_write = opt.allow_write;
-    o.span_blocks = r.span_blocks;
-    auto b = run_blocksize(io, o, pf);
-    if (b) {
-      // Sizes measured before a failed I/O are kept; the failure still counts (exit 5/3).
-      if (b->error) r.errors.emplace_back("blocksize", *b->error);
-      r.blocksize = std::move(*b);
-    } else {
-      r.errors.emplace_back("blocksize", b.error());
-    }
-  }
-  if (go("queue")) {
-    QueueOptions o;
-    o.budget_s = share("queue");
-    o.seed = opt.seed;
-    o.span_blocks = r.span_blocks;
-    auto q = run_queue(io, o, pf);
-    if (q) r.queue = std::move(*q);
-    else r.errors.emplace_back("queue", q.error());
-  }
-  if (go("patterns")) {
-    PatternsOptions o;
-    o.budget_s = share("patterns");
-    o.seed = opt.seed;
-    o.allow_write = opt.allow_write;
-    o.span_blocks = r.span_blocks;
-    auto p = run_patterns(io, o, pf);
-    if (p) r.patterns = std::move(*p);
-    else r.errors.emplace_back("patterns", p.error());
-  }
-  if (go("actuators")) {
-    ActuatorsOptions o;
-    o.budget_s = share("actuators");
-    o.seed = opt.seed;
-    o.span_blocks = r.span_blocks;
-    o.reported = opt.positioning_ranges;
-    auto x = run_actuators(io, o, pf);
-    if (x) r.actuators = std::move(*x);
-    else r.errors.emplace_back("actuators", x.error());
-  }
   if (r.actuators) r.drive_time_s += r.actuators->drive_time_s;
   if (r.queue) r.drive_time_s += r.queue->drive_time_s;
   if (r.patterns) r.drive_time_s += r.patterns->drive_time_s;
@@ -144,115 +169,127 @@ Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const Pro
   return r;
 }
 
+namespace {
+
+using nlohmann::json;
+
+// A figure the test could not measure (0) is null, not 0.
+json fig(const Figure& f) { return f.value > 0 ? json(r4(f.value)) : json(nullptr); }
+json unc(const Figure& f) { return f.value > 0 ? json(r4(f.uncertainty)) : json(nullptr); }
+
+json access_json(const AccessResult& a) {
+  json j;
+  auto lat = [](const LatencyStats& s) {
+    return json{{"mean_ms", r4(s.mean_ms)}, {"p50_ms", r4(s.p50_ms)}, {"p99_ms", r4(s.p99_ms)},
+                {"mean_uncertainty_ms", r4(s.stderr_ms)}, {"samples", s.n}};
+  };
+  j["block_bytes"] = a.block_bytes;  // every read of this test is one logical block
+  j["read"] = lat(a.read);
+  if (a.write) j["write"] = lat(*a.write);
+  j["rpm_estimate"] = a.rpm.value > 0 ? json(std::round(a.rpm.value * 10) / 10) : json(nullptr);
+  j["rpm_uncertainty"] = unc(a.rpm);
+  j["rotation_ms"] = fig(a.rotation_ms);
+  j["rotation_uncertainty_ms"] = unc(a.rotation_ms);
+  j["command_overhead_ms"] = fig(a.overhead_ms);
+  j["avg_seek_ms"] = fig(a.avg_seek_ms);
+  j["avg_seek_uncertainty_ms"] = unc(a.avg_seek_ms);
+  j["track_to_track_ms"] = fig(a.track_to_track_ms);
+  j["track_to_track_uncertainty_ms"] = unc(a.track_to_track_ms);
+  j["full_stroke_ms"] = fig(a.full_stroke_ms);
+  j["full_stroke_uncertainty_ms"] = unc(a.full_stroke_ms);
+  j["slow_regions"] = json::array();
+  for (auto& s : a.slow_regions)
+    j["slow_regions"].push_back({{"first_lba", s.first_lba}, {"last_lba", s.last_lba},
+                                 {"mean_ms", r3(s.mean_ms)},
+                                 {"location_uncertainty_sectors", s.location_uncertainty_blocks}});
+  j["slow_spikes"] = json::array();
+  for (auto& s : a.slow_spikes) j["slow_spikes"].push_back({{"lba", s.lba}, {"mean_ms", r3(s.mean_ms)}});
+  j["outliers"] = {{"count", a.outliers}, {"median_excess_ms", a.outliers ? json(r3(a.outlier_excess_ms)) : json(nullptr)}};
+  j["seek_curve"] = json::array();
+  for (auto& b : a.seek_curve)
+    j["seek_curve"].push_back({{"max_distance_sectors", b.max_distance}, {"samples", b.n}, {"seek_ms", r3(b.seek_ms)}});
+  j["map"] = json::array();
+  for (auto& m : a.map)
+    j["map"].push_back({{"first_lba", m.first_lba}, {"last_lba", m.last_lba}, {"samples", m.n},
+                        {"mean_ms", r3(m.mean_ms)}, {"slow", m.slow}});
+  // Per-read samples as two parallel arrays (compact: up to kMaxReadSamples reads).
+  json lba = json::array(), ms = json::array();
+  for (const auto& s : a.reads) lba.push_back(s.lba), ms.push_back(r4(s.ms));
+  j["reads"] = {{"lba", std::move(lba)}, {"ms", std::move(ms)}};
+  j["slow_threshold_ms"] = a.slow_threshold_ms > 0 ? json(r3(a.slow_threshold_ms)) : json(nullptr);
+  j["drive_time_s"] = r3(a.drive_time_s);
+  j["notes"] = a.notes;
+  return j;
+}
+
+json transfer_json(const TransferResult& x, std::uint32_t block_bytes) {
+  json j;
+  j["points"] = json::array();
+  for (auto& p : x.points) {
+    json pj{{"lba", p.lba}, {"mb_s", r3(p.mb_s)}};
+    if (p.sectors_per_track) pj["sectors_per_track"] = p.sectors_per_track;
+    if (p.anomalous) pj["anomalous"] = true;
+    j["points"].push_back(pj);
+  }
+  j["zones"] = json::array();
+  for (auto& z : x.zones) {
+    json zj{{"first_lba", z.first_lba}, {"last_lba", z.last_lba}, {"mb_s", r3(z.mb_s)},
+            {"mb_s_uncertainty", r3(z.mb_s_uncertainty)}};
+    if (z.sectors_per_track) {
+      zj["sectors_per_track"] = z.sectors_per_track;
+      zj["bytes_per_track"] = z.bytes_per_track;
+    }
+    j["zones"].push_back(zj);
+  }
+  j["outer_mb_s"] = fig(x.outer_mb_s);
+  j["inner_mb_s"] = fig(x.inner_mb_s);
+  j["outer_inner_ratio"] = fig(x.outer_inner_ratio);
+  j["outer_inner_ratio_uncertainty"] = unc(x.outer_inner_ratio);
+  j["bytes_per_track"] = x.bytes_per_track_outer ? json(x.bytes_per_track_outer) : json(nullptr);
+  j["rotation_ms"] = fig(x.rotation_ms);
+  j["surfaces_estimate"] = x.surfaces_estimate ? json(x.surfaces_estimate) : json(nullptr);
+  j["surfaces_confidence"] = r3(x.surfaces_confidence);
+  j["platters_estimate"] = x.platters_estimate ? json(x.platters_estimate) : json(nullptr);
+  j["platters_range"] = x.platters_estimate ? json::array({x.platters_low, x.platters_high}) : json(nullptr);
+  j["bytes_per_platter_estimate"] =
+      x.platters_estimate ? json(std::llround(x.bytes_per_platter_estimate)) : json(nullptr);
+  j["read_size_bytes"] = x.read_blocks * block_bytes;
+  j["drive_time_s"] = r3(x.drive_time_s);
+  j["notes"] = x.notes;
+  return j;
+}
+
+json cache_json(const CacheResult& c) {
+  return {{"burst_mb_s", fig(c.burst_mb_s)}, {"burst_uncertainty_mb_s", unc(c.burst_mb_s)},
+           {"hit_overhead_ms", r4(c.hit_overhead_ms.value)},
+           {"size_bytes_estimate", c.size_bytes_estimate ? json(c.size_bytes_estimate) : json(nullptr)},
+           {"size_at_least", c.size_at_least},
+           {"segment_bytes_estimate", c.segment_bytes_estimate ? json(c.segment_bytes_estimate) : json(nullptr)},
+           {"largest_hit_bytes", c.largest_hit_bytes},
+           {"read_ahead", c.read_ahead},
+           {"read_ahead_bytes_estimate", c.read_ahead_bytes_estimate},
+           {"drive_time_s", r3(c.drive_time_s)}, {"notes", c.notes}};
+}
+
+json blocksize_json(const BlocksizeResult& b) {
+  json rows = json::array();
+  for (auto& row : b.rows) {
+    json rj{{"block_bytes", row.block_bytes}, {"read_mb_s", r3(row.read_mb_s)},
+            {"read_iops", std::round(row.read_iops)}};
+    if (row.write_mb_s) rj["write_mb_s"] = r3(*row.write_mb_s);
+    rows.push_back(rj);
+  }
+  return {{"queue_depth", 4}, {"rows", rows}, {"drive_time_s", r3(b.drive_time_s)}, {"notes", b.notes}};
+}
+
+}  // namespace
+
 nlohmann::json bench_to_json(const BenchResult& r) {
-  using nlohmann::json;
   json t = json::object();
-  auto fig = [](const Figure& f) -> json { return f.value > 0 ? json(r4(f.value)) : json(nullptr); };
-  auto unc = [](const Figure& f) -> json { return f.value > 0 ? json(r4(f.uncertainty)) : json(nullptr); };
-  if (r.access) {
-    const auto& a = *r.access;
-    json j;
-    auto lat = [](const LatencyStats& s) {
-      return json{{"mean_ms", r4(s.mean_ms)}, {"p50_ms", r4(s.p50_ms)}, {"p99_ms", r4(s.p99_ms)},
-                  {"mean_uncertainty_ms", r4(s.stderr_ms)}, {"samples", s.n}};
-    };
-    j["block_bytes"] = a.block_bytes;  // every read of this test is one logical block
-    j["read"] = lat(a.read);
-    if (a.write) j["write"] = lat(*a.write);
-    j["rpm_estimate"] = a.rpm.value > 0 ? json(std::round(a.rpm.value * 10) / 10) : json(nullptr);
-    j["rpm_uncertainty"] = unc(a.rpm);
-    j["rotation_ms"] = fig(a.rotation_ms);
-    j["rotation_uncertainty_ms"] = unc(a.rotation_ms);
-    j["command_overhead_ms"] = fig(a.overhead_ms);
-    j["avg_seek_ms"] = fig(a.avg_seek_ms);
-    j["avg_seek_uncertainty_ms"] = unc(a.avg_seek_ms);
-    j["track_to_track_ms"] = fig(a.track_to_track_ms);
-    j["track_to_track_uncertainty_ms"] = unc(a.track_to_track_ms);
-    j["full_stroke_ms"] = fig(a.full_stroke_ms);
-    j["full_stroke_uncertainty_ms"] = unc(a.full_stroke_ms);
-    j["slow_regions"] = json::array();
-    for (auto& s : a.slow_regions)
-      j["slow_regions"].push_back({{"first_lba", s.first_lba}, {"last_lba", s.last_lba},
-                                   {"mean_ms", r3(s.mean_ms)},
-                                   {"location_uncertainty_sectors", s.location_uncertainty_blocks}});
-    j["slow_spikes"] = json::array();
-    for (auto& s : a.slow_spikes) j["slow_spikes"].push_back({{"lba", s.lba}, {"mean_ms", r3(s.mean_ms)}});
-    j["outliers"] = {{"count", a.outliers}, {"median_excess_ms", a.outliers ? json(r3(a.outlier_excess_ms)) : json(nullptr)}};
-    j["seek_curve"] = json::array();
-    for (auto& b : a.seek_curve)
-      j["seek_curve"].push_back({{"max_distance_sectors", b.max_distance}, {"samples", b.n}, {"seek_ms", r3(b.seek_ms)}});
-    j["map"] = json::array();
-    for (auto& m : a.map)
-      j["map"].push_back({{"first_lba", m.first_lba}, {"last_lba", m.last_lba}, {"samples", m.n},
-                          {"mean_ms", r3(m.mean_ms)}, {"slow", m.slow}});
-    // Per-read samples as two parallel arrays (compact: up to kMaxReadSamples reads).
-    json lba = json::array(), ms = json::array();
-    for (const auto& s : a.reads) lba.push_back(s.lba), ms.push_back(r4(s.ms));
-    j["reads"] = {{"lba", std::move(lba)}, {"ms", std::move(ms)}};
-    j["slow_threshold_ms"] = a.slow_threshold_ms > 0 ? json(r3(a.slow_threshold_ms)) : json(nullptr);
-    j["drive_time_s"] = r3(a.drive_time_s);
-    j["notes"] = a.notes;
-    t["access"] = j;
-  }
-  if (r.transfer) {
-    const auto& x = *r.transfer;
-    json j;
-    j["points"] = json::array();
-    for (auto& p : x.points) {
-      json pj{{"lba", p.lba}, {"mb_s", r3(p.mb_s)}};
-      if (p.sectors_per_track) pj["sectors_per_track"] = p.sectors_per_track;
-      if (p.anomalous) pj["anomalous"] = true;
-      j["points"].push_back(pj);
-    }
-    j["zones"] = json::array();
-    for (auto& z : x.zones) {
-      json zj{{"first_lba", z.first_lba}, {"last_lba", z.last_lba}, {"mb_s", r3(z.mb_s)},
-              {"mb_s_uncertainty", r3(z.mb_s_uncertainty)}};
-      if (z.sectors_per_track) {
-        zj["sectors_per_track"] = z.sectors_per_track;
-        zj["bytes_per_track"] = z.bytes_per_track;
-      }
-      j["zones"].push_back(zj);
-    }
-    j["outer_mb_s"] = fig(x.outer_mb_s);
-    j["inner_mb_s"] = fig(x.inner_mb_s);
-    j["outer_inner_ratio"] = fig(x.outer_inner_ratio);
-    j["outer_inner_ratio_uncertainty"] = unc(x.outer_inner_ratio);
-    j["bytes_per_track"] = x.bytes_per_track_outer ? json(x.bytes_per_track_outer) : json(nullptr);
-    j["rotation_ms"] = fig(x.rotation_ms);
-    j["surfaces_estimate"] = x.surfaces_estimate ? json(x.surfaces_estimate) : json(nullptr);
-    j["surfaces_confidence"] = r3(x.surfaces_confidence);
-    j["platters_estimate"] = x.platters_estimate ? json(x.platters_estimate) : json(nullptr);
-    j["platters_range"] = x.platters_estimate ? json::array({x.platters_low, x.platters_high}) : json(nullptr);
-    j["bytes_per_platter_estimate"] =
-        x.platters_estimate ? json(std::llround(x.bytes_per_platter_estimate)) : json(nullptr);
-    j["read_size_bytes"] = x.read_blocks * r.block_bytes;
-    j["drive_time_s"] = r3(x.drive_time_s);
-    j["notes"] = x.notes;
-    t["transfer"] = j;
-  }
-  if (r.cache) {
-    const auto& c = *r.cache;
-    t["cache"] = {{"burst_mb_s", fig(c.burst_mb_s)}, {"burst_uncertainty_mb_s", unc(c.burst_mb_s)},
-                  {"hit_overhead_ms", r4(c.hit_overhead_ms.value)},
-                  {"size_bytes_estimate", c.size_bytes_estimate ? json(c.size_bytes_estimate) : json(nullptr)},
-                  {"size_at_least", c.size_at_least},
-                  {"segment_bytes_estimate", c.segment_bytes_estimate ? json(c.segment_bytes_estimate) : json(nullptr)},
-                  {"largest_hit_bytes", c.largest_hit_bytes},
-                  {"read_ahead", c.read_ahead},
-                  {"read_ahead_bytes_estimate", c.read_ahead_bytes_estimate},
-                  {"drive_time_s", r3(c.drive_time_s)}, {"notes", c.notes}};
-  }
-  if (r.blocksize) {
-    json rows = json::array();
-    for (auto& b : r.blocksize->rows) {
-      json rj{{"block_bytes", b.block_bytes}, {"read_mb_s", r3(b.read_mb_s)}, {"read_iops", std::round(b.read_iops)}};
-      if (b.write_mb_s) rj["write_mb_s"] = r3(*b.write_mb_s);
-      rows.push_back(rj);
-    }
-    t["blocksize"] = {{"queue_depth", 4}, {"rows", rows}, {"drive_time_s", r3(r.blocksize->drive_time_s)},
-                      {"notes", r.blocksize->notes}};
-  }
+  if (r.access) t["access"] = access_json(*r.access);
+  if (r.transfer) t["transfer"] = transfer_json(*r.transfer, r.block_bytes);
+  if (r.cache) t["cache"] = cache_json(*r.cache);
+  if (r.blocksize) t["blocksize"] = blocksize_json(*r.blocksize);
   if (r.queue) t["queue"] = queue_to_json(*r.queue);
   if (r.patterns) t["patterns"] = patterns_to_json(*r.patterns);
   if (r.actuators) t["actuators"] = actuators_to_json(*r.actuators);
