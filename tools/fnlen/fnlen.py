@@ -17,8 +17,9 @@ Usage:
   fnlen.py [--max N] [--allow FILE] [--root DIR] PATH...
 PATHs are files or directories (searched for *.cpp and *.hpp), reported relative to --root (default:
 the current directory). Without --allow it lists every over-long function and exits 0. With --allow
-it exits 1 when an over-long function is not on the allowlist (lines "PATH FUNCTION", `#` comments),
-and names allowlist entries that are no longer over-long, so that the list only shrinks.
+it exits 1 when an over-long function is not on the allowlist (lines "PATH FUNCTION", `#` comments)
+or when an entry there no longer names an over-long function, so that the list only shrinks; with
+--stamp FILE it touches FILE when it passes (for the build).
 """
 import argparse
 import os
@@ -28,108 +29,49 @@ import sys
 IDENT = re.compile(r'[A-Za-z_][A-Za-z0-9_]*')
 # Tokens after a parameter list that still belong to a function head.
 HEAD_SUFFIX = {'const', 'volatile', 'noexcept', 'override', 'final', 'mutable', '&', '&&', 'try'}
-PUNCT3 = ('...', '<=>', '->*', '<<=', '>>=')
-PUNCT2 = ('::', '->', '&&', '||', '==', '!=', '<=', '>=', '++', '--', '+=', '-=', '*=', '/=',
-          '%=', '&=', '|=', '^=', '<<', '.*')  # '>>' left as two '>' (closes templates)
+
+
+LEXEMES = re.compile(r"""
+    (?P<pp>^[ \t]*\#(?:\\\n|[^\n])*)                                     # preprocessor line
+  | (?P<comment>//[^\n]*|/\*.*?(?:\*/|\Z))                              # comments
+  | (?P<raw>(?<![A-Za-z0-9_])(?:u8|u|U|L)?R"(?P<delim>[^()\\\s]{0,16})\(.*?(?:\)(?P=delim)"|\Z))
+  | (?P<str>(?<![A-Za-z0-9_])(?:u8|u|U|L)?"(?:[^"\\\n]|\\.)*"?)           # string literal
+  | (?P<chr>(?<![A-Za-z0-9_])(?:u8|u|U|L)?'(?:[^'\\\n]|\\.)*'?)           # character literal
+  | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<num>\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.]|'(?=[0-9A-Za-z]))*)     # pp-number: 1'000, 1e-3
+""", re.VERBOSE | re.MULTILINE | re.DOTALL)
 
 
 def blank(text):
-    """The text with comments, literals and preprocessor lines replaced by spaces, newlines kept,
-    so that line numbers still hold. A string literal becomes "" and a char literal ''."""
-    out = []
-    i, n = 0, len(text)
-    line_start = True
-    while i < n:
-        c = text[i]
-        if c == '\n':
-            out.append(c); i += 1; line_start = True; continue
-        if line_start and c in ' \t':
-            out.append(c); i += 1; continue
-        if line_start and c == '#':  # a preprocessor line, with its continuations
-            while i < n and text[i] != '\n':
-                if text[i] == '\\' and i + 1 < n and text[i + 1] == '\n':
-                    out.append(' \n'); i += 2; continue
-                out.append(' '); i += 1
-            continue
-        line_start = False
-        if text.startswith('//', i):
-            while i < n and text[i] != '\n':
-                out.append(' '); i += 1
-            continue
-        if text.startswith('/*', i):
-            j = text.find('*/', i + 2)
-            j = n if j < 0 else j + 2
-            out.append(re.sub(r'[^\n]', ' ', text[i:j])); i = j
-            continue
-        m = re.match(r'(?:u8|u|U|L)?R"([^()\\\s]{0,16})\(', text[i:i + 40])
-        if m and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == '_')):
-            end = ')' + m.group(1) + '"'
-            j = text.find(end, i + m.end())
-            j = n if j < 0 else j + len(end)
-            body = re.sub(r'[^\n]', ' ', text[i:j])
-            out.append('""' + body[2:]); i = j
-            continue
-        if c.isdigit() or (c == '.' and i + 1 < n and text[i + 1].isdigit()):
-            # A pp-number: digit separators (1'000) and exponents (1e-3) belong to it.
-            j = i + 1
-            while j < n:
-                d = text[j]
-                if d in 'eEpP' and j + 1 < n and text[j + 1] in '+-':
-                    j += 2; continue
-                if d.isalnum() or d in "._" or (d == "'" and j + 1 < n and text[j + 1].isalnum()):
-                    j += 1; continue
-                break
-            out.append(text[i:j]); i = j
-            continue
-        if c.isalpha() or c == '_':
-            m = IDENT.match(text, i)
-            word = m.group(0)
-            if i > 0 and (text[i - 1].isalnum() or text[i - 1] == '_'):
-                out.append(word); i = m.end(); continue
-            if word in ('u8', 'u', 'U', 'L') and m.end() < n and text[m.end()] in '"\'':
-                out.append(' ' * len(word)); i = m.end(); continue
-            out.append(word); i = m.end()
-            continue
-        if c in '"\'':
-            j = i + 1
-            while j < n and text[j] != c and text[j] != '\n':
-                j += 2 if text[j] == '\\' else 1
-            j = min(j + 1, n)
-            out.append(c + re.sub(r'[^\n]', ' ', text[i + 1:j - 1]) + (c if j - i >= 2 else ''))
-            i = j
-            continue
-        out.append(c); i += 1
-    return ''.join(out)
+    """The text with comments, literals and preprocessor lines blanked, newlines kept so that
+    line numbers still hold. A string literal becomes "" and a character literal ''."""
+    def repl(m):
+        kind = 'raw' if m.group('raw') is not None else m.lastgroup
+        s = m.group(0)
+        if kind in ('ident', 'num'):
+            return s
+        nl = '\n' * s.count('\n')
+        if kind in ('raw', 'str'):
+            return '""' + nl
+        if kind == 'chr':
+            return "''" + nl
+        return ' ' + nl  # pp, comment
+    return LEXEMES.sub(repl, text)
+
+
+TOKEN = re.compile(r"""\n|[A-Za-z_][A-Za-z0-9_]*|[0-9][A-Za-z0-9_.']*|""|''|\.\.\.|<=>|->\*|<<=|>>=|::|->|&&|\|\|
+                      |==|!=|<=|>=|\+\+|--|[-+*/%&|^]=|<<|\.\*|\S""", re.VERBOSE)
 
 
 def tokens(text):
-    """(token, line) pairs of blanked text."""
+    """(token, line) pairs of blanked text ('>>' is left as two '>', which close templates)."""
     line = 1
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == '\n':
-            line += 1; i += 1; continue
-        if c.isspace():
-            i += 1; continue
-        m = IDENT.match(text, i)
-        if m:
-            yield m.group(0), line; i = m.end(); continue
-        if c.isdigit():
-            j = i
-            while j < n and (text[j].isalnum() or text[j] in "._'"):
-                j += 1
-            yield text[i:j], line; i = j; continue
-        if c in '"\'':
-            j = text.find(c, i + 1)
-            j = n if j < 0 else j + 1
-            line += text.count('\n', i, j)
-            yield c + c, line; i = j; continue
-        for p in PUNCT3 + PUNCT2:
-            if text.startswith(p, i):
-                yield p, line; i += len(p); break
+    for m in TOKEN.finditer(text):
+        t = m.group(0)
+        if t == '\n':
+            line += 1
         else:
-            yield c, line; i += 1
+            yield t, line
 
 
 def strip_template(head):
@@ -342,11 +284,13 @@ def main():
             fail = True
     still = {(rel, name) for rel, name, _, _ in long_ones}
     for entry in sorted(allowed - still):
-        print(f'fnlen: {entry[0]} {entry[1]} is no longer over {a.max} lines: '
+        print(f'fnlen: {entry[0]} {entry[1]} is no longer over {a.max} lines (or is gone): '
               f'remove it from {os.path.relpath(a.allow, a.root)}', file=sys.stderr)
+        fail = True
     if fail:
         return 1
     if a.stamp:
+        os.makedirs(os.path.dirname(os.path.abspath(a.stamp)), exist_ok=True)
         with open(a.stamp, 'w'):
             pass
     print(f'fnlen: ok ({len(long_ones)} allowlisted over {a.max} lines)')
