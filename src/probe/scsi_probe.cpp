@@ -67,24 +67,23 @@ class Prober {
     return d;
   }
 
+  // A VPD page decoded into slot, asked for only when the device lists it: some USB bridges
+  // hang on an unknown VPD page.
+  template <class Slot, class Decode>
+  void listed_vpd(std::uint8_t page, Slot& slot, Decode&& decode) {
+    if (!p.page_supported(page)) return;
+    if (auto d = vpd(page)) {
+      if (auto s = decode(*d)) slot = std::move(*s);
+      else decode_failed(s.error());
+    }
+  }
+
   Device& dev_;
 };
 
-}  // namespace
-
-bool ScsiProbe::any_failed() const {
-  return std::any_of(steps.begin(), steps.end(), [](const ScsiProbeStep& s) { return !s.ok(); });
-}
-
-bool ScsiProbe::page_supported(std::uint8_t page) const {
-  return std::find(supported_vpd_pages.begin(), supported_vpd_pages.end(), page) !=
-         supported_vpd_pages.end();
-}
-
-Expected<ScsiProbe> probe_scsi(Device& dev) {
-  Prober pr(dev);
+// Standard INQUIRY, then the VPD pages the device lists.
+void identity_pages(Prober& pr, Device& dev) {
   auto& p = pr.p;
-
   // 96 bytes covers the version descriptors (SPC-4 6.6.2) and is safe for old devices, which
   // must accept any allocation length.
   if (auto d = pr.run("INQUIRY", 96, [&](std::span<std::uint8_t> b) { return scsi::inquiry(dev, b); })) {
@@ -96,45 +95,16 @@ Expected<ScsiProbe> probe_scsi(Device& dev) {
     if (auto s = scsi::decode_supported_vpd_pages(*d)) p.supported_vpd_pages = std::move(*s);
     else pr.decode_failed(s.error());
   }
-  // Only pages the device lists are asked for: some USB bridges hang on an unknown VPD page.
-  if (p.page_supported(0x80)) {
-    if (auto d = pr.vpd(0x80)) {
-      if (auto s = scsi::decode_unit_serial(*d)) p.serial = std::move(*s);
-      else pr.decode_failed(s.error());
-    }
-  }
-  if (p.page_supported(0x83)) {
-    if (auto d = pr.vpd(0x83)) {
-      if (auto s = scsi::decode_device_identification(*d)) p.device_id = std::move(*s);
-      else pr.decode_failed(s.error());
-    }
-  }
-  if (p.page_supported(0x89)) {
-    if (auto d = pr.vpd(0x89)) {
-      if (auto s = scsi::decode_ata_information(*d)) p.ata_info = std::move(*s);
-      else pr.decode_failed(s.error());
-    }
-  }
-  if (p.page_supported(0xB0)) {
-    if (auto d = pr.vpd(0xB0)) {
-      if (auto s = scsi::decode_block_limits(*d)) p.block_limits = std::move(*s);
-      else pr.decode_failed(s.error());
-    }
-  }
-  if (p.page_supported(0xB1)) {
-    if (auto d = pr.vpd(0xB1)) {
-      if (auto s = scsi::decode_block_characteristics(*d)) p.block_characteristics = std::move(*s);
-      else pr.decode_failed(s.error());
-    }
-  }
+  pr.listed_vpd(0x80, p.serial, scsi::decode_unit_serial);
+  pr.listed_vpd(0x83, p.device_id, scsi::decode_device_identification);
+  pr.listed_vpd(0x89, p.ata_info, scsi::decode_ata_information);
+  pr.listed_vpd(0xB0, p.block_limits, scsi::decode_block_limits);
+  pr.listed_vpd(0xB1, p.block_characteristics, scsi::decode_block_characteristics);
+  pr.listed_vpd(0xB9, p.positioning_ranges, decode_cpr_vpd);
+}
 
-  if (p.page_supported(0xB9)) {
-    if (auto d = pr.vpd(0xB9)) {
-      if (auto s = decode_cpr_vpd(*d)) p.positioning_ranges = std::move(*s);
-      else pr.decode_failed(s.error());
-    }
-  }
-
+void read_capacity(Prober& pr, Device& dev) {
+  auto& p = pr.p;
   // READ CAPACITY(16) first: (10) cannot express more than 2^32 blocks nor the physical block
   // exponent. Devices that predate SBC-2 reject it; then (10).
   if (auto d = pr.run("READ CAPACITY(16)", 32, [&](std::span<std::uint8_t> b) {
@@ -151,7 +121,11 @@ Expected<ScsiProbe> probe_scsi(Device& dev) {
       else pr.decode_failed(c.error());
     }
   }
+}
 
+// The caching mode page, by MODE SENSE(10) or, from a device that rejects it, (6).
+void caching_page(Prober& pr, Device& dev) {
+  auto& p = pr.p;
   if (auto d = pr.run("MODE SENSE(10) 0x08", 252, [&](std::span<std::uint8_t> b) {
         return scsi::mode_sense10(dev, 0x08, 0, b);
       })) {
@@ -163,7 +137,11 @@ Expected<ScsiProbe> probe_scsi(Device& dev) {
     if (auto c = scsi::decode_mode_sense_caching(*d6, false)) p.caching = *c;
     else pr.decode_failed(c.error());
   }
+}
 
+// The zones of a zoned device (host-managed by its device type, host-aware by VPD 0xB1).
+void zone_report(Prober& pr, Device& dev) {
+  auto& p = pr.p;
   const bool host_managed = p.inquiry && p.inquiry->device_type == 0x14;
   const bool host_aware = p.block_characteristics && p.block_characteristics->zoned == 1;
   if (host_managed || host_aware) {
@@ -174,6 +152,26 @@ Expected<ScsiProbe> probe_scsi(Device& dev) {
       else pr.decode_failed(z.error());
     }
   }
+}
+
+}  // namespace
+
+bool ScsiProbe::any_failed() const {
+  return std::any_of(steps.begin(), steps.end(), [](const ScsiProbeStep& s) { return !s.ok(); });
+}
+
+bool ScsiProbe::page_supported(std::uint8_t page) const {
+  return std::find(supported_vpd_pages.begin(), supported_vpd_pages.end(), page) !=
+         supported_vpd_pages.end();
+}
+
+Expected<ScsiProbe> probe_scsi(Device& dev) {
+  Prober pr(dev);
+  auto& p = pr.p;
+  identity_pages(pr, dev);
+  read_capacity(pr, dev);
+  caching_page(pr, dev);
+  zone_report(pr, dev);
 
   const bool anything = std::any_of(p.steps.begin(), p.steps.end(),
                                     [](const ScsiProbeStep& s) { return s.outcome == Outcome::good; });
