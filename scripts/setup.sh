@@ -8,7 +8,7 @@ build=${1:-build}
 pkgs=(build-essential cmake ninja-build pkg-config
       libsgutils2-dev libatasmart-dev libaio-dev libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev
       sg3-utils hdparm smartmontools fio gnuplot-nox
-      python3-jsonschema prometheus  # ctest schema (JSON output vs docs/schema), promtool for --prom
+      python3 python3-jsonschema prometheus  # tools/fnlen, ctest schema (JSON output vs docs/schema), promtool for --prom
       clang libclang-rt-14-dev llvm-14  # sanitizer + libFuzzer stage (scripts/sanitize.sh)
       nbdkit nbdkit-plugin-dev qemu-utils libnbd-bin)  # drivescope serve and its test (docs/serve.md)
 missing=()
