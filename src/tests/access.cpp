@@ -433,9 +433,10 @@ Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt, const 
     if (tr.error && !c.err) c.err = tr.error;
     res.track_to_track_ms = tr.seek_ms;
     if (!buffered && opt.rotation_ns > 0 && plausible_rotation_ms(opt.rotation_ns * 1e-6, res.overhead_ms.value) &&
-        std::fabs(opt.rotation_ns * 1e-6 - rev_ms) <= kZ95 * res.rotation_ms.uncertainty) {
+        std::fabs(opt.rotation_ns * 1e-6 - rev_ms) <= kZ95 * res.rotation_ms.uncertainty &&
+        opt.rotation_uncertainty_ns * 1e-6 < res.rotation_ms.uncertainty) {
       // The transfer test's revolution, fitted across zones with the tracks' spare sectors
-      // counted, agrees with the backward-step fit: it is the more exact of the two.
+      // counted, agrees with the backward-step fit and is the more exact of the two.
       const double rel = std::max(kStreamRotationFloor, opt.rotation_uncertainty_ns / opt.rotation_ns);
       res.rotation_ms = {opt.rotation_ns * 1e-6, rel * opt.rotation_ns * 1e-6};
       res.rpm = {60e9 / opt.rotation_ns, 60e9 / opt.rotation_ns * rel};

@@ -185,6 +185,7 @@ LineFit fit_line(std::span<const double> x, std::span<const double> y) {
   f.slope = sxy / sxx;
   f.intercept = my - f.slope * mx;
   f.r2 = syy > 0 ? (sxy * sxy) / (sxx * syy) : 1.0;
+  if (n > 2) f.slope_se = std::sqrt(std::max(0.0, syy - f.slope * sxy) / static_cast<double>(n - 2) / sxx);
   return f;
 }
 
