@@ -80,7 +80,8 @@ nlohmann::json run_json(const accuracy::RunResult& r) {
     for (const auto& n : r.bench->transfer->notes) j["notes"].push_back("transfer: " + n);
   for (const auto& o : r.outcomes)
     j["outcomes"].push_back({{"criterion", o.criterion}, {"pass", o.pass}, {"counts", o.counts},
-                             {"measured", o.measured}, {"truth", o.truth}, {"covered", o.covered.value_or(false)}});
+                             {"measured", o.measured}, {"truth", o.truth}, {"covered", o.covered.value_or(false)},
+                             {"intervals", o.intervals}, {"intervals_covered", o.intervals_covered}});
   return j;
 }
 

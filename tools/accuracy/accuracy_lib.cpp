@@ -47,10 +47,14 @@ Outcome zone_middles(const ds::measure::TransferResult& x, const truth::Truth& t
   Outcome o;
   o.criterion = "zone-middle rates ±" + pct(tol);
   bool all_covered = true;
+  o.intervals = 0;
   for (const auto& z : t.zones) {
     const auto* m = zone_at(x, z.first_lba + z.sectors / 2);
     const double e = m ? rel(m->mb_s, z.sequential_mb_s) : 1;
-    all_covered &= m && std::fabs(m->mb_s - z.sequential_mb_s) <= m->mb_s_uncertainty;
+    const bool in = m && std::fabs(m->mb_s - z.sequential_mb_s) <= m->mb_s_uncertainty;
+    all_covered &= in;
+    ++o.intervals;
+    o.intervals_covered += in;
     if (e >= o.error) {
       o.error = e;
       o.measured = m ? m->mb_s : 0;
@@ -168,6 +172,15 @@ void transfer_outcomes(const ds::measure::TransferResult& x, const truth::Truth&
                        x.outer_inner_ratio.uncertainty, t.outer_inner_ratio_sequential, c.ratio, 4));
   out.push_back(count_exact("surfaces exact where observable", x.surfaces_estimate, t.surfaces, true));
   out.push_back(count_exact("platters (reported)", x.platters_estimate, t.platters, false));
+  Outcome lay;  // a layout said must be the model's; not told is not observable
+  lay.criterion = "layout right where told";
+  lay.observable = !x.layout.empty();
+  lay.counts = lay.observable;
+  lay.pass = x.layout == (t.serpentine ? "serpentine" : "cylinder");
+  lay.error = lay.pass ? 0 : 1;
+  lay.shown_measured = lay.observable ? x.layout : "not told";
+  lay.shown_truth = t.serpentine ? "serpentine" : "cylinder";
+  out.push_back(lay);
 }
 
 void cache_outcomes(const ds::measure::CacheResult& k, const truth::Truth& t, const Criteria& c,
