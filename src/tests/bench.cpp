@@ -249,6 +249,7 @@ json transfer_json(const TransferResult& x, std::uint32_t block_bytes) {
   j["rotation_ms"] = fig(x.rotation_ms);
   j["surfaces_estimate"] = x.surfaces_estimate ? json(x.surfaces_estimate) : json(nullptr);
   j["surfaces_confidence"] = r3(x.surfaces_confidence);
+  j["layout"] = x.layout.empty() ? json(nullptr) : json(x.layout);
   j["platters_estimate"] = x.platters_estimate ? json(x.platters_estimate) : json(nullptr);
   j["platters_range"] = x.platters_estimate ? json::array({x.platters_low, x.platters_high}) : json(nullptr);
   j["bytes_per_platter_estimate"] =
@@ -320,6 +321,7 @@ std::string bench_to_text(const BenchResult& r) {
     line("bytes per track (outer)", x.bytes_per_track_outer ? std::to_string(x.bytes_per_track_outer) : "-");
     line("surfaces", x.surfaces_estimate ? fmt::format("{} (confidence {:.0f} %)", x.surfaces_estimate,
                                                        x.surfaces_confidence * 100) : "-");
+    line("layout", x.layout.empty() ? "- (not told)" : x.layout);
     line("platters", x.platters_estimate ? fmt::format("{} (range {}–{}), {:.1f} GB per platter",
                                                        x.platters_estimate, x.platters_low, x.platters_high,
                                                        x.bytes_per_platter_estimate / 1e9) : "-");

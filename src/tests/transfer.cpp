@@ -168,18 +168,66 @@ void fit_spares(TransferResult& res, std::uint32_t lb) {
   if (xs.size() < 4) return;
   const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
   if (*hi < 1.1 * *lo) return;
-  const LineFit f = fit_line(xs, ys);
-  const int spares = whole_spares(-f.slope);
-  if (spares < 0) return;
-  const double xr = spares;
-  std::vector<double> t;
-  for (std::size_t i = 0; i < xs.size(); ++i) t.push_back((ys[i] + xr * xs[i]) * 1e-6);
+  // The slope is judged over the zones, not the samples: samples of one zone share its errors
+  // (the same boundaries, the same switches), so their scatter would understate the slope's.
+  std::map<long, std::pair<double, std::pair<double, int>>> by_zone;  // keyed by rounded x
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    auto& g = by_zone[std::lround(xs[i] * 200.0 / *lo)];  // 0.5 % bins of the sector time
+    g.first += xs[i];
+    g.second.first += ys[i];
+    ++g.second.second;
+  }
+  std::vector<double> zx, zy;
+  for (const auto& [key, g] : by_zone) {
+    zx.push_back(g.first / g.second.second);
+    zy.push_back(g.second.first / g.second.second);
+  }
+  const LineFit f = zx.size() >= 3 ? fit_line(zx, zy) : fit_line(xs, ys);
+  const double x = -f.slope;
+  // Every whole count the fit allows (its 95 % interval, at least ±0.3) stays a candidate; the
+  // nearest is taken, and the revolution's interval spans what the others would give.
+  const double reach = std::max(0.3, kZ95 * f.slope_se);
+  const int nearest = static_cast<int>(std::max(0.0, std::round(x)));
+  if (std::fabs(x - nearest) > reach) return;
+  auto revolution = [&](int k) {
+    std::vector<double> t;
+    for (std::size_t i = 0; i < xs.size(); ++i) t.push_back((ys[i] + k * xs[i]) * 1e-6);
+    return t;
+  };
+  const std::vector<double> t = revolution(nearest);
   const double med = median(t);
-  res.rotation_ms = {med, kZ95 * 1.4826 * mad(t) / std::sqrt(static_cast<double>(t.size())) + med * 1e-4};
-  res.spares_per_track = static_cast<int>(xr);
+  double spread = 0;
+  const int k_lo = static_cast<int>(std::max(0.0, std::ceil(x - reach)));
+  const int k_hi = static_cast<int>(std::floor(x + reach));
+  for (int k = k_lo; k <= k_hi; ++k) spread = std::max(spread, std::fabs(median(revolution(k)) - med));
+  // The median's standard error is about 1.25 σ/√n (σ from the MAD).
+  const double se = 1.2533 * 1.4826 * mad(t) / std::sqrt(static_cast<double>(t.size()));
+  res.rotation_ms = {med, kZ95 * se + spread + med * 1e-4};
+  if (k_hi > k_lo) {
+    res.notes.push_back(fmt::format("spare sectors per track not told: the zones allow {} to {} (revolution "
+                                    "within ±{:.3f} ms)", k_lo, k_hi, res.rotation_ms.uncertainty));
+    return;
+  }
+  const double xr = nearest;
+  res.spares_per_track = nearest;
   if (xr > 0)
     res.notes.push_back(fmt::format("{} spare sector(s) per track: the zones' track sizes and sector times "
                                     "fit one revolution only with them", static_cast<int>(xr)));
+}
+
+// A cylinder layout visits every surface before it moves the arm, so a stream's track switches
+// repeat with the period of the surfaces (H−1 head switches, then a cylinder switch, or per-surface
+// rates in that order). A surface-serpentine layout fills one surface across a band of cylinders:
+// within a band every switch is a one-cylinder move, with no period to see. So "cylinder" is
+// said only where the surfaces were told from that period by most samples; otherwise not told.
+void tell_layout(TransferResult& res) {
+  constexpr double kLayoutAgreement = 0.6;  // share of samples that must agree on the surfaces
+  if (res.surfaces_estimate >= 2 && res.surfaces_confidence >= kLayoutAgreement) {
+    res.layout = "cylinder";
+    return;
+  }
+  res.notes.push_back("layout not told: the track switches show no period of the surfaces (a "
+                      "surface-serpentine layout, or head and cylinder switches that take the same time)");
 }
 
 bool same_zone(const TransferPoint& a, const TransferPoint& b) {
@@ -497,9 +545,17 @@ Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
       ++votes[p.surfaces];
       ++told;
     }
+  auto best = std::max_element(votes.begin(), votes.end(), [](auto& a, auto& b) { return a.second < b.second; });
+  // One place's pattern is not enough: a serpentine band's end (one head switch after a band of
+  // cylinder switches) reads as a period in a single stream. A cylinder layout shows its period at
+  // every place probed, so the count must rest on two long streams' worth of votes.
+  constexpr int kMinSurfaceVotes = 8;
+  if (told && best->second < kMinSurfaceVotes) {
+    res.notes.push_back(fmt::format("surfaces not told: only one place ({} of {} votes) showed a period of {} tracks",
+                                    best->second, told, best->first));
+    told = 0;
+  }
   if (told) {
-    auto best = std::max_element(votes.begin(), votes.end(),
-                                 [](auto& a, auto& b) { return a.second < b.second; });
     res.surfaces_estimate = best->first;
     res.surfaces_confidence = static_cast<double>(best->second) / told;
     res.platters_estimate = (res.surfaces_estimate + 1) / 2;
@@ -528,6 +584,7 @@ Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
            " could not be told (not consistent with the rotation), left out of the zones";
     res.notes.push_back(n);
   }
+  tell_layout(res);
   res.drive_time_s = budget.used_s();
   if (budget.exhausted()) res.notes.push_back("drive-time budget reached");
   report(1.0);

@@ -50,6 +50,10 @@ struct TransferResult {
   int spares_per_track = -1;        // unused sectors on every track, fitted across zones (-1: not told)
   unsigned surfaces_estimate = 0;   // 0: could not be told from timing
   double surfaces_confidence = 0;   // share of samples agreeing
+  // "cylinder" where the track switches repeat a head-switch pattern every `surfaces` tracks;
+  // empty: not told (a surface-serpentine layout and a cylinder one with equal switch times
+  // both show switches all alike). The notes say which.
+  std::string layout;
   unsigned platters_estimate = 0;
   unsigned platters_low = 0, platters_high = 0;  // plausible range
   double bytes_per_platter_estimate = 0;

@@ -160,6 +160,7 @@ Truth assemble(const Model& m) {
   t.rpm = m.rpm_actual;
   t.rotation_ms = 60000.0 / m.rpm_actual;
   t.surfaces = m.surfaces;
+  t.serpentine = m.serpentine;
   t.platters = m.platters;
   t.sector_bytes = m.sector_bytes;
   t.cache_bytes = m.cache_bytes;

@@ -42,6 +42,7 @@ struct Truth {
   double outer_sequential_mb_s = 0, inner_sequential_mb_s = 0;
   double outer_inner_ratio_sequential = 0, outer_inner_ratio_media = 0;
   unsigned surfaces = 0, platters = 0;
+  bool serpentine = false;          // layout "surface_serpentine"
   std::uint64_t capacity = 0;       // user sectors
   std::uint32_t sector_bytes = 512;
   double bytes_per_platter = 0;
