@@ -15,7 +15,7 @@ const std::map<std::string, double>& weights() {
   // enough random reads for a 1 % standard error of the mean access time).
   static const std::map<std::string, double> w{
       {"transfer", 50}, {"access", 45}, {"cache", 5}, {"blocksize", 15}, {"queue", 15}, {"patterns", 60},
-      {"actuators", 15}};
+      {"actuators", 15}, {"rmw", 25}};
   return w;
 }
 
@@ -29,7 +29,7 @@ Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const Pro
   for (const auto& t : opt.tests) {
     auto it = weights().find(t);
     if (it == weights().end())
-      return make_error("unknown test '" + t + "' (known: access, transfer, cache, blocksize, queue, patterns, actuators)");
+      return make_error("unknown test '" + t + "' (known: access, transfer, cache, blocksize, queue, patterns, actuators, rmw)");
     wsum += it->second;
   }
   BenchResult r;
@@ -134,6 +134,17 @@ Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const Pro
     if (x) r.actuators = std::move(*x);
     else r.errors.emplace_back("actuators", x.error());
   }
+  if (go("rmw")) {
+    RmwOptions o;
+    o.budget_s = share("rmw");
+    o.seed = opt.seed;
+    o.allow_write = opt.allow_write;
+    o.span_blocks = r.span_blocks;
+    auto x = run_rmw(io, o, pf);
+    if (x) r.rmw = std::move(*x);
+    else r.errors.emplace_back("rmw", x.error());
+  }
+  if (r.rmw) r.drive_time_s += r.rmw->drive_time_s;
   if (r.actuators) r.drive_time_s += r.actuators->drive_time_s;
   if (r.queue) r.drive_time_s += r.queue->drive_time_s;
   if (r.patterns) r.drive_time_s += r.patterns->drive_time_s;
@@ -256,6 +267,7 @@ nlohmann::json bench_to_json(const BenchResult& r) {
   if (r.queue) t["queue"] = queue_to_json(*r.queue);
   if (r.patterns) t["patterns"] = patterns_to_json(*r.patterns);
   if (r.actuators) t["actuators"] = actuators_to_json(*r.actuators);
+  if (r.rmw) t["rmw"] = rmw_to_json(*r.rmw);
   if (!r.errors.empty()) {
     t["errors"] = json::object();
     for (auto& [name, e] : r.errors) t["errors"][name] = e.message;
@@ -335,6 +347,7 @@ std::string bench_to_text(const BenchResult& r) {
   if (r.queue) o += "\n" + queue_to_text(*r.queue);
   if (r.patterns) o += "\n" + patterns_to_text(*r.patterns);
   if (r.actuators) o += "\n" + actuators_to_text(*r.actuators);
+  if (r.rmw) o += "\n" + rmw_to_text(*r.rmw);
   for (auto& [n, e] : r.errors) o += fmt::format("\n{}: error: {}\n", n, e.message);
   return o;
 }
