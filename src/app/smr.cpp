@@ -121,7 +121,8 @@ void decide_smr(SmrResult& r) {
   const std::string reported = reported_verdict(r.hints);
   const measure::SmrProbeResult* p = r.probe ? &*r.probe : nullptr;
   if (p) r.evidence.insert(r.evidence.end(), p->evidence.begin(), p->evidence.end());
-  else r.evidence.push_back("reads alone cannot show drive-managed SMR (they differ only for data a write put in the media cache); --write runs the timing probe");
+  else if (!r.hints.host_managed)  // a host-managed drive is not probed (run_smr): the line would mislead
+    r.evidence.push_back("reads alone cannot show drive-managed SMR (they differ only for data a write put in the media cache); --write runs the timing probe");
   if (p && p->verdict == "dm-smr") {
     r.verdict = "dm-smr";
     std::string idle = !p->cleans_when_idle ? "idle cleaning not checked"
