@@ -10,6 +10,7 @@
 #include "probe/identify.hpp"
 #include "probe/scsi_probe.hpp"
 #include "probe/ata_logs.hpp"
+#include "probe/ata_zoned.hpp"
 #include "probe/smart.hpp"
 #include "report/ata_logs_report.hpp"
 #include "probe/sysfs.hpp"
@@ -42,6 +43,8 @@ Expected<Report> ata_report(json doc, std::span<const std::uint8_t, 512> block,
   doc["identify"] = report::identity_to_json(*id, smart);
   // Filled from log 0x47 when a live drive keeps it (identify_ata); a dump has no logs.
   doc["identify"]["concurrent_positioning_ranges"] = nullptr;
+  // Filled from REPORT ZONES EXT when a live drive is zoned (identify_ata).
+  doc["identify"]["zones"] = nullptr;
   if (o.raw) {
     json words = json::array();
     for (auto w : id->words) words.push_back(fmt::format("{:04x}", w));
@@ -99,6 +102,20 @@ Expected<Report> identify_dump(const std::string& path, const IdentifyOptions& o
 
 namespace {
 
+// A zoned drive's REPORT ZONES summary (probe/ata_zoned.hpp says how a host-managed one is known).
+void add_ata_zones(Device& dev, std::uint8_t identify_zoned, Report& r) {
+  const auto z = probe::probe_ata_zoned(dev, identify_zoned);
+  if (z.host_managed) r.json["identify"]["host_managed"] = *z.host_managed;
+  if (z.host_managed.value_or(false))
+    r.text += "\nHost-managed zoned device (INQUIRY through the SAT layer: device type 14h)\n";
+  if (z.zones) {
+    r.json["identify"]["zones"] = report::zones_to_json(*z.zones, "ZAC REPORT ZONES EXT");
+    r.text += "\n" + report::zones_to_text(*z.zones, "ZAC REPORT ZONES EXT");
+  } else if (z.is_zoned()) {
+    r.warnings.push_back(z.note);
+  }
+}
+
 Expected<Report> identify_ata(Target& t, const IdentifyOptions& o) {
   std::array<std::uint8_t, 512> block{};
   auto res = ata::identify_device(*t.device, block);
@@ -142,6 +159,7 @@ Expected<Report> identify_ata(Target& t, const IdentifyOptions& o) {
       r->text += "\n" + report::ranges_to_text(*g->positioning_ranges, "ATA log 0x47");
     }
   }
+  if (r && quick) add_ata_zones(*t.device, quick->zoned, *r);
   return r;
 }
 

@@ -5,6 +5,7 @@
 #include <array>
 
 #include "drivescope/commands.hpp"
+#include "probe/ata_zoned.hpp"
 #include "probe/identify.hpp"
 #include "probe/scsi_decode.hpp"
 #include "probe/scsi_probe.hpp"
@@ -14,6 +15,18 @@ namespace ds::app {
 using nlohmann::json;
 
 namespace {
+
+// "52156 zones (REPORT ZONES); the first 63: 63 sequential write required, of 524288 blocks".
+std::string zones_summary(const probe::ZoneReport& z, std::string_view source) {
+  std::string types;
+  for (const auto& t : z.types)
+    types += fmt::format("{}{} {}", types.empty() ? "" : ", ", t.zones, probe::zone_type_name(t.type));
+  std::uint64_t length = 0, most = 0;
+  for (const auto& s : z.sizes)
+    if (s.zones > most) most = s.zones, length = s.length;
+  return fmt::format("{} lists {} zones; the first {}: {}{}", source, z.zones_listed, z.zones.size(),
+                     types.empty() ? "none" : types, length ? fmt::format(", of {} blocks", length) : "");
+}
 
 SmrHints ata_hints(Device& dev) {
   SmrHints h;
@@ -31,6 +44,9 @@ SmrHints ata_hints(Device& dev) {
   h.known = true;
   h.source = "IDENTIFY DEVICE";
   h.zoned = id->zoned;
+  const auto z = probe::probe_ata_zoned(dev, id->zoned);
+  h.host_managed = z.host_managed.value_or(false);
+  if (z.zones) h.zones = zones_summary(*z.zones, "ZAC REPORT ZONES EXT");
   h.trim = id->trim.supported;
   if (id->rotation_rate_rpm) h.rpm = *id->rotation_rate_rpm;
   return h;
@@ -51,6 +67,7 @@ SmrHints scsi_hints(Device& dev) {
     if (auto rpm = p->block_characteristics->rotation_rate_rpm()) h.rpm = *rpm;
   }
   if (p->capacity) h.trim = p->capacity->lbpme;
+  if (p->zones) h.zones = zones_summary(*p->zones, "ZBC REPORT ZONES");
   return h;
 }
 
@@ -83,10 +100,11 @@ std::vector<std::string> hint_evidence(const SmrHints& h) {
     e.push_back("the drive could not be asked (" + h.note + ")");
     return e;
   }
-  if (h.host_managed) e.push_back("the device type is host-managed zoned (ZBC, peripheral device type 14h)");
+  if (h.host_managed) e.push_back("the device type is host-managed zoned (ZBC, peripheral device type 14h in INQUIRY)");
   const char* zoned[] = {"no zoned capabilities", "host aware", "device managed", "a reserved value"};
   e.push_back(fmt::format("{} reports {}{}", h.source, zoned[h.zoned & 3],
                           h.source == "IDENTIFY DEVICE" ? " (word 69 bits 1:0)" : " (VPD B1h ZONED)"));
+  if (!h.zones.empty()) e.push_back(h.zones);
   const bool rotating = h.rpm && *h.rpm > 1;
   if (h.trim && *h.trim && rotating)
     e.push_back(fmt::format("TRIM/unmap on a rotating drive ({} rpm): a hint of drive-managed SMR "
@@ -103,7 +121,8 @@ void decide_smr(SmrResult& r) {
   const std::string reported = reported_verdict(r.hints);
   const measure::SmrProbeResult* p = r.probe ? &*r.probe : nullptr;
   if (p) r.evidence.insert(r.evidence.end(), p->evidence.begin(), p->evidence.end());
-  else r.evidence.push_back("reads alone cannot show drive-managed SMR (they differ only for data a write put in the media cache); --write runs the timing probe");
+  else if (!r.hints.host_managed)  // a host-managed drive is not probed (run_smr): the line would mislead
+    r.evidence.push_back("reads alone cannot show drive-managed SMR (they differ only for data a write put in the media cache); --write runs the timing probe");
   if (p && p->verdict == "dm-smr") {
     r.verdict = "dm-smr";
     std::string idle = !p->cleans_when_idle ? "idle cleaning not checked"
@@ -135,7 +154,11 @@ Expected<SmrResult> run_smr(Target& t, const SmrOptions& o, const measure::Progr
   SmrResult r;
   r.hints = ask_drive(t);
   if (!r.hints.known) r.warnings.push_back("drive not asked: " + r.hints.note);
-  if (o.write) {
+  if (o.write && r.hints.host_managed) {
+    // Its random writes would be refused (UNALIGNED WRITE COMMAND): the drive has said what it is.
+    r.warnings.push_back("the write probe was not run: a host-managed drive refuses writes that do not start at "
+                         "their zone's write pointer");
+  } else if (o.write) {
     if (!t.io) return make_error("the smr probe needs block I/O on the target");
     auto p = measure::run_smr_probe(*t.io, o.probe, progress);
     if (!p) return p.error();

@@ -24,7 +24,8 @@ struct SmrHints {
   std::string source;            // "IDENTIFY DEVICE", "INQUIRY + VPD B1h"
   std::string note;              // why not known
   std::uint8_t zoned = 0;        // 0 not reported, 1 host aware, 2 device managed
-  bool host_managed = false;     // SCSI peripheral device type 14h (ZBC host managed)
+  bool host_managed = false;     // peripheral device type 14h in INQUIRY (ZBC; ATA: through the SATL)
+  std::string zones;             // a zoned drive's REPORT ZONES in a few words ("" when not read)
   std::optional<bool> trim;      // TRIM (ATA) / logical block provisioning (SCSI LBPME)
   std::optional<std::uint32_t> rpm;  // nominal rotation rate (1: solid state)
 };

@@ -19,7 +19,7 @@ Action add_bench(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   auto* c = app.add_subcommand("bench", "measure access time, transfer by zone, cache, block sizes");
   c->add_option("target", o->req.target, "/dev/sdX, sim:NAME, sim:MODEL.json, file:PATH")->required();
-  c->add_option("--tests", o->tests, "comma-separated: access,transfer,cache,blocksize (the default set), queue, patterns, actuators");
+  c->add_option("--tests", o->tests, "comma-separated: access,transfer,cache,blocksize (the default set), queue, patterns, actuators, rmw (with --write)");
   c->add_option("--span", o->req.span, "limit to the first SIZE (50GB, 1TiB) or PERCENT (10%)");
   c->add_option("--offset", o->req.offset,
                 "start at SIZE (50GB, 1TiB) or PERCENT (10%) into the drive instead of LBA 0; --span counts from there");

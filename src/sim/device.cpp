@@ -65,6 +65,13 @@ CommandResult invalid_opcode(std::uint8_t op) {
   std::snprintf(buf, sizeof buf, "simulated drive: unsupported SCSI opcode %02Xh", op);
   return check_condition(wire::sense_key::kIllegalRequest, 0x20, 0x00, buf);  // INVALID COMMAND OPERATION CODE
 }
+// Commands only a zoned model answers (not in drivescope/opcodes.hpp: drivescope never sends them
+// to a real drive). SBC-4 WRITE(10)/(16); ZBC OUT service action RESET WRITE POINTER.
+constexpr std::uint8_t kWrite10 = 0x2A, kWrite16 = 0x8A, kSaResetWritePointer = 0x04;
+// ZBC additional sense codes (ASC 21h): LBA out of range, unaligned write, write boundary error.
+constexpr std::uint8_t kAscLba = 0x21, kAscqOutOfRange = 0x00, kAscqUnaligned = 0x04, kAscqBoundary = 0x05;
+constexpr std::uint8_t kSenseDataProtect = 0x07;
+
 CommandResult invalid_field() {
   return check_condition(wire::sense_key::kIllegalRequest, 0x24, 0x00, "simulated drive: invalid field in CDB");
 }
@@ -149,7 +156,8 @@ std::optional<CommandResult> injected_fault(SimDrive& d, Millis timeout) {
 
 }  // namespace
 
-SimDevice::SimDevice(std::shared_ptr<SimDrive> drive, std::string name) : drive_(std::move(drive)) {
+SimDevice::SimDevice(std::shared_ptr<SimDrive> drive, std::string name, bool writable)
+    : drive_(std::move(drive)), writable_(writable) {
   info_.name = std::move(name);
   info_.kind = TargetKind::sim;
   info_.ata_capable = drive_->model().transport == Transport::ata;
@@ -181,6 +189,9 @@ CommandResult SimDevice::ata(const AtaRequest& req) {
       // Only a multi-actuator model keeps logs; the others abort it as they always did.
       if (drive_->model().actuators.empty()) break;
       return ata_read_log(req);
+    case ata::kZacManagementIn:
+      if (!drive_->zones().enabled()) break;  // not a zoned model: aborted as before
+      return ata_report_zones(req);
     case ata::kCheckPowerMode:
       return ata_ok(drive_->run_control(), 0xFF);  // FFh: active or idle (ACS-3 7.3)
     case ata::kSmart: {
@@ -322,6 +333,23 @@ CommandResult SimDevice::scsi(const ScsiRequest& req) {
       if (!is_scsi) break;
       if (!need(16)) return invalid_field();
       return scsi_read(req, get_be(req.cdb, 2, 8), static_cast<std::uint32_t>(get_be(req.cdb, 10, 4)));
+    // A zoned model of either transport (an ATA one as Linux's SAT layer translates for ZAC).
+    case scsi::kZbcIn:
+      if (!drive_->zones().enabled()) break;
+      if (!need(16) || (req.cdb[1] & 0x1F) != scsi::kSaReportZones) return invalid_field();
+      return scsi_report_zones(req);
+    case scsi::kZbcOut:
+      if (!drive_->zones().enabled()) break;
+      if (!need(16) || (req.cdb[1] & 0x1F) != kSaResetWritePointer) return invalid_field();
+      return scsi_reset_write_pointer(req);
+    case kWrite10:
+      if (!drive_->zones().enabled()) break;
+      if (!need(10)) return invalid_field();
+      return scsi_write(req, get_be(req.cdb, 2, 4), static_cast<std::uint32_t>(get_be(req.cdb, 7, 2)));
+    case kWrite16:
+      if (!drive_->zones().enabled()) break;
+      if (!need(16)) return invalid_field();
+      return scsi_write(req, get_be(req.cdb, 2, 8), static_cast<std::uint32_t>(get_be(req.cdb, 10, 4)));
     default:
       break;
   }
@@ -371,9 +399,10 @@ CommandResult SimDevice::scsi_inquiry(const ScsiRequest& req) {
   if (req.cdb[1] & 0x01) {  // EVPD (SPC-4 7.8)
     const std::uint8_t page = req.cdb[2];
     switch (page) {
-      case 0x00:  // supported VPD pages (B9h: a multi-actuator model's positioning ranges)
+      case 0x00:  // supported VPD pages (B6h: a zoned model's; B9h: a multi-actuator model's ranges)
         p = {0x00, 0x00, 0x00, 3, 0x00, 0x80, 0xB1};
-        if (!m.actuators.empty()) p.push_back(0xB9), p[3] = 4;
+        if (m.zoned.enabled()) p.push_back(0xB6), ++p[3];
+        if (!m.actuators.empty()) p.push_back(0xB9), ++p[3];
         break;
       case 0x80: {  // unit serial number
         const std::string& s = m.identity.serial;
@@ -387,8 +416,15 @@ CommandResult SimDevice::scsi_inquiry(const ScsiRequest& req) {
         p[3] = 0x3C;
         put_be(&p[4], static_cast<std::uint64_t>(std::lround(m.rpm)), 2);  // MEDIUM ROTATION RATE
         p[7] = 0x02;  // NOMINAL FORM FACTOR: 3.5 inch
+        // Byte 8 bits 5:4 ZONED (SBC-4): 01b host aware. A host-managed drive leaves it 00b and
+        // says what it is by its device type (14h).
+        if (m.zoned.model == ZonedModel::host_aware) p[8] |= 0x10;
         break;
       }
+      case 0xB6:  // zoned block device characteristics (ZBC)
+        if (!m.zoned.enabled()) return invalid_field();
+        p = zoned_vpd();
+        break;
       case 0xB9:
         if (m.actuators.empty()) return invalid_field();
         p = cpr_vpd(*drive_);
@@ -399,7 +435,9 @@ CommandResult SimDevice::scsi_inquiry(const ScsiRequest& req) {
   } else {
     if (req.cdb[2] != 0) return invalid_field();
     p.assign(96, 0);
-    p[0] = 0x00;                       // direct-access block device
+    // Direct-access block device; 14h host-managed zoned block device (ZBC; Linux's SAT layer
+    // reports a ZAC host-managed drive so too).
+    p[0] = m.zoned.model == ZonedModel::host_managed ? 0x14 : 0x00;
     p[2] = ata ? 0x05 : 0x03;          // SPC-3 (a SATL) / SPC-1 (drives of the SCSI presets' era)
     p[3] = 0x02;                       // response data format 2
     p[4] = static_cast<std::uint8_t>(p.size() - 5);
@@ -484,6 +522,93 @@ CommandResult SimDevice::scsi_read(const ScsiRequest& req, std::uint64_t lba, st
   r.duration = Nanos(drive_->run_command(lba, blocks, false));
   if (auto f = drive_->faults().media_fault(lba, blocks, false, r.duration.count())) return *f;  // injected
   r.residual = static_cast<std::int32_t>(req.data.size() - bytes);
+  return r;
+}
+
+// ---- zoned models ------------------------------------------------------------------------------
+
+std::vector<std::uint8_t> SimDevice::zoned_vpd() const {
+  // ZBC "Zoned Block Device Characteristics VPD page" (B6h): byte 4 bit 0 URSWRZ (reads of
+  // sequential-write-required zones are unrestricted: the simulator refuses no read); bytes 8..11
+  // optimal number of open sequential-write-preferred zones, 12..15 optimal number of
+  // non-sequentially written sequential-write-preferred zones, 16..19 maximum number of open
+  // sequential-write-required zones. The simulator keeps no open-zone limit: FFFFFFFFh (not
+  // reported / no limit) in each.
+  std::vector<std::uint8_t> p(64, 0);
+  p[1] = 0xB6;
+  p[3] = 0x3C;
+  p[4] = 0x01;
+  for (std::size_t at : {8u, 12u, 16u}) put_be(&p[at], 0xFFFFFFFFu, 4);
+  return p;
+}
+
+CommandResult SimDevice::ata_report_zones(const AtaRequest& req) {
+  // ZAC MANAGEMENT IN, REPORT ZONES EXT: FEATURE(7:0) action 00h, FEATURE(15:8) bit 7 PARTIAL and
+  // bits 5:0 the reporting options, COUNT 512-byte pages, LBA the zone start LBA. The reply is
+  // ZBC's layout, little-endian.
+  const auto action = static_cast<std::uint8_t>(req.in.features & 0xFF);
+  const auto options = static_cast<std::uint8_t>((req.in.features >> 8) & 0x3F);
+  const bool partial = (req.in.features >> 8) & 0x80;
+  const std::size_t bytes = std::size_t{req.in.count & 0xFFFFu} * 512;
+  const std::int64_t dur = drive_->run_control();
+  if (action != ata::kZacReportZonesExt || bytes == 0 || req.data.size() < bytes ||
+      !ZoneTable::valid_reporting_options(options))
+    return ata_error(dur, kErrAbort, "ZAC MANAGEMENT IN: action, count or reporting options not supported");
+  auto reply = drive_->zones().report(req.in.lba & 0xFFFFFFFFFFFFull, bytes, false, options, partial);
+  if (!reply) return ata_error(dur, kErrIdnf | kErrAbort, "REPORT ZONES EXT beyond the capacity");
+  std::fill_n(req.data.begin(), bytes, std::uint8_t{0});
+  std::copy(reply->begin(), reply->end(), req.data.begin());
+  return ata_ok(dur);
+}
+
+CommandResult SimDevice::scsi_report_zones(const ScsiRequest& req) {
+  // ZBC IN / REPORT ZONES: ZONE START LBA bytes 2..9, ALLOCATION LENGTH 10..13, byte 14 bit 7
+  // PARTIAL and bits 5:0 REPORTING OPTIONS.
+  const std::uint64_t start = get_be(req.cdb, 2, 8);
+  const std::size_t alloc = get_be(req.cdb, 10, 4);
+  const std::uint8_t options = req.cdb[14] & 0x3F;
+  if (!ZoneTable::valid_reporting_options(options)) return invalid_field();
+  const std::int64_t dur = drive_->run_control();
+  auto reply = drive_->zones().report(start, alloc, true, options, req.cdb[14] & 0x80);
+  if (!reply) return check_condition(wire::sense_key::kIllegalRequest, kAscLba, kAscqOutOfRange,
+                                     "REPORT ZONES: zone start LBA beyond the capacity");
+  return respond(req, *reply, alloc, dur);
+}
+
+CommandResult SimDevice::scsi_reset_write_pointer(const ScsiRequest& req) {
+  // ZBC OUT / RESET WRITE POINTER: ZONE ID bytes 2..9, byte 14 bit 0 ALL.
+  if (!writable_)
+    return check_condition(kSenseDataProtect, 0x27, 0x00, "RESET WRITE POINTER: the target is not writable");
+  const std::int64_t dur = drive_->run_control();
+  if (!drive_->zones().reset(get_be(req.cdb, 2, 8), req.cdb[14] & 0x01)) return invalid_field();
+  CommandResult r;
+  r.duration = Nanos(dur);
+  return r;
+}
+
+CommandResult SimDevice::scsi_write(const ScsiRequest& req, std::uint64_t lba, std::uint32_t blocks) {
+  if (!writable_) return check_condition(kSenseDataProtect, 0x27, 0x00, "WRITE: the target is not writable");
+  const std::uint32_t bs = drive_->model().logical_sector_bytes;
+  if (blocks == 0) {
+    CommandResult r;
+    r.duration = Nanos(drive_->run_control());
+    return r;
+  }
+  if (lba >= drive_->capacity() || blocks > drive_->capacity() - lba)
+    return check_condition(wire::sense_key::kIllegalRequest, kAscLba, kAscqOutOfRange, "LOGICAL BLOCK ADDRESS OUT OF RANGE");
+  if (req.data.size() < std::uint64_t{blocks} * bs) return invalid_field();
+  switch (drive_->zones().write(lba, blocks)) {
+    case ZoneTable::WriteCheck::unaligned:
+      return check_condition(wire::sense_key::kIllegalRequest, kAscLba, kAscqUnaligned,
+                             "UNALIGNED WRITE COMMAND: not at the zone's write pointer");
+    case ZoneTable::WriteCheck::boundary:
+      return check_condition(wire::sense_key::kIllegalRequest, kAscLba, kAscqBoundary,
+                             "WRITE BOUNDARY ERROR: the write crosses a zone boundary");
+    case ZoneTable::WriteCheck::ok:
+      break;
+  }
+  CommandResult r;
+  r.duration = Nanos(drive_->run_command(lba, blocks, true));
   return r;
 }
 

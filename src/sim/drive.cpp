@@ -54,6 +54,7 @@ SimDrive::SimDrive(DiskModel model, std::vector<Mechanics> mechs, std::uint64_t 
   delayed_.reserve(kHostDepth);
   faults_ = FaultState(model_.faults);
   if (model_.smr.enabled()) smr_ = ShingledTranslation(model_.smr, model_.logical_sector_bytes, capacity());
+  if (model_.zoned.enabled()) zones_ = ZoneTable(model_.zoned, capacity(), model_.logical_sector_bytes);
   aam_enabled_ = model_.aam.supported;
   aam_level_ = model_.aam.supported ? model_.aam.default_level : 254;
   update_aam();
@@ -144,6 +145,8 @@ std::size_t SimDrive::submit(std::span<const IoRequest> reqs, bool writable) {
     if (r.length_bytes == 0 || r.offset_bytes % bs || r.length_bytes % bs) err = EINVAL;
     else if (r.offset_bytes >= cap_bytes || r.length_bytes > cap_bytes - r.offset_bytes) err = EINVAL;
     else if (r.write && !writable) err = EROFS;
+    else if (r.write && zones_.enabled() && zones_.write(r.offset_bytes / bs, r.length_bytes / bs) != ZoneTable::WriteCheck::ok)
+      err = EIO;
     if (err) {
       push_ready(slot, now_, -err);
       continue;

@@ -19,6 +19,11 @@
 // first; a read of cached data to the cache), and a drive that had nothing to do for
 // smr.idle_delay_ms cleans bands until the next command comes. Without the key nothing changes.
 //
+// Zoned drives (model key "zoned", sim/zoned.hpp): a block-I/O write that a host-managed drive
+// refuses (not at its zone's write pointer, or across a zone boundary) completes at once with
+// -EIO, as Linux reports an UNALIGNED WRITE COMMAND; a write taken moves the write pointer when it
+// is submitted. Without the key nothing changes.
+//
 // Host time (format /2 noise.host_latency_us, host_stall): a completion reaches the host some
 // time after the drive finished it; the drive goes on meanwhile, the stamp and the clock the host
 // sees are the later time.
@@ -35,6 +40,7 @@
 #include "sim/mechanics.hpp"
 #include "sim/model.hpp"
 #include "sim/smr.hpp"
+#include "sim/zoned.hpp"
 
 namespace ds::sim {
 
@@ -89,6 +95,11 @@ class SimDrive {
   const FaultState& faults() const { return faults_; }
   // The shingled translation (model key "smr"; disabled without it), for tests.
   const ShingledTranslation& smr() const { return smr_; }
+  // The zone list and write pointers (model key "zoned"; disabled without it). submit() checks
+  // and applies block-I/O writes here; the command interface (SimDevice) its SCSI writes,
+  // REPORT ZONES and RESET WRITE POINTER.
+  const ZoneTable& zones() const { return zones_; }
+  ZoneTable& zones() { return zones_; }
 
   // A media command from the command interface (READ VERIFY, SCSI READ): served after all
   // queued I/O, synchronously; returns its duration in virtual ns.
@@ -145,6 +156,7 @@ class SimDrive {
   std::uint32_t depth_ = 1;
   FaultState faults_;
   ShingledTranslation smr_;
+  ZoneTable zones_;
   bool idle_ = true;              // nothing in the drive since idle_since_ (SMR idle cleaning)
   std::int64_t idle_since_ = 0;
   // Positioner k serves a command through the shingled translation (idle cleans first); returns

@@ -53,6 +53,9 @@ std::array<std::uint8_t, 512> identify_data(const SimDrive& drive) {
   w[64] = 0x0003;           // PIO 3-4
   w[65] = w[66] = 120;
   w[67] = w[68] = 120;
+  // w69 bits 1:0 zoned capabilities (ACS-4): 01b host aware. A host-managed (ZAC) drive leaves
+  // them 00b: it is told apart by its signature, which Linux's SAT layer turns into device type 14h.
+  if (m.zoned.model == ZonedModel::host_aware) w[69] |= 0x0001;
   const bool ncq = m.queue.protocol == QueueProtocol::ncq;
   const bool tcq = m.queue.protocol == QueueProtocol::tcq;
   // w75 bits 4:0: maximum queue depth − 1 (NCQ, and legacy TCQ in ATA/ATAPI-7).

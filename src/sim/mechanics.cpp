@@ -33,6 +33,7 @@ Mechanics::Mechanics(const DiskModel& m, Layout layout, SeekCurve seek, std::uin
   jitter_ = m.noise.seek_jitter_pct / 100.0;
   v2_ = m.format_version >= 2;
   short_seek_ = m.aam.short_seek_cylinders;
+  per_physical_ = std::max<std::uint32_t>(1, m.physical_sector_bytes / m.logical_sector_bytes);
   overhead_sd_ns_ = ms_to_ns(m.noise.overhead_jitter_ms);
   for (const auto& r : m.remapped) remapped_.emplace_back(r.lba, ms_to_ns(r.extra_ms));
   std::sort(remapped_.begin(), remapped_.end());
@@ -360,14 +361,24 @@ Mechanics::ZeroLatency Mechanics::zero_latency(const Access& a, const Chs& to, s
 std::int64_t Mechanics::media_access(const Access& a, std::uint64_t from, std::int64_t t_mech,
                                      std::int64_t* data_start, ZeroLatency* zl) {
   stop_stream(t_mech);
-  const std::uint64_t end = a.lba + a.sectors;
+  std::uint64_t end = a.lba + a.sectors;
+  // 512e: a write that does not cover whole physical sectors is a read-modify-write. The head
+  // reads the physical sectors it touches as they pass, turns once more and writes them whole:
+  // the media time of the widened span and one revolution more (however long the write: the
+  // partly written sectors are its first and last, read on the first pass when they share a
+  // track, which is all the model charges).
+  const bool rmw = a.write && per_physical_ > 1 && (from % per_physical_ != 0 || end % per_physical_ != 0);
+  if (rmw) {
+    from -= from % per_physical_;
+    end = std::min(layout_.capacity(), (end + per_physical_ - 1) / per_physical_ * per_physical_);
+  }
   const Chs to = from == a.lba ? a.chs : layout_.locate(from);
   const std::int64_t s_from = from == a.lba ? a.s_ns : layout_.stream_ns(from);
   const std::int64_t arrive = t_mech + move_ns(head_, to, a.write);
   const std::int64_t start = arrive + pos_mod(s_from - arrive, rot_ns_);
   const std::int64_t extra = defect_extra(from, end) + (a.write ? 0 : remap_extra(from, end));
   *data_start = start + extra;
-  std::int64_t done = *data_start + media_ns(from, end);
+  std::int64_t done = *data_start + media_ns(from, end) + (rmw ? rot_ns_ : 0);
   if (zl) {
     *zl = zero_latency(a, to, arrive);
     if (zl->whole_track) done = zl->done + extra;

@@ -9,6 +9,8 @@
 // else (command overhead overlaps with the media work). Hits are served at the interface rate.
 // The segment being filled holds at most segment_sectors(): what the head read before that has
 // scrolled out of it.
+// On a 512e drive (physical_sector_bytes > logical) a write that does not cover whole physical
+// sectors costs a read-modify-write on the media: one revolution more (media_access).
 // Writes with the write cache on complete when their data is in the buffer; the mechanism writes
 // them to the media (destages) in arrival order whenever it is otherwise free. A read miss does
 // not wait behind the whole backlog, only behind the destage already under way when it arrives
@@ -207,6 +209,7 @@ class Mechanics {
   double jitter_ = 0;                      // fraction
   bool v2_ = false;                        // format /2 noise semantics
   std::uint32_t short_seek_ = 0;           // aam.short_seek_cylinders
+  std::uint32_t per_physical_ = 1;         // logical sectors per physical one (8 on a 512e drive)
   Rng overhead_rng_;
   std::int64_t overhead_sd_ns_ = 0;
   std::vector<std::pair<std::uint64_t, std::int64_t>> remapped_;  // (lba, extra ns), sorted

@@ -137,6 +137,20 @@ struct SmrSpec {
   bool enabled() const { return media_cache_bytes > 0; }
 };
 
+// Optional "zoned" key (any format): a host-aware or host-managed zoned drive (ZBC / ZAC). The
+// LBA space is cut into zones of zone_bytes from LBA 0 (the last one may be shorter); the first
+// conventional_zones take writes anywhere, the others are sequential-write-preferred (host aware)
+// or sequential-write-required (host managed) and keep a write pointer. Unset (model none): not
+// zoned, exactly as before. See docs/simulator.md, "Zoned drives", and sim/zoned.hpp.
+enum class ZonedModel : std::uint8_t { none, host_aware, host_managed };
+std::string_view to_string(ZonedModel z);
+struct ZonedSpec {
+  ZonedModel model = ZonedModel::none;
+  std::uint64_t zone_bytes = 0;
+  std::uint64_t conventional_zones = 0;
+  bool enabled() const { return model != ZonedModel::none; }
+};
+
 struct DiskModel {
   std::string name;
   Transport transport = Transport::ata;
@@ -169,6 +183,7 @@ struct DiskModel {
   FaultSpec faults;  // optional "faults" object: injected failures (sim/faults.hpp)
   std::vector<ActuatorRange> actuators;  // optional "actuators": ranges in LBA order, covering all
   SmrSpec smr;  // optional "smr": drive-managed shingled recording
+  ZonedSpec zoned;  // optional "zoned": host-aware / host-managed zones (ZBC / ZAC)
   LayoutSpec layout_spec;  // /2 layout keys: serpentine, spares, slipped (sim/layout_spec.hpp)
 
   // User sectors: Σ cylinders × surfaces × sectors_per_track over the zones (/2: less spares and

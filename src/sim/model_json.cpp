@@ -23,6 +23,9 @@ std::string_view to_string(QueueProtocol p) {
   return "?";
 }
 std::string_view to_string(QueuePolicy p) { return p == QueuePolicy::fifo ? "fifo" : "sptf"; }
+std::string_view to_string(ZonedModel z) {
+  return z == ZonedModel::host_aware ? "host-aware" : z == ZonedModel::host_managed ? "host-managed" : "none";
+}
 
 std::uint64_t DiskModel::zone_sectors() const {
   return layout_user_sectors(*this);
@@ -327,6 +330,33 @@ void parse_smr(Reader& r, const json& doc, DiskModel& m) {
   m.smr = s;
 }
 
+// "zoned": host-aware / host-managed zones; checked against the capacity, so parsed after the zones.
+void parse_zoned(Reader& r, const json& doc, DiskModel& m) {
+  const json* o = r.object(doc, "", "zoned", false);
+  if (!o) return;
+  ZonedSpec z;
+  const auto kind = r.string(*o, "zoned", "model", true);
+  z.zone_bytes = r.integer(*o, "zoned", "zone_bytes", true, true).value_or(0);
+  z.conventional_zones = r.integer(*o, "zoned", "conventional_zones", false, false).value_or(0);
+  if (r.err) return;
+  if (*kind == "host-aware") z.model = ZonedModel::host_aware;
+  else if (*kind == "host-managed") z.model = ZonedModel::host_managed;
+  else return r.fail("zoned.model", "must be \"host-aware\" or \"host-managed\"");
+  const std::uint64_t bs = m.logical_sector_bytes, cap = m.capacity();
+  // Zones hold whole physical sectors (a 512e drive's zone starts are 4 KiB aligned).
+  if (z.zone_bytes % m.physical_sector_bytes || z.zone_bytes % bs)
+    return r.fail("zoned.zone_bytes", "must be a multiple of the physical sector size");
+  if (z.zone_bytes / bs > cap) return r.fail("zoned.zone_bytes", "is larger than the drive");
+  const std::uint64_t zones = (cap + z.zone_bytes / bs - 1) / (z.zone_bytes / bs);
+  // The drive keeps a write pointer per zone: bound the table (16 Mi zones, 128 MiB of pointers).
+  if (zones > (1u << 24)) return r.fail("zoned.zone_bytes", "makes more than 16777216 zones");
+  if (z.conventional_zones > zones)
+    return r.fail("zoned.conventional_zones", "is more than the " + std::to_string(zones) + " zones");
+  // A drive is either drive-managed or host-aware/-managed, not both.
+  if (m.smr.enabled()) return r.fail("zoned", "cannot be combined with smr");
+  m.zoned = z;
+}
+
 // "format": checked first, since the keys that follow depend on its version.
 void parse_format(Reader& r, const json& doc) {
   const std::string top;
@@ -536,6 +566,7 @@ Expected<DiskModel> parse_model(std::string_view text) {
   if (!r.err) parse_controller(r, doc, m);
   if (!r.err) parse_actuators(r, doc, m);
   if (!r.err) parse_smr(r, doc, m);
+  if (!r.err) parse_zoned(r, doc, m);
   if (r.err) return *r.err;
   if (auto f = doc.find("faults"); f != doc.end()) {
     auto fs = parse_faults(*f, m.capacity());
@@ -613,6 +644,9 @@ std::string model_to_json(const DiskModel& m) {
     j["smr"] = {{"media_cache_bytes", m.smr.media_cache_bytes}, {"cache_first_lba", m.smr.cache_first_lba},
                 {"band_bytes", m.smr.band_bytes}, {"idle_delay_ms", m.smr.idle_delay_ms},
                 {"idle_clean_mb_s", m.smr.idle_clean_mb_s}};
+  if (m.zoned.enabled())
+    j["zoned"] = {{"model", to_string(m.zoned.model)}, {"zone_bytes", m.zoned.zone_bytes},
+                  {"conventional_zones", m.zoned.conventional_zones}};
   return j.dump(1);
 }
 

@@ -21,7 +21,7 @@ Expected<SimTarget> open_named(DiskModel model, std::string name, const SimOptio
   if (!drive) return make_error(name + ": " + drive.error().message, drive.error().code);
   SimTarget t;
   t.drive = *drive;
-  t.device = std::make_unique<SimDevice>(t.drive, name);
+  t.device = std::make_unique<SimDevice>(t.drive, name, opts.writable);
   t.io = std::make_unique<SimIoEngine>(t.drive, name, opts.writable);
   t.model = std::move(model);
   return t;

@@ -111,6 +111,15 @@ void bench_actuators(IoEngine& io, const BenchOptions& opt, double budget_s, con
   keep(r, "actuators", run_actuators(io, o, pf), r.actuators);
 }
 
+void bench_rmw(IoEngine& io, const BenchOptions& opt, double budget_s, const ProgressFn* pf, BenchResult& r) {
+  RmwOptions o;
+  o.budget_s = budget_s;
+  o.seed = opt.seed;
+  o.allow_write = opt.allow_write;
+  o.span_blocks = r.span_blocks;
+  keep(r, "rmw", run_rmw(io, o, pf), r.rmw);
+}
+
 struct BenchTest {
   const char* name;
   // Share of the drive-time budget; transfer and access need the most (sampling the surface,
@@ -123,7 +132,7 @@ struct BenchTest {
 constexpr BenchTest kTests[] = {
     {"transfer", 50, bench_transfer},   {"access", 45, bench_access}, {"cache", 5, bench_cache},
     {"blocksize", 15, bench_blocksize}, {"queue", 15, bench_queue},   {"patterns", 60, bench_patterns},
-    {"actuators", 15, bench_actuators},
+    {"actuators", 15, bench_actuators}, {"rmw", 25, bench_rmw},
 };
 
 const BenchTest* find_test(const std::string& name) {
@@ -139,7 +148,7 @@ Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const Pro
   for (const auto& t : opt.tests) {
     const BenchTest* test = find_test(t);
     if (!test)
-      return make_error("unknown test '" + t + "' (known: access, transfer, cache, blocksize, queue, patterns, actuators)");
+      return make_error("unknown test '" + t + "' (known: access, transfer, cache, blocksize, queue, patterns, actuators, rmw)");
     wsum += test->weight;
   }
   BenchResult r;
@@ -159,6 +168,7 @@ Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const Pro
   for (const auto& test : kTests)
     if (want(test.name) && !(opt.stop && opt.stop())) test.run(io, opt, share(test), pf, r);
 
+  if (r.rmw) r.drive_time_s += r.rmw->drive_time_s;
   if (r.actuators) r.drive_time_s += r.actuators->drive_time_s;
   if (r.queue) r.drive_time_s += r.queue->drive_time_s;
   if (r.patterns) r.drive_time_s += r.patterns->drive_time_s;
@@ -294,6 +304,7 @@ nlohmann::json bench_to_json(const BenchResult& r) {
   if (r.queue) t["queue"] = queue_to_json(*r.queue);
   if (r.patterns) t["patterns"] = patterns_to_json(*r.patterns);
   if (r.actuators) t["actuators"] = actuators_to_json(*r.actuators);
+  if (r.rmw) t["rmw"] = rmw_to_json(*r.rmw);
   if (!r.errors.empty()) {
     t["errors"] = json::object();
     for (auto& [name, e] : r.errors) t["errors"][name] = e.message;
@@ -374,6 +385,7 @@ std::string bench_to_text(const BenchResult& r) {
   if (r.queue) o += "\n" + queue_to_text(*r.queue);
   if (r.patterns) o += "\n" + patterns_to_text(*r.patterns);
   if (r.actuators) o += "\n" + actuators_to_text(*r.actuators);
+  if (r.rmw) o += "\n" + rmw_to_text(*r.rmw);
   for (auto& [n, e] : r.errors) o += fmt::format("\n{}: error: {}\n", n, e.message);
   return o;
 }

@@ -17,6 +17,7 @@
 #include "tests/common.hpp"
 #include "tests/patterns.hpp"
 #include "tests/queue.hpp"
+#include "tests/rmw.hpp"
 #include "tests/transfer.hpp"
 
 namespace ds::measure {
@@ -45,11 +46,12 @@ struct BenchResult {
   std::optional<QueueResult> queue;        // only when asked for (not in the default set)
   std::optional<PatternsResult> patterns;  // only when asked for (not in the default set)
   std::optional<ActuatorsResult> actuators;  // only when asked for (not in the default set)
+  std::optional<RmwResult> rmw;              // only when asked for, and only with writes
   std::vector<std::pair<std::string, Error>> errors;  // test name → what stopped it
   double drive_time_s = 0;
 };
 
-// Known test names: access, transfer, cache, blocksize, queue, patterns, actuators. An unknown name is an error before any
+// Known test names: access, transfer, cache, blocksize, queue, patterns, actuators, rmw. An unknown name is an error before any
 // I/O is done.
 Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const ProgressFn& progress = {});
 

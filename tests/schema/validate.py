@@ -155,6 +155,7 @@ def run_all(c, source, work):
     c.run("bench", ["bench", "sim:raptor", "--tests", "access,transfer", "--offset", "50%", "--json=c"] + fast)
     c.run("bench", ["bench", "sim:atlas15k", "--tests", "queue,patterns", "--json=c"] + fast)
     c.run("bench", ["bench", "sim:exos2x14", "--tests", "actuators", "--json=c"] + fast)
+    c.run("bench", ["bench", "sim:modern8tb", "--tests", "rmw", "--write", "--json=c"] + fast)
     img = os.path.join(work, "file.img")
     with open(img, "wb") as f:
         f.truncate(64 << 20)

@@ -1,0 +1,189 @@
+#include "tests/rmw.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace ds::measure {
+
+namespace {
+
+constexpr std::uint32_t kLargest = 16384;  // the aligned baseline: a multiple of any physical sector in use
+
+// One kind's block of writes at random places `unit`-aligned, plus offset, at QD1. The first write
+// that takes over a millisecond (the media sets the pace, where a buffered write takes tens of
+// microseconds) shows the write buffer full; `buffer` writes later (what the buffer took before the
+// first kind's first slow write: the whole buffer is then this kind's) plus a margin, the
+// `measured_writes` begin, whose per-write times (intervals between completions) are kept.
+Expected<RmwKind> run_kind(IoEngine& io, const RmwOptions& opt, std::uint32_t bytes, std::uint32_t offset,
+                           std::uint64_t span_blocks, std::mt19937_64& rng, Budget& budget,
+                           std::optional<std::size_t>& buffer) {
+  constexpr std::int64_t kMediaPaceNs = 1'000'000;
+  constexpr std::size_t kMargin = 8;
+  const std::uint32_t lb = io.info().logical_block_bytes;
+  const std::uint64_t unit = std::max<std::uint64_t>(1, kLargest / lb);
+  const std::uint64_t slots = span_blocks / unit - 1;  // the last one is left: offset + size fit
+  std::uniform_int_distribution<std::uint64_t> pick(0, slots - 1);
+  std::vector<PlanEntry> plan;
+  for (std::size_t i = 0; i < opt.max_warmup_writes + opt.measured_writes; ++i)
+    plan.push_back({pick(rng) * unit + offset / lb, bytes / lb, true});
+  std::size_t seen = 1, begin = opt.max_warmup_writes;
+  bool slow_seen = false;
+  auto interval = [](const RunResult& rr, std::size_t i) {
+    return rr.samples[i].complete_ns - rr.samples[i - 1].complete_ns;
+  };
+  const KeepGoing keep_going = [&](const RunResult& rr) {
+    std::size_t n = seen;
+    while (n < rr.done.size() && rr.done[n]) ++n;
+    if (!rr.done[0]) return true;
+    for (; seen < n && !slow_seen; ++seen)
+      if (interval(rr, seen) > kMediaPaceNs) {
+        slow_seen = true;
+        if (!buffer) buffer = seen - 1;  // acknowledged at once before it (the first has no interval)
+        begin = std::min(opt.max_warmup_writes, seen + *buffer + kMargin);
+      }
+    return n < begin + opt.measured_writes;
+  };
+  RunOptions ro;
+  ro.queue_depth = 1;
+  auto run = run_plan(io, plan, ro, budget, keep_going);
+  if (run.error && !budget_spent(run.error)) return *run.error;
+  RmwKind k;
+  k.bytes = bytes;
+  k.offset_bytes = offset;
+  std::vector<double> t;
+  for (std::size_t i = std::max<std::size_t>(1, begin); i < run.samples.size() && i < run.done.size(); ++i)
+    if (run.done[i] && run.done[i - 1]) t.push_back(static_cast<double>(interval(run, i)) * 1e-6);
+  k.warmup_writes = begin;
+  k.writes = t.size();
+  if (!t.empty()) k.mean_ms = mean(t), k.sd_ms = stddev(t);
+  // With a write buffer the intervals come in bursts (several writes taken as one destage ends), so
+  // the spread of single intervals says little about the mean: its standard error comes from the
+  // spread of the means of batches of 8 consecutive writes.
+  std::vector<double> batches;
+  for (std::size_t i = 0; i + 8 <= t.size(); i += 8) batches.push_back(mean(std::span<const double>(t).subspan(i, 8)));
+  if (batches.size() >= 2) k.se_ms = stddev(batches) / std::sqrt(static_cast<double>(batches.size()));
+  return k;
+}
+
+// Which kinds pay, and the physical sector size that explains them.
+void judge(RmwResult& r) {
+  const RmwKind* base = nullptr;
+  for (const auto& k : r.kinds)
+    if (k.offset_bytes == 0 && (!base || k.bytes > base->bytes)) base = &k;
+  if (!base || base->writes < 16) {
+    r.verdict = "not measured: too few writes within the budget";
+    return;
+  }
+  double max_pen = 0;
+  for (auto& k : r.kinds) {
+    k.penalty_ms = k.mean_ms - base->mean_ms;
+    max_pen = std::max(max_pen, k.penalty_ms);
+  }
+  for (auto& k : r.kinds) {
+    if (k.writes < 16) continue;
+    // Standard error of the difference of two means: the rotational waits scatter each write.
+    const double se = std::hypot(k.se_ms, base->se_ms);
+    k.pays = k.penalty_ms > 0.5 * max_pen && k.penalty_ms > 4 * se;
+  }
+  // The penalty: the mean of the kinds that pay less that of those that do not (pooled: each kind's
+  // mean scatters by a good part of a millisecond).
+  double paid = 0, free = 0;
+  int n_paid = 0, n_free = 0;
+  for (const auto& k : r.kinds) {
+    if (k.writes < 16) continue;
+    if (k.pays) paid += k.mean_ms, ++n_paid;
+    else free += k.mean_ms, ++n_free;
+  }
+  r.penalty_ms = n_paid && n_free ? paid / n_paid - free / n_free : 0;
+  // Aligned kinds in size order: those that pay must all come before those that do not.
+  std::optional<std::uint32_t> first_free;
+  bool ordered = true;
+  for (const auto& k : r.kinds) {
+    if (k.offset_bytes != 0) continue;
+    if (!k.pays && !first_free) first_free = k.bytes;
+    if (k.pays && first_free) ordered = false;
+  }
+  if (!ordered || !first_free) {
+    r.notes.push_back("the aligned sizes that pay and those that do not are not in size order: no physical sector size is inferred");
+    r.verdict = "read-modify-write unclear: the write times do not fall into two groups by size";
+    return;
+  }
+  r.physical_bytes_estimate = first_free;
+  const std::string reported = r.reported_physical_bytes == 0 ? ""
+                               : r.reported_physical_bytes == *first_free
+                                   ? ", as the drive reports"
+                                   : fmt::format(", though the drive reports {} bytes", r.reported_physical_bytes);
+  if (*first_free == r.logical_bytes) {
+    r.verdict = fmt::format("no read-modify-write: {}-byte writes cost no more than aligned {}-byte ones "
+                            "(physical sector {} bytes{})", r.logical_bytes, base->bytes, *first_free, reported);
+    return;
+  }
+  r.verdict = fmt::format("read-modify-write below {} bytes: a {}-byte write takes about {:.2f} ms more than an aligned one "
+                          "(physical sector {} bytes{})", *first_free, r.logical_bytes, r.penalty_ms, *first_free, reported);
+}
+
+}  // namespace
+
+Expected<RmwResult> run_rmw(IoEngine& io, const RmwOptions& opt, const ProgressFn* progress) {
+  if (!opt.allow_write) return make_error("the rmw test writes: it needs --write");
+  const IoTargetInfo& info = io.info();
+  RmwResult r;
+  r.logical_bytes = info.logical_block_bytes ? info.logical_block_bytes : 512;
+  r.reported_physical_bytes = info.physical_block_bytes;
+  std::uint64_t span = info.capacity_bytes / r.logical_bytes;
+  if (opt.span_blocks) span = std::min(span, opt.span_blocks);
+  if (span * r.logical_bytes < 4 * std::uint64_t{kLargest}) return make_error("the rmw test needs a span of at least 64 KiB");
+  // Aligned sizes from one block up to 16 KiB, then 4 KiB one block off a 4 KiB boundary.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> kinds;
+  for (std::uint32_t s = r.logical_bytes; s <= std::max(kLargest, r.logical_bytes); s *= 2) kinds.emplace_back(s, 0);
+  if (r.logical_bytes < 4096) kinds.emplace_back(4096, r.logical_bytes);
+  Budget budget(opt.budget_s);
+  std::mt19937_64 rng(opt.seed);
+  std::optional<std::size_t> buffer;  // writes the drive's buffer takes, from the first kind
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    Budget part = budget.part(1.0 / static_cast<double>(kinds.size() - i) * budget.left_s() / budget.limit_s());
+    auto k = run_kind(io, opt, kinds[i].first, kinds[i].second, span, rng, part, buffer);
+    budget.charge(part.used_ns());
+    if (!k) return k.error();
+    r.kinds.push_back(*k);
+    if (progress) (*progress)("rmw", static_cast<double>(i + 1) / static_cast<double>(kinds.size()), budget.used_s());
+  }
+  r.drive_time_s = budget.used_s();
+  r.buffer_writes = buffer;
+  judge(r);
+  return r;
+}
+
+nlohmann::json rmw_to_json(const RmwResult& r) {
+  nlohmann::json kinds = nlohmann::json::array();
+  for (const auto& k : r.kinds)
+    kinds.push_back({{"bytes", k.bytes}, {"offset_bytes", k.offset_bytes}, {"warmup_writes", k.warmup_writes}, {"writes", k.writes},
+                     {"mean_ms", std::round(k.mean_ms * 1000) / 1000}, {"sd_ms", std::round(k.sd_ms * 1000) / 1000},
+                     {"mean_se_ms", std::round(k.se_ms * 1000) / 1000},
+                     {"penalty_ms", std::round(k.penalty_ms * 1000) / 1000}, {"pays", k.pays}});
+  return {{"logical_bytes", r.logical_bytes},
+          {"reported_physical_bytes", r.reported_physical_bytes ? nlohmann::json(r.reported_physical_bytes) : nlohmann::json()},
+          {"physical_bytes_estimate", r.physical_bytes_estimate ? nlohmann::json(*r.physical_bytes_estimate) : nlohmann::json()},
+          {"penalty_ms", std::round(r.penalty_ms * 1000) / 1000},
+          {"buffer_writes", r.buffer_writes ? nlohmann::json(*r.buffer_writes) : nlohmann::json()},
+          {"kinds", kinds},
+          {"verdict", r.verdict},
+          {"drive_time_s", std::round(r.drive_time_s * 1000) / 1000},
+          {"notes", r.notes}};
+}
+
+std::string rmw_to_text(const RmwResult& r) {
+  std::string o = "Read-modify-write (512e)\n  " + r.verdict + "\n";
+  o += "  write               per write   more than aligned 16 KiB\n";
+  for (const auto& k : r.kinds)
+    o += fmt::format("  {:>6} B{:<12} {:>8.2f} ms  {:>+8.2f} ms{}\n", k.bytes,
+                     k.offset_bytes ? fmt::format(" at +{}", k.offset_bytes) : std::string(), k.mean_ms, k.penalty_ms,
+                     k.pays ? "  read-modify-write" : "");
+  for (const auto& n : r.notes) o += "  note: " + n + "\n";
+  return o;
+}
+
+}  // namespace ds::measure
