@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "serve/realtime.hpp"
+#include "../support/skip.hpp"
 
 namespace {
 
@@ -120,15 +121,22 @@ TEST_CASE("serve: a long read takes the media's time in real time, divided by th
   }
 }
 
-TEST_CASE("serve: requests in flight together meet in the drive's queue (SPTF gains, no queue does not)") {
+TEST_CASE("serve: requests in flight together meet in the drive's queue (SPTF gains, no queue does not)" *
+          doctest::test_suite("env")) {
   // At speed 2 each case takes one or two seconds of real time. One at a time, every request also
   // pays the host's wake-up after its completion (the adapter measures it: stats()), which at
   // depth 8 overlaps the drive's work on the others: it is taken out of the depth-1 time, so that
-  // both are compared in the drive's time (on a loaded machine it is a millisecond or more).
-  auto gain = [](const std::string& spec) {
+  // both are compared in the drive's time. A host that wakes late by more than a quarter of a
+  // millisecond per request (a loaded machine, a sanitizer build: 370-590 us were seen under
+  // ASan with a load of 9 on two cores) also stalls the depth-8 run in ways that cannot be taken
+  // out, so there the comparison is skipped, visibly, with the lateness measured.
+  constexpr double kMaxLateUs = 250;
+  double worst_late_us = 0;
+  auto gain = [&](const std::string& spec) {
     auto one = open_drive(spec, 2.0);
     const double qd1_real = random_reads(*one, 1, 96);
     const auto late = one->stats();
+    worst_late_us = std::max(worst_late_us, late.mean_late_us);
     const double qd1 = qd1_real - static_cast<double>(late.requests) * late.mean_late_us * 1e-6;
     auto eight = open_drive(spec, 2.0);
     const double qd8 = random_reads(*eight, 8, 96);
@@ -138,8 +146,12 @@ TEST_CASE("serve: requests in flight together meet in the drive's queue (SPTF ga
   };
   // sim:raptor reorders (TCQ, SPTF): eight at once finish well before eight times one after the
   // other; sim:wd1200jd has no queue: the same work takes the same time.
-  CHECK(gain("sim:raptor") > 1.3);
+  const double sptf = gain("sim:raptor");
   const double none = gain("sim:wd1200jd");
+  if (worst_late_us > kMaxLateUs)
+    DS_SKIP("the host wakes " << worst_late_us << " us late per request (over " << kMaxLateUs
+                              << "): too loaded to compare queue depths in real time");
+  CHECK(sptf > 1.3);
   CHECK(none < 1.15);
   CHECK(none > 0.85);
 }
