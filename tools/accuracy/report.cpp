@@ -152,7 +152,11 @@ Against a real drive the simulated one is still clean in ways that flatter the m
   (the bench tests measured here do not queue). Zero-latency reads, drawn on half the seeds in a
   trial run (136 runs at 60 s), leave the access test only the spread of rotational waits for the
   revolution: rpm within its interval in 96 % but within ±0.5 % in 33 %, average seek ±5 % in
-  93 %, full stroke 96 %, track-to-track 86 %; not yet good enough to be judged here; and host latency is the simulator's lognormal,
+  93 %, full stroke 96 %, track-to-track 86 %; not yet good enough to be judged here. Surface-serpentine
+  layouts, tried the same way (half the seeds), cost track-to-track (67 %), zone-middle rates
+  (76 %) and outer/inner (88 %); the layout itself is never claimed on them (50 serpentine
+  variants, seeds 1–3 of every drive, bands of 100–400 cylinders: `layout` null each time, surfaces not told),
+  since a stream cannot tell serpentine from equal switch times; and host latency is the simulator's lognormal,
   not a real kernel's (for that: `drivescope serve` in a QEMU guest, docs/serve.md);
 - seek times follow one smooth curve per distance (plus symmetric jitter): no direction, no
   dependence on the start cylinder, no settling that varies with temperature;
