@@ -47,7 +47,7 @@ Expected<BlocksizeResult> run_blocksize(IoEngine& io, const BlocksizeOptions& op
       while (n < r.done.size() && r.done[n]) ++n;
       // The budget ending a size early is the normal way out; anything else is the drive failing.
       // Going on with the next sizes would only fail again (or wait out a timeout per size).
-      if (r.error && r.error->message != "drive-time budget spent") res.error = r.error;
+      if (failed(r.stop)) res.error = r.error;
       if (n >= 3) {
         // From the first completion to the last: the first request's positioning is left out.
         const double ns = static_cast<double>(r.samples[n - 1].complete_ns - r.samples[0].complete_ns);

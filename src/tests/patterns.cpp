@@ -249,7 +249,7 @@ Expected<PatternsResult> run_patterns(IoEngine& io, const PatternsOptions& opt, 
     const LoopResult loop = run_cell(io, opt, c, x, cell_s, rng, rounded_small);
     fill_cell(cell, loop);
     res.drive_time_s += loop.drive_time_s;
-    if (loop.interrupted) res.interrupted = true;
+    if (loop.stop == StopReason::interrupted) res.interrupted = true;
     if (loop.error) {
       res.notes.push_back(fmt::format("{} depth {}: {}", cell.pattern, cell.depth, loop.error->message));
       if (cell.ios == 0) {

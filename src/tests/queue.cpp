@@ -13,148 +13,9 @@ namespace {
 double r3(double v) { return std::round(v * 1000) / 1000; }
 double r4(double v) { return std::round(v * 10000) / 10000; }
 
-// Steady-state IOPS from completion times (sorted): skip the first completions (the queue was
-// just filled) and the last depth−1 (the queue was draining), then count completions per second
-// over what is left. The relative standard error comes from the spread of the gaps between
-// completions (a sum of m gaps has relative SE sd/(mean·√m) when they are independent).
-void steady_iops(const std::vector<std::int64_t>& t, unsigned depth, std::int64_t t0, LoopResult& r) {
-  const std::size_t n = t.size();
-  if (n == 0) return;
-  std::size_t k0 = std::min<std::size_t>(depth, n / 4);
-  std::size_t k1 = n > depth ? n - depth : 0;
-  if (k1 <= k0 + 8) {
-    const double span = static_cast<double>(t.back() - t0) * 1e-9;
-    r.iops = span > 0 ? static_cast<double>(n) / span : 0;
-    r.iops_rel_se = 1.0 / std::sqrt(static_cast<double>(n));
-    return;
-  }
-  const double span = static_cast<double>(t[k1] - t[k0]) * 1e-9;
-  const std::size_t m = k1 - k0;
-  if (span <= 0) {
-    // Completions seen in one instant (a coarse clock): fall back to the whole run.
-    const double all = static_cast<double>(t.back() - t0) * 1e-9;
-    r.iops = all > 0 ? static_cast<double>(n) / all : 0;
-    r.iops_rel_se = 1.0 / std::sqrt(static_cast<double>(n));
-    return;
-  }
-  r.iops = static_cast<double>(m) / span;
-  double sum = 0, sum2 = 0;
-  for (std::size_t i = k0; i < k1; ++i) {
-    const double g = static_cast<double>(t[i + 1] - t[i]);
-    sum += g;
-    sum2 += g * g;
-  }
-  const double mean = sum / static_cast<double>(m);
-  const double var = std::max(0.0, sum2 / static_cast<double>(m) - mean * mean);
-  r.iops_rel_se = mean > 0 ? std::sqrt(var) / (mean * std::sqrt(static_cast<double>(m))) : 0;
-}
-
 double phi(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 
 }  // namespace
-
-LoopResult run_closed_loop(IoEngine& io, const LoopOptions& opt, const NextRequest& next) {
-  LoopResult r;
-  const unsigned depth = std::max(1u, opt.depth);
-  // The I/O path costs no more per I/O than the engine: tags are seqs, so what is outstanding is
-  // a flag per seq and the oldest of them a cursor (no tree node per I/O); the arrays grow by
-  // doubling only; the clock and the stop callback are read once per reap, not per submit (a
-  // batch's submissions follow each other within microseconds; the simulator's clock only moves
-  // in reap).
-  const std::size_t expect = std::min<std::size_t>(opt.max_ios, std::size_t{1} << 16);
-  std::vector<IoCompletion> comps(depth);
-  std::vector<IoRequest> by_seq;      // what was asked, by seq (tags are seqs)
-  std::vector<std::uint8_t> pending;  // by seq: still outstanding
-  by_seq.reserve(expect);
-  pending.reserve(expect);
-  r.records.reserve(expect);
-  std::size_t outstanding = 0;
-  std::uint64_t oldest = 0;  // no seq below it is outstanding
-  std::uint64_t seq = 0;
-  bool submitting = true;
-  const std::int64_t t0 = io.now_ns();
-
-  // The count rule, then the time rules and the stop callback (these once per reap).
-  bool time_checked = false, out_of_time = false;
-  auto should_stop = [&]() {
-    if (r.records.size() + outstanding >= opt.max_ios) return true;
-    if (time_checked) return out_of_time;
-    time_checked = true;
-    const double e = static_cast<double>(io.now_ns() - t0) * 1e-9;
-    if (e >= opt.hard_limit_s || (e >= opt.target_s && r.records.size() >= opt.min_ios)) out_of_time = true;
-    else if (opt.stop && opt.stop()) out_of_time = r.interrupted = true;
-    return out_of_time;
-  };
-  // One request per submit call: nothing between us and the drive sees a batch it could sort.
-  auto submit_one = [&]() -> bool {
-    IoRequest q = next(seq);
-    q.tag = seq;
-    auto s = io.submit(std::span<const IoRequest>(&q, 1));
-    if (!s) {
-      r.error = s.error();
-      return false;
-    }
-    if (*s == 0) return false;  // the engine's queue is full: this is the depth we get
-    by_seq.push_back(q);
-    pending.push_back(1);
-    ++outstanding;
-    ++seq;
-    r.max_outstanding = std::max<unsigned>(r.max_outstanding, static_cast<unsigned>(outstanding));
-    return true;
-  };
-
-  for (unsigned i = 0; i < depth; ++i)
-    if (!submit_one()) break;
-  if (outstanding == 0 && !r.error) r.error = make_error("the I/O engine accepted no request");
-
-  std::vector<std::int64_t> times;
-  times.reserve(expect);
-  while (outstanding > 0) {
-    auto got = io.reap(comps, 1, std::chrono::milliseconds(opt.timeout_ms));
-    if (!got) {
-      r.error = got.error();
-      break;
-    }
-    if (*got == 0) {
-      r.error = make_error(fmt::format("I/O timed out: no completion within {} ms", opt.timeout_ms), ETIMEDOUT);
-      break;
-    }
-    for (std::size_t k = 0; k < *got; ++k) {
-      const IoCompletion& c = comps[k];
-      if (c.tag >= seq || !pending[c.tag]) continue;  // not ours
-      pending[c.tag] = 0;
-      --outstanding;
-      while (oldest < seq && !pending[oldest]) ++oldest;
-      if (!c.ok()) {
-        if (!r.error)
-          r.error = make_error(fmt::format("I/O failed at byte offset {}: {}",
-                                           by_seq[c.tag].offset_bytes, io_errno_text(-c.result)), -c.result);
-        submitting = false;
-        continue;
-      }
-      LoopRecord rec;
-      rec.seq = c.tag;
-      rec.offset_bytes = by_seq[c.tag].offset_bytes;
-      rec.length_bytes = by_seq[c.tag].length_bytes;
-      rec.write = by_seq[c.tag].write;
-      rec.submit_ns = c.submit_ns;
-      rec.complete_ns = c.complete_ns;
-      rec.overtook = outstanding > 0 && oldest < c.tag;
-      r.records.push_back(rec);
-      times.push_back(c.complete_ns);
-    }
-    time_checked = false;
-    for (std::size_t k = 0; k < *got && submitting; ++k) {
-      if (outstanding >= depth) break;
-      if (should_stop() || !submit_one()) submitting = false;
-    }
-    if (submitting && outstanding == 0) submitting = false;  // nothing accepted any more
-  }
-  std::sort(times.begin(), times.end());
-  if (!times.empty()) r.drive_time_s = static_cast<double>(times.back() - t0) * 1e-9;
-  steady_iops(times, std::max(1u, r.max_outstanding), t0, r);
-  return r;
-}
 
 ReorderVerdict judge_reordering(const std::vector<QueueDepthResult>& depths) {
   ReorderVerdict v;
@@ -310,17 +171,22 @@ Expected<QueueResult> run_queue(IoEngine& io, const QueueOptions& opt, const Pro
     res.depths.push_back(std::move(dr));
     if (progress && *progress)
       (*progress)("queue", static_cast<double>(i + 1) / static_cast<double>(depths.size()), res.drive_time_s);
-    if (loop.interrupted) {
-      res.interrupted = true;
-      res.notes.push_back("interrupted: depths after " + std::to_string(d) + " not measured");
-      break;
+    switch (loop.stop) {
+      case StopReason::done:
+      case StopReason::budget_spent:  // the loop has no budget of its own: its time rule ends it
+        continue;
+      case StopReason::interrupted:
+        res.interrupted = true;
+        res.notes.push_back("interrupted: depths after " + std::to_string(d) + " not measured");
+        break;
+      case StopReason::device_gone:
+      case StopReason::io_error:
+        if (res.depths.back().ios == 0) res.depths.pop_back();
+        if (res.depths.empty()) return *loop.error;
+        res.notes.push_back(fmt::format("depth {}: {}", d, loop.error->message));
+        break;
     }
-    if (loop.error) {
-      if (res.depths.back().ios == 0) res.depths.pop_back();
-      if (res.depths.empty()) return *loop.error;
-      res.notes.push_back(fmt::format("depth {}: {}", d, loop.error->message));
-      break;
-    }
+    break;
   }
   res.verdict = judge_reordering(res.depths);
   return res;
