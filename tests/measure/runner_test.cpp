@@ -63,7 +63,7 @@ std::vector<ds::measure::PlanEntry> plan_of(std::size_t n) {
 
 TEST_CASE("run_plan: a finished plan is done, with every entry stamped") {
   Scripted io;
-  ds::measure::Budget budget;
+  ds::measure::Budget budget(1000);  // explicit: Budget()'s 1e30 s overflows its ns count
   const auto plan = plan_of(20);
   ds::measure::RunOptions ro;
   ro.queue_depth = 4;
@@ -90,7 +90,7 @@ TEST_CASE("run_plan: a budget spent before the plan ends it early as budget_spen
 
 TEST_CASE("run_plan: keep_going ending the plan is done, not a failure") {
   Scripted io;
-  ds::measure::Budget budget;
+  ds::measure::Budget budget(1000);  // explicit: Budget()'s 1e30 s overflows its ns count
   const auto plan = plan_of(50);
   const auto r = ds::measure::run_plan(io, plan, {}, budget, [](const ds::measure::RunResult& rr) {
     return std::count(rr.done.begin(), rr.done.end(), true) < 10;
@@ -102,7 +102,7 @@ TEST_CASE("run_plan: keep_going ending the plan is done, not a failure") {
 TEST_CASE("run_plan: a failed read is an io_error, a vanished device device_gone") {
   Scripted io;
   io.fail_offset = 5 * 8 * 512;
-  ds::measure::Budget budget;
+  ds::measure::Budget budget(1000);  // explicit: Budget()'s 1e30 s overflows its ns count
   const auto plan = plan_of(20);
   auto r = ds::measure::run_plan(io, plan, {}, budget);
   CHECK(r.stop == StopReason::io_error);
@@ -122,7 +122,7 @@ TEST_CASE("run_plan: a failed read is an io_error, a vanished device device_gone
 TEST_CASE("run_plan and run_closed_loop: a device that stops answering times out as an io_error") {
   Scripted io;
   io.silent = true;
-  ds::measure::Budget budget;
+  ds::measure::Budget budget(1000);  // explicit: Budget()'s 1e30 s overflows its ns count
   const auto plan = plan_of(4);
   ds::measure::RunOptions ro;
   ro.timeout_ms = 7;
