@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cerrno>
 
 namespace ds::measure {
 
@@ -15,6 +14,43 @@ double r4(double v) { return std::round(v * 10000) / 10000; }
 
 double phi(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 
+// The method's parameters (docs/methods.md, "Read queuing"), in one place.
+struct QueueTuning {
+  // A depth's figures count once this many latencies are in.
+  std::uint64_t min_usable_ios = 16;
+  // No positioning cost to save: depth-1 mean under no_cost_mean_ms, spread under no_cost_cv of
+  // the mean, or the tenth percentile under no_cost_p10_ms (a random read's floor on a disk: a
+  // seek and part of a revolution, above 0.3 ms even for a 15k rpm drive on a short span).
+  double no_cost_mean_ms = 1.0;
+  double no_cost_cv = 0.08;
+  double no_cost_p10_ms = 0.3;
+  // ... said with more confidence when clearly so.
+  double clearly_no_cost_mean_ms = 0.3;
+  double clearly_no_cost_cv = 0.03;
+  double clearly_no_cost_confidence = 0.95;
+  double no_cost_confidence = 0.8;
+  unsigned min_deepest = 4;                // shallower than this: too shallow to judge
+  // Gain threshold deepest^gain_threshold_exponent: the midpoint in log space between "flat"
+  // (gain 1) and the weakest SPTF gain (d^(1/3)).
+  double gain_threshold_exponent = 0.1;
+  double min_gain_se = 0.01;               // floor of the log gain's standard error
+  double reorder_max_latency_exponent = 0.9;
+  double arrival_min_latency_exponent = 0.8;  // the diagonal ridge
+  double reorder_min_overtaken = 0.25;     // share of completions out of order when reordering
+  double reorder_gain_ceiling_exponent = 0.65;  // about d^(1/2), with room
+  double parallel_confidence = 0.7;
+  double undecided_confidence = 0.5;
+  double max_confidence = 0.999;
+  // The closed loop per depth: an equal share of the budget (at least min_depth_s), up to
+  // hard_limit_factor times it, and at least min_ios_per_depth·depth + min_ios_base I/Os.
+  double min_depth_s = 0.2;
+  double hard_limit_factor = 3;
+  std::size_t min_ios_per_depth = 4;
+  std::size_t min_ios_base = 64;
+  std::uint64_t seed_mix = 0x9E3779B97F4A7C15ull;  // per-depth generators from the one seed
+};
+constexpr QueueTuning kTuning{};
+
 }  // namespace
 
 ReorderVerdict judge_reordering(const std::vector<QueueDepthResult>& depths) {
@@ -22,7 +58,7 @@ ReorderVerdict judge_reordering(const std::vector<QueueDepthResult>& depths) {
   const QueueDepthResult* d1 = nullptr;
   const QueueDepthResult* deep = nullptr;
   for (const auto& d : depths) {
-    if (d.ios < 16 || d.iops <= 0 || d.mean_ms <= 0) continue;
+    if (d.ios < kTuning.min_usable_ios || d.iops <= 0 || d.mean_ms <= 0) continue;
     if (d.reached_depth == 1 && !d1) d1 = &d;
     if (!deep || d.reached_depth > deep->reached_depth) deep = &d;
   }
@@ -37,7 +73,7 @@ ReorderVerdict judge_reordering(const std::vector<QueueDepthResult>& depths) {
   // Exponents over every usable depth.
   std::vector<double> lx, liops, llat;
   for (const auto& d : depths) {
-    if (d.ios < 16 || d.iops <= 0 || d.mean_ms <= 0 || d.reached_depth == 0) continue;
+    if (d.ios < kTuning.min_usable_ios || d.iops <= 0 || d.mean_ms <= 0 || d.reached_depth == 0) continue;
     lx.push_back(std::log(static_cast<double>(d.reached_depth)));
     liops.push_back(std::log(d.iops));
     llat.push_back(std::log(d.mean_ms));
@@ -50,58 +86,60 @@ ReorderVerdict judge_reordering(const std::vector<QueueDepthResult>& depths) {
   // answering in well under a millisecond, or always in the same time, has no positioning cost a
   // reordering could save, so its IOPS curve says nothing about reordering.
   const double cv1 = d1->stddev_ms / d1->mean_ms;
-  // A random read over a disk's span has a floor: a seek and part of a revolution (above
-  // 0.3 ms even for a 15k rpm drive on a short span); a tenth of the reads below it is no disk.
+  // A random read over a disk's span has a floor (kTuning.no_cost_p10_ms); a tenth of the reads
+  // below it is no disk.
   const double p10_ms = static_cast<double>(d1->histogram.percentile(10)) * 1e-6;
-  if (d1->mean_ms < 1.0 || cv1 < 0.08 || (d1->histogram.count() && p10_ms < 0.3)) {
+  const QueueTuning& t = kTuning;
+  if (d1->mean_ms < t.no_cost_mean_ms || cv1 < t.no_cost_cv || (d1->histogram.count() && p10_ms < t.no_cost_p10_ms)) {
     v.no_positioning_cost = true;
-    v.confidence = d1->mean_ms < 0.3 || cv1 < 0.03 ? 0.95 : 0.8;
+    v.confidence = d1->mean_ms < t.clearly_no_cost_mean_ms || cv1 < t.clearly_no_cost_cv
+                       ? t.clearly_no_cost_confidence
+                       : t.no_cost_confidence;
     v.evidence = fmt::format(
         "no positioning cost to save: depth-1 reads take {:.3f} ms (spread {:.0f} % of the mean, "
         "10 % under {:.3f} ms), unlike a mechanical access; IOPS x{:.2f} from depth 1 to {}", d1->mean_ms, cv1 * 100, p10_ms,
         v.iops_gain, v.deepest);
     return v;
   }
-  if (v.deepest < 4) {
-    v.confidence = 0.5;
+  if (v.deepest < t.min_deepest) {
+    v.confidence = t.undecided_confidence;
     v.evidence = fmt::format("at most {} requests were outstanding: too shallow to judge", v.deepest);
     return v;
   }
-  // Midpoint in log space between "flat" (gain 1) and the weakest SPTF gain (d^(1/3)).
-  const double threshold = std::pow(static_cast<double>(v.deepest), 0.1);
-  const double se = std::max(0.01, std::hypot(d1->iops_rel_se, deep->iops_rel_se));
+  const double threshold = std::pow(static_cast<double>(v.deepest), t.gain_threshold_exponent);
+  const double se = std::max(t.min_gain_se, std::hypot(d1->iops_rel_se, deep->iops_rel_se));
   const double z = (std::log(v.iops_gain) - std::log(threshold)) / se;
   const std::string numbers = fmt::format(
       "IOPS {:.0f} at depth 1 and {:.0f} at depth {} (x{:.2f}, threshold x{:.2f}); mean latency "
       "grows as depth^{:.2f}; {:.0f} % of completions at depth {} overtook an older request",
       d1->iops, deep->iops, v.deepest, v.iops_gain, threshold, v.latency_exponent,
       v.overtaken_share * 100, v.deepest);
-  if (v.iops_gain >= threshold && v.latency_exponent < 0.9) {
+  if (v.iops_gain >= threshold && v.latency_exponent < t.reorder_max_latency_exponent) {
     // Reordering serves the nearest of d requests first, so most completions overtake an older
     // request (95 %+ at depth 32 on SPTF drives), and it cannot gain more than about d^(1/2)
     // (the expected distance to the nearest of d random points). More IOPS with completions
     // mostly in arrival order, or a gain beyond that, is parallel service (striping, several
     // actuators, flash channels, an emulator's thread pool), not reordering.
-    const double ceiling = std::pow(static_cast<double>(v.deepest), 0.65);
-    if (v.overtaken_share < 0.25 || v.iops_gain > ceiling) {
+    const double ceiling = std::pow(static_cast<double>(v.deepest), t.reorder_gain_ceiling_exponent);
+    if (v.overtaken_share < t.reorder_min_overtaken || v.iops_gain > ceiling) {
       v.parallel_service = true;
-      v.confidence = 0.7;
+      v.confidence = t.parallel_confidence;
       v.evidence = fmt::format("IOPS grow with depth through parallel service, not reordering "
                                "(gain above x{:.1f} or under 25 % served out of order): ", ceiling) + numbers;
       return v;
     }
     v.reorders = true;
-    v.confidence = std::min(0.999, phi(z));
+    v.confidence = std::min(t.max_confidence, phi(z));
     v.evidence = "reorders: " + numbers;
     return v;
   }
-  if (v.iops_gain < threshold && v.latency_exponent >= 0.8) {
+  if (v.iops_gain < threshold && v.latency_exponent >= t.arrival_min_latency_exponent) {
     v.reorders = false;
-    v.confidence = std::min(0.999, phi(-z));
+    v.confidence = std::min(t.max_confidence, phi(-z));
     v.evidence = "serves in arrival order: " + numbers;
     return v;
   }
-  v.confidence = 0.5;
+  v.confidence = t.undecided_confidence;
   v.evidence = "IOPS and latency disagree: " + numbers;
   return v;
 }
@@ -124,16 +162,16 @@ Expected<QueueResult> run_queue(IoEngine& io, const QueueOptions& opt, const Pro
   if (info.max_queue_depth < depths.back())
     res.notes.push_back(fmt::format("the I/O engine keeps at most {} requests outstanding",
                                     info.max_queue_depth));
-  const double per_depth = std::max(0.2, opt.budget_s / static_cast<double>(depths.size()));
+  const double per_depth = std::max(kTuning.min_depth_s, opt.budget_s / static_cast<double>(depths.size()));
 
   for (std::size_t i = 0; i < depths.size(); ++i) {
     const unsigned d = depths[i];
-    Rng rng(opt.seed * 0x9E3779B97F4A7C15ull + d);
+    Rng rng(opt.seed * kTuning.seed_mix + d);
     LoopOptions lo;
     lo.depth = std::min(d, std::max(1u, info.max_queue_depth));
     lo.target_s = per_depth;
-    lo.hard_limit_s = 3 * per_depth;
-    lo.min_ios = 4 * static_cast<std::size_t>(d) + 64;
+    lo.hard_limit_s = kTuning.hard_limit_factor * per_depth;
+    lo.min_ios = kTuning.min_ios_per_depth * d + kTuning.min_ios_base;
     lo.max_ios = std::max<std::size_t>(opt.max_ios_per_depth, lo.min_ios + d);
     lo.stop = opt.stop;
     const std::uint32_t bb = res.block_bytes;
