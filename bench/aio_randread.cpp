@@ -6,7 +6,7 @@
 // engine (default): through ds::io::AioEngine, exactly as a measurement module drives it: after
 //   each reap (min 1 event, up to QD) all replacements go down in one submit() — one io_submit per
 //   loop turn — and every completion's latency goes into a Histogram.
-// runner: the queue test's own I/O path, ds::measure::run_closed_loop (src/tests/queue.cpp) on
+// runner: the queue test's own I/O path, ds::measure::run_closed_loop (src/tests/runner.cpp) on
 //   the same engine: one request per submit call, as that test must (nothing above the drive may
 //   batch and sort); its records' latencies then go into the same Histogram.
 // raw: the same loop written directly on libaio (no engine layer, same clock reads, same

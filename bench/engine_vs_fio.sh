@@ -36,7 +36,7 @@ trap cleanup EXIT
 # --- the engine driver, built from the engine's own sources (independent of the other areas)
 g++ -std=c++20 -O2 -g -DNDEBUG -I"$SRC/include" -I"$SRC/src" \
   "$HERE/aio_randread.cpp" "$SRC/src/io/aio_engine.cpp" "$SRC/src/io/histogram.cpp" \
-  "$SRC/src/tests/queue.cpp" "$SRC/src/tests/common.cpp" \
+  "$SRC/src/tests/queue.cpp" "$SRC/src/tests/runner.cpp" "$SRC/src/tests/common.cpp" \
   -o "$WORK/aio_randread" -laio -lfmt
 
 # --- the target
@@ -162,7 +162,7 @@ ratios() { # key-engine key-other -> per-round ratios
   echo "- *engine*: \`taskset -c $CPU aio_randread $DEV QD $SECS 4096 engine\` (bench/aio_randread.cpp):"
   echo "  ds::io::AioEngine, after each reap of 1..QD completions one submit() of all replacements,"
   echo "  the latency of every I/O into a ds::io::Histogram."
-  echo "- *runner*: \`aio_randread ... runner\`: ds::measure::run_closed_loop (src/tests/queue.cpp), the"
+  echo "- *runner*: \`aio_randread ... runner\`: ds::measure::run_closed_loop (src/tests/runner.cpp), the"
   echo "  queue test's I/O path, on the same engine; its records' latencies into the same Histogram."
   echo "- *raw*: the same loop on bare libaio (same clock reads and histogram): the reference."
   echo "- *fio*: \`taskset -c $CPU fio $FIO_ARGS --iodepth=QD\`"

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "drivescope/wire.hpp"
 #include "probe/identify.hpp"
 #include "probe/smart.hpp"
 
@@ -84,10 +85,7 @@ Expected<std::array<std::uint8_t, 512>> parse_hex_words(std::span<const std::uin
   return out;
 }
 
-std::uint32_t be32(const std::uint8_t* p) {
-  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) |
-         p[3];
-}
+std::uint32_t be32(const std::uint8_t* p) { return wire::get_be32({p, 4}, 0); }
 
 }  // namespace
 

@@ -6,6 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "drivescope/wire.hpp"
+#include "probe/scsi_decode.hpp"
+
 namespace ds::probe {
 namespace {
 
@@ -14,14 +17,11 @@ std::uint64_t le64(std::span<const std::uint8_t> b, std::size_t at) {
   for (int i = 7; i >= 0; --i) v = (v << 8) | b[at + static_cast<std::size_t>(i)];
   return v;
 }
-std::uint64_t be64(std::span<const std::uint8_t> b, std::size_t at) {
-  std::uint64_t v = 0;
-  for (std::size_t i = 0; i < 8; ++i) v = (v << 8) | b[at + i];
-  return v;
-}
+// SCSI's byte order is the shared wire toolkit's (drivescope/wire.hpp); ATA's little-endian
+// QWords and DWords are read here, their only reader.
+std::uint64_t be64(std::span<const std::uint8_t> b, std::size_t at) { return wire::get_be64(b, at); }
 std::uint32_t u32(std::span<const std::uint8_t> b, std::size_t at, bool big) {
-  return big ? (std::uint32_t{b[at]} << 24) | (std::uint32_t{b[at + 1]} << 16) |
-                   (std::uint32_t{b[at + 2]} << 8) | b[at + 3]
+  return big ? wire::get_be32(b, at)
              : (std::uint32_t{b[at + 3]} << 24) | (std::uint32_t{b[at + 2]} << 16) |
                    (std::uint32_t{b[at + 1]} << 8) | b[at];
 }
@@ -215,13 +215,7 @@ std::string_view zone_condition_name(std::uint8_t c) {
   }
 }
 
-std::string_view zoned_capabilities_name(std::uint8_t code) {
-  switch (code) {
-    case 0: return "not reported";
-    case 1: return "host aware";
-    case 2: return "device managed";
-    default: return "reserved";
-  }
-}
+// The codes are the VPD B1h ZONED field's (see zones.hpp): one vocabulary, one table.
+std::string_view zoned_capabilities_name(std::uint8_t code) { return scsi::zoned_name(code); }
 
 }  // namespace ds::probe

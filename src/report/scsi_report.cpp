@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 namespace ds::report {
 namespace {
 
@@ -58,6 +60,22 @@ json designator_json(const Designator& d) {
   return j;
 }
 
+// The optional 32-bit limits of VPD B0h, each under its JSON key (null when the page is too short
+// to hold it): one table instead of a line apiece.
+constexpr std::pair<const char*, std::optional<std::uint32_t> BlockLimits::*> kOptionalLimits[] = {
+    {"max_prefetch_length_blocks", &BlockLimits::max_prefetch_length},
+    {"max_unmap_lba_count", &BlockLimits::max_unmap_lba_count},
+    {"max_unmap_descriptor_count", &BlockLimits::max_unmap_descriptor_count},
+    {"optimal_unmap_granularity_blocks", &BlockLimits::optimal_unmap_granularity},
+    {"unmap_granularity_alignment", &BlockLimits::unmap_granularity_alignment},
+    {"max_atomic_transfer_length_blocks", &BlockLimits::max_atomic_transfer_length},
+    {"atomic_alignment", &BlockLimits::atomic_alignment},
+    {"atomic_transfer_length_granularity", &BlockLimits::atomic_transfer_length_granularity},
+    {"max_atomic_transfer_length_with_boundary_blocks",
+     &BlockLimits::max_atomic_transfer_length_with_boundary},
+    {"max_atomic_boundary_size_blocks", &BlockLimits::max_atomic_boundary_size},
+};
+
 json block_limits_json(const BlockLimits& b) {
   json j;
   j["wsnz"] = b.wsnz;
@@ -65,19 +83,9 @@ json block_limits_json(const BlockLimits& b) {
   j["optimal_transfer_length_granularity_blocks"] = b.optimal_transfer_length_granularity;
   j["max_transfer_length_blocks"] = b.max_transfer_length;
   j["optimal_transfer_length_blocks"] = b.optimal_transfer_length;
-  j["max_prefetch_length_blocks"] = opt(b.max_prefetch_length);
-  j["max_unmap_lba_count"] = opt(b.max_unmap_lba_count);
-  j["max_unmap_descriptor_count"] = opt(b.max_unmap_descriptor_count);
-  j["optimal_unmap_granularity_blocks"] = opt(b.optimal_unmap_granularity);
+  for (const auto& [key, field] : kOptionalLimits) j[key] = opt(b.*field);
   j["unmap_granularity_alignment_valid"] = opt(b.unmap_granularity_alignment_valid);
-  j["unmap_granularity_alignment"] = opt(b.unmap_granularity_alignment);
   j["max_write_same_length_blocks"] = opt(b.max_write_same_length);
-  j["max_atomic_transfer_length_blocks"] = opt(b.max_atomic_transfer_length);
-  j["atomic_alignment"] = opt(b.atomic_alignment);
-  j["atomic_transfer_length_granularity"] = opt(b.atomic_transfer_length_granularity);
-  j["max_atomic_transfer_length_with_boundary_blocks"] =
-      opt(b.max_atomic_transfer_length_with_boundary);
-  j["max_atomic_boundary_size_blocks"] = opt(b.max_atomic_boundary_size);
   return j;
 }
 
@@ -113,20 +121,17 @@ json capacity_json(const Capacity& c) {
   return j;
 }
 
+// The caching mode page's one-bit fields (SBC-4 6.5.6), each under its JSON key.
+constexpr std::pair<const char*, bool CachingPage::*> kCachingBits[] = {
+    {"wce", &CachingPage::wce},   {"rcd", &CachingPage::rcd},     {"dra", &CachingPage::dra},
+    {"ic", &CachingPage::ic},     {"abpf", &CachingPage::abpf},   {"cap", &CachingPage::cap},
+    {"disc", &CachingPage::disc}, {"size", &CachingPage::size},   {"mf", &CachingPage::mf},
+    {"fsw", &CachingPage::fsw},   {"lbcss", &CachingPage::lbcss}, {"nv_dis", &CachingPage::nv_dis},
+};
+
 json caching_json(const CachingPage& c) {
   json j;
-  j["wce"] = c.wce;
-  j["rcd"] = c.rcd;
-  j["dra"] = c.dra;
-  j["ic"] = c.ic;
-  j["abpf"] = c.abpf;
-  j["cap"] = c.cap;
-  j["disc"] = c.disc;
-  j["size"] = c.size;
-  j["mf"] = c.mf;
-  j["fsw"] = c.fsw;
-  j["lbcss"] = c.lbcss;
-  j["nv_dis"] = c.nv_dis;
+  for (const auto& [key, bit] : kCachingBits) j[key] = c.*bit;
   j["cache_segments"] = c.cache_segments;
   j["cache_segment_size_bytes"] = c.cache_segment_size;
   j["disable_prefetch_transfer_length_blocks"] = c.disable_prefetch_transfer_length;

@@ -11,8 +11,15 @@ namespace ds::measure {
 
 namespace {
 
-constexpr std::int64_t kTimeoutMs = 30'000;
-constexpr std::size_t kMinRounds = 3;  // a verdict needs at least this many rounds
+// The method's parameters (docs/methods.md, "Actuators"), in one place; the reads per phase are
+// an option (ActuatorsOptions::reads_per_phase) and the verdict's threshold kIndependentGain.
+struct ActuatorsTuning {
+  std::int64_t timeout_ms = 30'000;       // a read not back by then ends the test
+  std::size_t min_rounds = 3;             // a verdict needs at least this many rounds
+  std::uint32_t read_bytes = 4096;        // one 4 KiB read (or one block, when larger)
+  std::uint64_t seed_mix = 0x6163747561746F72ull;  // "actuator": apart from other tests' draws
+};
+constexpr ActuatorsTuning kTuning{};
 
 double r3(double v) { return std::round(v * 1000) / 1000; }
 
@@ -40,9 +47,10 @@ Expected<Phase> two_streams(IoEngine& io, const std::array<LbaRange, 2>& ranges,
   std::size_t done = 0, outstanding = 2;
   while (outstanding > 0) {
     IoCompletion c;
-    auto got = io.reap({&c, 1}, 1, std::chrono::milliseconds(kTimeoutMs));
+    auto got = io.reap({&c, 1}, 1, std::chrono::milliseconds(kTuning.timeout_ms));
     if (!got) return got.error();
-    if (*got == 0) return make_error("a read did not complete within 30 s", ETIMEDOUT);
+    if (*got == 0)
+      return make_error(fmt::format("a read did not complete within {} s", kTuning.timeout_ms / 1000), ETIMEDOUT);
     --outstanding;
     if (!c.ok()) return make_error("read failed: " + io_errno_text(-c.result), -c.result);
     if (start < 0) start = c.submit_ns;
@@ -92,7 +100,7 @@ Expected<ActuatorsResult> run_actuators(IoEngine& io, const ActuatorsOptions& op
   const std::uint32_t bb = info.logical_block_bytes ? info.logical_block_bytes : 512;
   std::uint64_t span = info.capacity_bytes / bb;
   if (opt.span_blocks) span = std::min(span, opt.span_blocks);
-  const std::uint32_t bytes = std::max<std::uint32_t>(4096, bb);  // one 4 KiB read (or one block)
+  const std::uint32_t bytes = std::max(kTuning.read_bytes, bb);
   if (span < 4 * (bytes / bb)) return make_error("the span is too small to hold two ranges of reads");
   ActuatorsResult r;
   choose_ranges(opt, span, r);
@@ -100,7 +108,7 @@ Expected<ActuatorsResult> run_actuators(IoEngine& io, const ActuatorsOptions& op
     if (x.lba_count < bytes / bb) return make_error("a positioning range is smaller than one read");
 
   Budget budget(opt.budget_s);
-  Rng rng(opt.seed ^ 0x6163747561746F72ull);
+  Rng rng(opt.seed ^ kTuning.seed_mix);
   const LbaRange a = r.ranges[0], b = r.ranges[1];
   // Each round: both in A, one in each, both in B. The "together" phases split their range in
   // two so that the streams do not read the same sectors.
@@ -137,7 +145,7 @@ Expected<ActuatorsResult> run_actuators(IoEngine& io, const ActuatorsOptions& op
   r.gain = r.apart_iops / r.together_iops;
   if (gains.size() >= 2)
     r.gain_uncertainty = kZ95 * stddev(gains) / std::sqrt(static_cast<double>(gains.size()));
-  if (gains.size() >= kMinRounds) {
+  if (gains.size() >= kTuning.min_rounds) {
     r.independent = r.gain - r.gain_uncertainty > kIndependentGain ? std::optional<bool>(true)
                     : r.gain + r.gain_uncertainty < kIndependentGain ? std::optional<bool>(false)
                                                                      : std::nullopt;

@@ -4,6 +4,25 @@
 
 namespace ds::measure {
 
+namespace {
+
+// The sweep's parameters (docs/methods.md, "blocksize"), in one place.
+struct BlocksizeTuning {
+  std::uint32_t smallest_bytes = 512;    // or the logical block, when larger
+  std::uint32_t largest_bytes = 1u << 20;
+  // Requests per size: enough for its share of the budget at assumed_rate_bytes_s (the time
+  // limit ends the run sooner), clamped to [min_requests, max_requests].
+  double assumed_rate_bytes_s = 1e9;
+  double min_requests = 16;
+  double max_requests = 200'000;
+  std::uint64_t gap_blocks = 8192;        // between sizes: what was just read is in the cache
+  std::size_t min_completions = 4;        // before the share may end a size
+  std::size_t min_rate_completions = 3;   // a rate needs this many, first to last
+};
+constexpr BlocksizeTuning kTuning{};
+
+}  // namespace
+
 Expected<BlocksizeResult> run_blocksize(IoEngine& io, const BlocksizeOptions& opt,
                                         const ProgressFn* progress) {
   BlocksizeResult res;
@@ -12,7 +31,8 @@ Expected<BlocksizeResult> run_blocksize(IoEngine& io, const BlocksizeOptions& op
   const std::uint64_t span = opt.span_blocks ? std::min(opt.span_blocks, cap) : cap;
   Budget budget(opt.budget_s);
   std::vector<std::uint32_t> sizes;
-  for (std::uint32_t b = std::max<std::uint32_t>(512, lb); b <= (1u << 20); b *= 2) sizes.push_back(b);
+  for (std::uint32_t b = std::max(kTuning.smallest_bytes, lb); b <= kTuning.largest_bytes; b *= 2)
+    sizes.push_back(b);
   const bool writes = opt.allow_write && io.info().writable;
   const double per = opt.budget_s / static_cast<double>(sizes.size() * (writes ? 2 : 1));
   std::uint64_t at = 0;  // each size reads fresh LBAs (what was just read is in the cache)
@@ -21,12 +41,12 @@ Expected<BlocksizeResult> run_blocksize(IoEngine& io, const BlocksizeOptions& op
     row.block_bytes = sizes[i];
     const std::uint32_t blocks = sizes[i] / lb;
     for (int w = 0; w < (writes ? 2 : 1); ++w) {
-      // Enough requests for `per` seconds at 1 GB/s; the time limit ends the run sooner.
-      const auto count = static_cast<std::size_t>(std::clamp(per * 1e9 / sizes[i], 16.0, 200000.0));
+      const auto count = static_cast<std::size_t>(std::clamp(
+          per * kTuning.assumed_rate_bytes_s / sizes[i], kTuning.min_requests, kTuning.max_requests));
       if (at + count * blocks >= span) at = 0;
       auto plan = sequential_plan(at, blocks, count, span);
       for (auto& p : plan) p.write = w == 1;
-      at += static_cast<std::uint64_t>(plan.size()) * blocks + 8192;
+      at += static_cast<std::uint64_t>(plan.size()) * blocks + kTuning.gap_blocks;
       RunOptions ro;
       ro.queue_depth = opt.queue_depth;
       ro.first_alone = true;  // a reordering drive would otherwise start mid-stream
@@ -40,15 +60,16 @@ Expected<BlocksizeResult> run_blocksize(IoEngine& io, const BlocksizeOptions& op
       std::size_t prefix = 0;
       RunResult r = run_plan(io, plan, ro, local, [&](const RunResult& rr) {
         while (prefix < rr.done.size() && rr.done[prefix]) ++prefix;
-        return prefix < 4 || rr.samples[prefix - 1].complete_ns - rr.samples[0].complete_ns < limit_ns;
+        return prefix < kTuning.min_completions ||
+               rr.samples[prefix - 1].complete_ns - rr.samples[0].complete_ns < limit_ns;
       });
       budget.charge(r.drive_ns);
       std::size_t n = 0;
       while (n < r.done.size() && r.done[n]) ++n;
       // The budget ending a size early is the normal way out; anything else is the drive failing.
       // Going on with the next sizes would only fail again (or wait out a timeout per size).
-      if (r.error && r.error->message != "drive-time budget spent") res.error = r.error;
-      if (n >= 3) {
+      if (failed(r.stop)) res.error = r.error;
+      if (n >= kTuning.min_rate_completions) {
         // From the first completion to the last: the first request's positioning is left out.
         const double ns = static_cast<double>(r.samples[n - 1].complete_ns - r.samples[0].complete_ns);
         const double rate = ns > 0 ? static_cast<double>(n - 1) * sizes[i] / ns * 1e3 : 0;  // MB/s

@@ -1,7 +1,6 @@
-// Shared plumbing of the measurement modules: a drive-time budget, a runner that pushes a plan of
-// reads through a ds::IoEngine at a chosen queue depth and keeps every completion stamp, and the
-// small statistics every analysis needs. Measurement code sees a drive only through IoEngine
-// (include/drivescope/io.hpp): the same code runs on a real disk, a file and the simulated drive.
+// Shared plumbing of the measurement modules: a drive-time budget, the I/O runner (tests/runner.hpp,
+// included at the end) and the small statistics every analysis needs. Measurement code sees a
+// drive only through IoEngine (include/drivescope/io.hpp): the same code runs on a real disk, a file and the simulated drive.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -49,41 +48,12 @@ struct Sample {
   double latency_ms() const { return static_cast<double>(complete_ns - submit_ns) * 1e-6; }
 };
 
-// run_plan's error when the budget ran out before the plan did: an end, not a failure.
-inline bool budget_spent(const std::optional<Error>& e) {
-  return e && e->message == "drive-time budget spent";
-}
-
-struct RunResult {
-  std::vector<Sample> samples;   // in plan order; only the completed prefix when error is set
-  std::vector<bool> done;        // done[i]: plan entry i completed
-  std::optional<Error> error;    // what ended the run early (failed I/O, timeout, budget)
-  std::int64_t drive_ns = 0;     // busy time used by this run
-  bool ok() const { return !error.has_value(); }
-};
-
+// One read (or write) of a plan (tests/runner.hpp runs plans).
 struct PlanEntry {
   std::uint64_t lba = 0;
   std::uint32_t blocks = 1;
   bool write = false;
 };
-
-struct RunOptions {
-  unsigned queue_depth = 1;
-  std::int64_t timeout_ms = 30'000;   // one reap that sees nothing for this long ends the run
-  bool stop_on_budget = true;         // stop submitting once the budget is spent
-  // Submit the first request alone and wait for it: a drive that reorders (SPTF) would otherwise
-  // serve a later request of a sequential stream first and the earlier ones a revolution late.
-  bool first_alone = false;
-};
-
-// Submit the plan keeping up to queue_depth requests outstanding, reap completions, stamp them.
-// A failing I/O or a timeout ends the run with an error; what completed so far is kept. `keep_going`
-// (optional) is asked after every reaped batch with the results so far and may end the run early
-// (e.g. "enough track boundaries seen").
-using KeepGoing = std::function<bool(const RunResult&)>;
-RunResult run_plan(IoEngine& io, std::span<const PlanEntry> plan, const RunOptions& opt,
-                   Budget& budget, const KeepGoing& keep_going = {});
 
 // How a failed I/O's errno reads in an error message ("the device is gone (errno 19)").
 std::string io_errno_text(int err);
@@ -138,3 +108,6 @@ struct Figure {
 };
 
 }  // namespace ds::measure
+
+// The I/O runner builds on Budget and Sample above; every module that includes this header gets it.
+#include "tests/runner.hpp"  // IWYU pragma: export

@@ -21,6 +21,22 @@ struct CellPlan {
 
 constexpr double kShareEps = 1e-9;
 
+// The method's parameters (docs/methods.md, "Patterns"), in one place; the IOMeter specifications
+// themselves are iometer_specs() below.
+struct PatternsTuning {
+  int database_write_steps = 10;    // database cells at 0 %, 10 % … 100 % writes
+  // One cell's closed loop: up to hard_limit_factor times its share of drive time, at least
+  // min_ios_per_depth·depth + min_ios_base I/Os (deep queues need a fill), at most max_ios.
+  double hard_limit_factor = 4;
+  std::size_t min_ios_per_depth = 2;
+  std::size_t min_ios_base = 32;
+  std::size_t max_ios = 200'000;
+  double min_cell_s = 0.05;         // a cell's share of the budget never below this
+  std::uint64_t min_span_blocks = 2048;
+  std::uint64_t seed_mix = 0x5A17E4ull;  // the patterns' generator apart from other tests'
+};
+constexpr PatternsTuning kTuning{};
+
 }  // namespace
 
 const std::vector<AccessSpec>& iometer_specs() {
@@ -78,8 +94,9 @@ Expected<std::vector<CellPlan>> plan_cells(const PatternsOptions& opt) {
       return make_error(fmt::format("patterns: unknown pattern '{}' (known: database, fileserver, "
                                     "webserver, workstation)", name));
     if (name == "database") {
-      for (int w = 0; w <= 10; ++w)
-        for (unsigned d : opt.database_depths) plan.push_back({s, d, w / 10.0});
+      const int steps = kTuning.database_write_steps;
+      for (int w = 0; w <= steps; ++w)
+        for (unsigned d : opt.database_depths) plan.push_back({s, d, w / static_cast<double>(steps)});
     } else {
       for (unsigned d : name == "workstation" ? opt.workstation_depths : opt.load_depths)
         plan.push_back({s, d, 1.0 - s->read_share});
@@ -108,9 +125,9 @@ LoopResult run_cell(IoEngine& io, const PatternsOptions& opt, const CellPlan& c,
   LoopOptions lo;
   lo.depth = std::min(c.depth, std::max(1u, io.info().max_queue_depth));
   lo.target_s = cell_s;
-  lo.hard_limit_s = 4 * cell_s;
-  lo.min_ios = 2 * static_cast<std::size_t>(c.depth) + 32;
-  lo.max_ios = 200'000;
+  lo.hard_limit_s = kTuning.hard_limit_factor * cell_s;
+  lo.min_ios = kTuning.min_ios_per_depth * c.depth + kTuning.min_ios_base;
+  lo.max_ios = kTuning.max_ios;
   lo.stop = opt.stop;
   return run_closed_loop(io, lo, [&](std::uint64_t) {
     IoRequest q;
@@ -221,13 +238,15 @@ Expected<PatternsResult> run_patterns(IoEngine& io, const PatternsOptions& opt, 
   x.pb = info.physical_block_bytes >= x.lb ? info.physical_block_bytes : x.lb;
   x.span = info.capacity_bytes / x.lb;
   if (opt.span_blocks) x.span = std::min(x.span, opt.span_blocks);
-  if (x.span < 2048) return make_error("patterns: the target is too small (needs at least 2048 blocks)");
+  if (x.span < kTuning.min_span_blocks)
+    return make_error(fmt::format("patterns: the target is too small (needs at least {} blocks)",
+                                  kTuning.min_span_blocks));
   std::size_t to_run = 0;
   for (const auto& c : plan) to_run += (c.write_share <= kShareEps || opt.allow_write) ? 1 : 0;
-  const double cell_s = std::clamp(opt.budget_s / std::max<std::size_t>(1, to_run), 0.05, opt.cell_s);
+  const double cell_s = std::clamp(opt.budget_s / std::max<std::size_t>(1, to_run), kTuning.min_cell_s, opt.cell_s);
   bool rounded_small = false;
 
-  Rng rng(opt.seed ^ 0x5A17E4ull);
+  Rng rng(opt.seed ^ kTuning.seed_mix);
   std::size_t done = 0;
   for (const auto& c : plan) {
     PatternCell cell;
@@ -249,7 +268,7 @@ Expected<PatternsResult> run_patterns(IoEngine& io, const PatternsOptions& opt, 
     const LoopResult loop = run_cell(io, opt, c, x, cell_s, rng, rounded_small);
     fill_cell(cell, loop);
     res.drive_time_s += loop.drive_time_s;
-    if (loop.interrupted) res.interrupted = true;
+    if (loop.stop == StopReason::interrupted) res.interrupted = true;
     if (loop.error) {
       res.notes.push_back(fmt::format("{} depth {}: {}", cell.pattern, cell.depth, loop.error->message));
       if (cell.ios == 0) {
@@ -322,9 +341,10 @@ std::string patterns_to_text(const PatternsResult& r) {
     o += fmt::format("{:>8}", "write %");
     for (unsigned d : db_depths) o += fmt::format("{:>8}", fmt::format("QD{}", d));
     o += "\n";
-    for (int w = 0; w <= 10; ++w) {
-      o += fmt::format("{:>8}", w * 10);
-      for (unsigned d : db_depths) o += val(r.cell("database", d, w / 10.0));
+    const int steps = kTuning.database_write_steps;
+    for (int w = 0; w <= steps; ++w) {
+      o += fmt::format("{:>8}", w * 100 / steps);
+      for (unsigned d : db_depths) o += val(r.cell("database", d, w / static_cast<double>(steps)));
       o += "\n";
     }
   }

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cerrno>
 
 namespace ds::measure {
 
@@ -13,155 +12,53 @@ namespace {
 double r3(double v) { return std::round(v * 1000) / 1000; }
 double r4(double v) { return std::round(v * 10000) / 10000; }
 
-// Steady-state IOPS from completion times (sorted): skip the first completions (the queue was
-// just filled) and the last depth−1 (the queue was draining), then count completions per second
-// over what is left. The relative standard error comes from the spread of the gaps between
-// completions (a sum of m gaps has relative SE sd/(mean·√m) when they are independent).
-void steady_iops(const std::vector<std::int64_t>& t, unsigned depth, std::int64_t t0, LoopResult& r) {
-  const std::size_t n = t.size();
-  if (n == 0) return;
-  std::size_t k0 = std::min<std::size_t>(depth, n / 4);
-  std::size_t k1 = n > depth ? n - depth : 0;
-  if (k1 <= k0 + 8) {
-    const double span = static_cast<double>(t.back() - t0) * 1e-9;
-    r.iops = span > 0 ? static_cast<double>(n) / span : 0;
-    r.iops_rel_se = 1.0 / std::sqrt(static_cast<double>(n));
-    return;
-  }
-  const double span = static_cast<double>(t[k1] - t[k0]) * 1e-9;
-  const std::size_t m = k1 - k0;
-  if (span <= 0) {
-    // Completions seen in one instant (a coarse clock): fall back to the whole run.
-    const double all = static_cast<double>(t.back() - t0) * 1e-9;
-    r.iops = all > 0 ? static_cast<double>(n) / all : 0;
-    r.iops_rel_se = 1.0 / std::sqrt(static_cast<double>(n));
-    return;
-  }
-  r.iops = static_cast<double>(m) / span;
-  double sum = 0, sum2 = 0;
-  for (std::size_t i = k0; i < k1; ++i) {
-    const double g = static_cast<double>(t[i + 1] - t[i]);
-    sum += g;
-    sum2 += g * g;
-  }
-  const double mean = sum / static_cast<double>(m);
-  const double var = std::max(0.0, sum2 / static_cast<double>(m) - mean * mean);
-  r.iops_rel_se = mean > 0 ? std::sqrt(var) / (mean * std::sqrt(static_cast<double>(m))) : 0;
-}
-
 double phi(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 
+// The method's parameters (docs/methods.md, "Read queuing"), in one place.
+struct QueueTuning {
+  // A depth's figures count once this many latencies are in.
+  std::uint64_t min_usable_ios = 16;
+  // No positioning cost to save: depth-1 mean under no_cost_mean_ms, spread under no_cost_cv of
+  // the mean, or the tenth percentile under no_cost_p10_ms (a random read's floor on a disk: a
+  // seek and part of a revolution, above 0.3 ms even for a 15k rpm drive on a short span).
+  double no_cost_mean_ms = 1.0;
+  double no_cost_cv = 0.08;
+  double no_cost_p10_ms = 0.3;
+  // ... said with more confidence when clearly so.
+  double clearly_no_cost_mean_ms = 0.3;
+  double clearly_no_cost_cv = 0.03;
+  double clearly_no_cost_confidence = 0.95;
+  double no_cost_confidence = 0.8;
+  unsigned min_deepest = 4;                // shallower than this: too shallow to judge
+  // Gain threshold deepest^gain_threshold_exponent: the midpoint in log space between "flat"
+  // (gain 1) and the weakest SPTF gain (d^(1/3)).
+  double gain_threshold_exponent = 0.1;
+  double min_gain_se = 0.01;               // floor of the log gain's standard error
+  double reorder_max_latency_exponent = 0.9;
+  double arrival_min_latency_exponent = 0.8;  // the diagonal ridge
+  double reorder_min_overtaken = 0.25;     // share of completions out of order when reordering
+  double reorder_gain_ceiling_exponent = 0.65;  // about d^(1/2), with room
+  double parallel_confidence = 0.7;
+  double undecided_confidence = 0.5;
+  double max_confidence = 0.999;
+  // The closed loop per depth: an equal share of the budget (at least min_depth_s), up to
+  // hard_limit_factor times it, and at least min_ios_per_depth·depth + min_ios_base I/Os.
+  double min_depth_s = 0.2;
+  double hard_limit_factor = 3;
+  std::size_t min_ios_per_depth = 4;
+  std::size_t min_ios_base = 64;
+  std::uint64_t seed_mix = 0x9E3779B97F4A7C15ull;  // per-depth generators from the one seed
+};
+constexpr QueueTuning kTuning{};
+
 }  // namespace
-
-LoopResult run_closed_loop(IoEngine& io, const LoopOptions& opt, const NextRequest& next) {
-  LoopResult r;
-  const unsigned depth = std::max(1u, opt.depth);
-  // The I/O path costs no more per I/O than the engine: tags are seqs, so what is outstanding is
-  // a flag per seq and the oldest of them a cursor (no tree node per I/O); the arrays grow by
-  // doubling only; the clock and the stop callback are read once per reap, not per submit (a
-  // batch's submissions follow each other within microseconds; the simulator's clock only moves
-  // in reap).
-  const std::size_t expect = std::min<std::size_t>(opt.max_ios, std::size_t{1} << 16);
-  std::vector<IoCompletion> comps(depth);
-  std::vector<IoRequest> by_seq;      // what was asked, by seq (tags are seqs)
-  std::vector<std::uint8_t> pending;  // by seq: still outstanding
-  by_seq.reserve(expect);
-  pending.reserve(expect);
-  r.records.reserve(expect);
-  std::size_t outstanding = 0;
-  std::uint64_t oldest = 0;  // no seq below it is outstanding
-  std::uint64_t seq = 0;
-  bool submitting = true;
-  const std::int64_t t0 = io.now_ns();
-
-  // The count rule, then the time rules and the stop callback (these once per reap).
-  bool time_checked = false, out_of_time = false;
-  auto should_stop = [&]() {
-    if (r.records.size() + outstanding >= opt.max_ios) return true;
-    if (time_checked) return out_of_time;
-    time_checked = true;
-    const double e = static_cast<double>(io.now_ns() - t0) * 1e-9;
-    if (e >= opt.hard_limit_s || (e >= opt.target_s && r.records.size() >= opt.min_ios)) out_of_time = true;
-    else if (opt.stop && opt.stop()) out_of_time = r.interrupted = true;
-    return out_of_time;
-  };
-  // One request per submit call: nothing between us and the drive sees a batch it could sort.
-  auto submit_one = [&]() -> bool {
-    IoRequest q = next(seq);
-    q.tag = seq;
-    auto s = io.submit(std::span<const IoRequest>(&q, 1));
-    if (!s) {
-      r.error = s.error();
-      return false;
-    }
-    if (*s == 0) return false;  // the engine's queue is full: this is the depth we get
-    by_seq.push_back(q);
-    pending.push_back(1);
-    ++outstanding;
-    ++seq;
-    r.max_outstanding = std::max<unsigned>(r.max_outstanding, static_cast<unsigned>(outstanding));
-    return true;
-  };
-
-  for (unsigned i = 0; i < depth; ++i)
-    if (!submit_one()) break;
-  if (outstanding == 0 && !r.error) r.error = make_error("the I/O engine accepted no request");
-
-  std::vector<std::int64_t> times;
-  times.reserve(expect);
-  while (outstanding > 0) {
-    auto got = io.reap(comps, 1, std::chrono::milliseconds(opt.timeout_ms));
-    if (!got) {
-      r.error = got.error();
-      break;
-    }
-    if (*got == 0) {
-      r.error = make_error(fmt::format("I/O timed out: no completion within {} ms", opt.timeout_ms), ETIMEDOUT);
-      break;
-    }
-    for (std::size_t k = 0; k < *got; ++k) {
-      const IoCompletion& c = comps[k];
-      if (c.tag >= seq || !pending[c.tag]) continue;  // not ours
-      pending[c.tag] = 0;
-      --outstanding;
-      while (oldest < seq && !pending[oldest]) ++oldest;
-      if (!c.ok()) {
-        if (!r.error)
-          r.error = make_error(fmt::format("I/O failed at byte offset {}: {}",
-                                           by_seq[c.tag].offset_bytes, io_errno_text(-c.result)), -c.result);
-        submitting = false;
-        continue;
-      }
-      LoopRecord rec;
-      rec.seq = c.tag;
-      rec.offset_bytes = by_seq[c.tag].offset_bytes;
-      rec.length_bytes = by_seq[c.tag].length_bytes;
-      rec.write = by_seq[c.tag].write;
-      rec.submit_ns = c.submit_ns;
-      rec.complete_ns = c.complete_ns;
-      rec.overtook = outstanding > 0 && oldest < c.tag;
-      r.records.push_back(rec);
-      times.push_back(c.complete_ns);
-    }
-    time_checked = false;
-    for (std::size_t k = 0; k < *got && submitting; ++k) {
-      if (outstanding >= depth) break;
-      if (should_stop() || !submit_one()) submitting = false;
-    }
-    if (submitting && outstanding == 0) submitting = false;  // nothing accepted any more
-  }
-  std::sort(times.begin(), times.end());
-  if (!times.empty()) r.drive_time_s = static_cast<double>(times.back() - t0) * 1e-9;
-  steady_iops(times, std::max(1u, r.max_outstanding), t0, r);
-  return r;
-}
 
 ReorderVerdict judge_reordering(const std::vector<QueueDepthResult>& depths) {
   ReorderVerdict v;
   const QueueDepthResult* d1 = nullptr;
   const QueueDepthResult* deep = nullptr;
   for (const auto& d : depths) {
-    if (d.ios < 16 || d.iops <= 0 || d.mean_ms <= 0) continue;
+    if (d.ios < kTuning.min_usable_ios || d.iops <= 0 || d.mean_ms <= 0) continue;
     if (d.reached_depth == 1 && !d1) d1 = &d;
     if (!deep || d.reached_depth > deep->reached_depth) deep = &d;
   }
@@ -176,7 +73,7 @@ ReorderVerdict judge_reordering(const std::vector<QueueDepthResult>& depths) {
   // Exponents over every usable depth.
   std::vector<double> lx, liops, llat;
   for (const auto& d : depths) {
-    if (d.ios < 16 || d.iops <= 0 || d.mean_ms <= 0 || d.reached_depth == 0) continue;
+    if (d.ios < kTuning.min_usable_ios || d.iops <= 0 || d.mean_ms <= 0 || d.reached_depth == 0) continue;
     lx.push_back(std::log(static_cast<double>(d.reached_depth)));
     liops.push_back(std::log(d.iops));
     llat.push_back(std::log(d.mean_ms));
@@ -189,58 +86,60 @@ ReorderVerdict judge_reordering(const std::vector<QueueDepthResult>& depths) {
   // answering in well under a millisecond, or always in the same time, has no positioning cost a
   // reordering could save, so its IOPS curve says nothing about reordering.
   const double cv1 = d1->stddev_ms / d1->mean_ms;
-  // A random read over a disk's span has a floor: a seek and part of a revolution (above
-  // 0.3 ms even for a 15k rpm drive on a short span); a tenth of the reads below it is no disk.
+  // A random read over a disk's span has a floor (kTuning.no_cost_p10_ms); a tenth of the reads
+  // below it is no disk.
   const double p10_ms = static_cast<double>(d1->histogram.percentile(10)) * 1e-6;
-  if (d1->mean_ms < 1.0 || cv1 < 0.08 || (d1->histogram.count() && p10_ms < 0.3)) {
+  const QueueTuning& t = kTuning;
+  if (d1->mean_ms < t.no_cost_mean_ms || cv1 < t.no_cost_cv || (d1->histogram.count() && p10_ms < t.no_cost_p10_ms)) {
     v.no_positioning_cost = true;
-    v.confidence = d1->mean_ms < 0.3 || cv1 < 0.03 ? 0.95 : 0.8;
+    v.confidence = d1->mean_ms < t.clearly_no_cost_mean_ms || cv1 < t.clearly_no_cost_cv
+                       ? t.clearly_no_cost_confidence
+                       : t.no_cost_confidence;
     v.evidence = fmt::format(
         "no positioning cost to save: depth-1 reads take {:.3f} ms (spread {:.0f} % of the mean, "
         "10 % under {:.3f} ms), unlike a mechanical access; IOPS x{:.2f} from depth 1 to {}", d1->mean_ms, cv1 * 100, p10_ms,
         v.iops_gain, v.deepest);
     return v;
   }
-  if (v.deepest < 4) {
-    v.confidence = 0.5;
+  if (v.deepest < t.min_deepest) {
+    v.confidence = t.undecided_confidence;
     v.evidence = fmt::format("at most {} requests were outstanding: too shallow to judge", v.deepest);
     return v;
   }
-  // Midpoint in log space between "flat" (gain 1) and the weakest SPTF gain (d^(1/3)).
-  const double threshold = std::pow(static_cast<double>(v.deepest), 0.1);
-  const double se = std::max(0.01, std::hypot(d1->iops_rel_se, deep->iops_rel_se));
+  const double threshold = std::pow(static_cast<double>(v.deepest), t.gain_threshold_exponent);
+  const double se = std::max(t.min_gain_se, std::hypot(d1->iops_rel_se, deep->iops_rel_se));
   const double z = (std::log(v.iops_gain) - std::log(threshold)) / se;
   const std::string numbers = fmt::format(
       "IOPS {:.0f} at depth 1 and {:.0f} at depth {} (x{:.2f}, threshold x{:.2f}); mean latency "
       "grows as depth^{:.2f}; {:.0f} % of completions at depth {} overtook an older request",
       d1->iops, deep->iops, v.deepest, v.iops_gain, threshold, v.latency_exponent,
       v.overtaken_share * 100, v.deepest);
-  if (v.iops_gain >= threshold && v.latency_exponent < 0.9) {
+  if (v.iops_gain >= threshold && v.latency_exponent < t.reorder_max_latency_exponent) {
     // Reordering serves the nearest of d requests first, so most completions overtake an older
     // request (95 %+ at depth 32 on SPTF drives), and it cannot gain more than about d^(1/2)
     // (the expected distance to the nearest of d random points). More IOPS with completions
     // mostly in arrival order, or a gain beyond that, is parallel service (striping, several
     // actuators, flash channels, an emulator's thread pool), not reordering.
-    const double ceiling = std::pow(static_cast<double>(v.deepest), 0.65);
-    if (v.overtaken_share < 0.25 || v.iops_gain > ceiling) {
+    const double ceiling = std::pow(static_cast<double>(v.deepest), t.reorder_gain_ceiling_exponent);
+    if (v.overtaken_share < t.reorder_min_overtaken || v.iops_gain > ceiling) {
       v.parallel_service = true;
-      v.confidence = 0.7;
+      v.confidence = t.parallel_confidence;
       v.evidence = fmt::format("IOPS grow with depth through parallel service, not reordering "
                                "(gain above x{:.1f} or under 25 % served out of order): ", ceiling) + numbers;
       return v;
     }
     v.reorders = true;
-    v.confidence = std::min(0.999, phi(z));
+    v.confidence = std::min(t.max_confidence, phi(z));
     v.evidence = "reorders: " + numbers;
     return v;
   }
-  if (v.iops_gain < threshold && v.latency_exponent >= 0.8) {
+  if (v.iops_gain < threshold && v.latency_exponent >= t.arrival_min_latency_exponent) {
     v.reorders = false;
-    v.confidence = std::min(0.999, phi(-z));
+    v.confidence = std::min(t.max_confidence, phi(-z));
     v.evidence = "serves in arrival order: " + numbers;
     return v;
   }
-  v.confidence = 0.5;
+  v.confidence = t.undecided_confidence;
   v.evidence = "IOPS and latency disagree: " + numbers;
   return v;
 }
@@ -263,16 +162,16 @@ Expected<QueueResult> run_queue(IoEngine& io, const QueueOptions& opt, const Pro
   if (info.max_queue_depth < depths.back())
     res.notes.push_back(fmt::format("the I/O engine keeps at most {} requests outstanding",
                                     info.max_queue_depth));
-  const double per_depth = std::max(0.2, opt.budget_s / static_cast<double>(depths.size()));
+  const double per_depth = std::max(kTuning.min_depth_s, opt.budget_s / static_cast<double>(depths.size()));
 
   for (std::size_t i = 0; i < depths.size(); ++i) {
     const unsigned d = depths[i];
-    Rng rng(opt.seed * 0x9E3779B97F4A7C15ull + d);
+    Rng rng(opt.seed * kTuning.seed_mix + d);
     LoopOptions lo;
     lo.depth = std::min(d, std::max(1u, info.max_queue_depth));
     lo.target_s = per_depth;
-    lo.hard_limit_s = 3 * per_depth;
-    lo.min_ios = 4 * static_cast<std::size_t>(d) + 64;
+    lo.hard_limit_s = kTuning.hard_limit_factor * per_depth;
+    lo.min_ios = kTuning.min_ios_per_depth * d + kTuning.min_ios_base;
     lo.max_ios = std::max<std::size_t>(opt.max_ios_per_depth, lo.min_ios + d);
     lo.stop = opt.stop;
     const std::uint32_t bb = res.block_bytes;
@@ -310,17 +209,22 @@ Expected<QueueResult> run_queue(IoEngine& io, const QueueOptions& opt, const Pro
     res.depths.push_back(std::move(dr));
     if (progress && *progress)
       (*progress)("queue", static_cast<double>(i + 1) / static_cast<double>(depths.size()), res.drive_time_s);
-    if (loop.interrupted) {
-      res.interrupted = true;
-      res.notes.push_back("interrupted: depths after " + std::to_string(d) + " not measured");
-      break;
+    switch (loop.stop) {
+      case StopReason::done:
+      case StopReason::budget_spent:  // the loop has no budget of its own: its time rule ends it
+        continue;
+      case StopReason::interrupted:
+        res.interrupted = true;
+        res.notes.push_back("interrupted: depths after " + std::to_string(d) + " not measured");
+        break;
+      case StopReason::device_gone:
+      case StopReason::io_error:
+        if (res.depths.back().ios == 0) res.depths.pop_back();
+        if (res.depths.empty()) return *loop.error;
+        res.notes.push_back(fmt::format("depth {}: {}", d, loop.error->message));
+        break;
     }
-    if (loop.error) {
-      if (res.depths.back().ios == 0) res.depths.pop_back();
-      if (res.depths.empty()) return *loop.error;
-      res.notes.push_back(fmt::format("depth {}: {}", d, loop.error->message));
-      break;
-    }
+    break;
   }
   res.verdict = judge_reordering(res.depths);
   return res;

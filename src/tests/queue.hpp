@@ -11,7 +11,7 @@
 //     (roughly d^(1/3) … d^(1/2)) and latency grows less than linearly;
 //   - a device with no positioning cost (RAM, flash, an emulator) has nothing to save by
 //     reordering: the question is then inconclusive, whatever its completion order.
-// The closed-loop runner is shared with the IOMeter-style patterns (tests/patterns.hpp).
+// The closed-loop runner (tests/runner.hpp) is shared with the IOMeter-style patterns (tests/patterns.hpp).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -25,47 +25,9 @@
 #include "drivescope/io.hpp"
 #include "io/histogram.hpp"
 #include "tests/common.hpp"
+#include "tests/runner.hpp"
 
 namespace ds::measure {
-
-// ---- the closed-loop runner ----
-
-struct LoopRecord {
-  std::uint64_t seq = 0;     // submission order
-  std::uint64_t offset_bytes = 0;
-  std::uint32_t length_bytes = 0;
-  bool write = false;
-  std::int64_t submit_ns = 0;
-  std::int64_t complete_ns = 0;
-  bool overtook = false;     // completed while an older request was still outstanding
-  double latency_ms() const { return static_cast<double>(complete_ns - submit_ns) * 1e-6; }
-};
-
-struct LoopOptions {
-  unsigned depth = 1;
-  double target_s = 1.0;           // drive time to aim for
-  double hard_limit_s = 5.0;       // never more than this, even below min_ios
-  std::size_t min_ios = 100;       // keep going (up to hard_limit_s) until this many completed
-  std::size_t max_ios = 100'000;   // never more than this
-  std::int64_t timeout_ms = 30'000;
-  std::function<bool()> stop;      // asked between completions (Ctrl-C); true ends the run
-};
-
-struct LoopResult {
-  std::vector<LoopRecord> records;  // in completion order
-  unsigned max_outstanding = 0;     // the depth actually reached
-  double drive_time_s = 0;          // first submit to last completion
-  double iops = 0;                  // steady state: completions while the queue was full
-  double iops_rel_se = 0;           // relative standard error of iops (from inter-completion gaps)
-  std::optional<Error> error;       // what ended the run early; records so far are kept
-  bool interrupted = false;
-};
-
-// Next request of the workload: its offset, length and direction (the seq it will get is passed).
-using NextRequest = std::function<IoRequest(std::uint64_t seq)>;
-
-// Keep exactly opt.depth requests outstanding until the stop rule says enough, then drain.
-LoopResult run_closed_loop(IoEngine& io, const LoopOptions& opt, const NextRequest& next);
 
 // ---- the queue test ----
 

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -14,12 +15,16 @@ namespace ds::measure {
 
 namespace {
 
-// On a real device an open-loop replay waits for the next issue time in slices this long, reaping
-// completions between them, so a completion is stamped at most this late.
-constexpr std::int64_t kPollSliceNs = 100'000;
-constexpr int kCdfSteps = 100;          // the CDF in reports: every whole percent
-constexpr double kFastQuantile = 0.05;  // "what a cache hit costs": from the fastest 5 %
-constexpr double kFastFactor = 2.0;
+// The replay's parameters (docs/cli.md, "replay"), in one place.
+struct ReplayTuning {
+  // On a real device an open-loop replay waits for the next issue time in slices this long,
+  // reaping completions between them, so a completion is stamped at most this late.
+  std::int64_t poll_slice_ns = 100'000;
+  int cdf_steps = 100;          // the CDF in reports: every whole percent
+  double fast_quantile = 0.05;  // "what a cache hit costs": from the fastest 5 %
+  double fast_factor = 2.0;
+};
+constexpr ReplayTuning kTuning{};
 
 double fraction_at_most(const std::vector<double>& v, double limit) {
   if (v.empty()) return 0;
@@ -103,7 +108,7 @@ class Replayer {
   Expected<bool> wait_until(std::int64_t due) {
     const std::int64_t now = io_.now_ns();
     const bool poll = !io_.info().virtual_time && outstanding_ > 0;
-    const std::int64_t slice = poll ? std::min(due - now, kPollSliceNs) : due - now;
+    const std::int64_t slice = poll ? std::min(due - now, kTuning.poll_slice_ns) : due - now;
     io_.idle(std::chrono::nanoseconds(slice));
     if (outstanding_ > 0) return reap(0, std::chrono::milliseconds(0));
     return true;
@@ -113,7 +118,7 @@ class Replayer {
     auto got = io_.reap(comps_, min_events, timeout);
     if (!got) return got.error();
     if (*got == 0 && min_events > 0)
-      return make_error(fmt::format("I/O timed out: no completion within {} ms", timeout.count()), 110);
+      return make_error(fmt::format("I/O timed out: no completion within {} ms", timeout.count()), ETIMEDOUT);
     for (std::size_t k = 0; k < *got; ++k) {
       const IoCompletion& c = comps_[k];
       if (c.tag >= reqs_.size()) continue;
@@ -155,8 +160,8 @@ Distribution distribution_of(std::vector<double> ms) {
   d.p90_ms = quantile(ms, 0.90);
   d.p99_ms = quantile(ms, 0.99);
   d.max_ms = ms.back();
-  for (int k = 0; k <= kCdfSteps; ++k) {
-    const double p = static_cast<double>(k) / kCdfSteps;
+  for (int k = 0; k <= kTuning.cdf_steps; ++k) {
+    const double p = static_cast<double>(k) / kTuning.cdf_steps;
     d.cdf.push_back({quantile(ms, p), p});
   }
   return d;
@@ -201,7 +206,7 @@ std::vector<Comparison> compare_replay(const std::vector<ReplayedRequest>& reque
   for (const auto& r : requests)
     if (r.measured_ms) all_real.push_back(*r.measured_ms);
   if (all_real.empty()) return {};
-  const double fast_ms = kFastFactor * quantile(all_real, kFastQuantile);
+  const double fast_ms = kTuning.fast_factor * quantile(all_real, kTuning.fast_quantile);
   // Subsets: all, reads, writes, then each cache action the trace names (in first-seen order).
   std::vector<std::string> actions;
   for (const auto& r : requests)

@@ -7,16 +7,27 @@ namespace ds::measure {
 
 namespace {
 
-constexpr int kBinsPerOctave = 4;
-constexpr std::size_t kMinBinReads = 5;
-constexpr std::size_t kMaxFindings = 16;
-constexpr int kScanSteps = 32;
-constexpr int kScanLevels = 3;
-constexpr std::uint64_t kConfirmGap = 256;
-constexpr std::uint64_t kMergeGapDiv = 200;  // regions closer than span/200 are merged
+// The search's parameters (docs/methods.md, "Slow reads"), in one place.
+struct SlowTuning {
+  int bins_per_octave = 4;             // the normal-latency model: quarter-octaves of distance
+  std::size_t min_bin_reads = 5;       // a bin's median needs this many reads
+  std::size_t max_findings = 16;
+  int scan_steps = 32;                 // steps of one descending scan
+  int scan_levels = 3;                 // rounds of descending scans per edge
+  std::uint64_t confirm_gap = 256;     // a normal probe is believed if one this far below is too
+  std::uint64_t merge_gap_div = 200;   // regions closer than span/200 are merged
+  std::uint64_t fine_div = 4000;       // edges located to span/4000 (at least one block)
+  // First probe distance from a slow read: below it max(span/left_probe_div, left_probe_min),
+  // above it max(span/right_probe_div, right_probe_min); doubling from there.
+  std::uint64_t left_probe_div = 2000, left_probe_min = 64;
+  std::uint64_t right_probe_div = 500, right_probe_min = 4096;
+  // A spike's neighbours: this far (or span/fine_div) away, out of its read-ahead's reach.
+  std::uint64_t spike_neighbour_blocks = 4096;
+};
+constexpr SlowTuning kTuning{};
 
 int bin_of(std::uint64_t d) {
-  return d ? static_cast<int>(std::floor(std::log2(static_cast<double>(d)) * kBinsPerOctave)) : 0;
+  return d ? static_cast<int>(std::floor(std::log2(static_cast<double>(d)) * kTuning.bins_per_octave)) : 0;
 }
 
 std::uint64_t dist(std::uint64_t a, std::uint64_t b) { return a > b ? a - b : b - a; }
@@ -33,7 +44,7 @@ LatencyModel::LatencyModel(const std::vector<std::pair<std::uint64_t, double>>& 
     std::size_t j = i;
     std::vector<double> ms;
     while (j < v.size() && v[j].first == v[i].first) ms.push_back(v[j++].second);
-    if (ms.size() >= kMinBinReads) bins_.emplace_back(v[i].first, median(ms));
+    if (ms.size() >= kTuning.min_bin_reads) bins_.emplace_back(v[i].first, median(ms));
     i = j;
   }
 }
@@ -80,7 +91,7 @@ struct Searcher {
   // A normal read near a slow region is believed only when a second read just below it (which
   // read-ahead cannot serve) is normal too.
   int confirmed(std::uint64_t lba, std::vector<double>* ms) {
-    const std::uint64_t below = lba > kConfirmGap ? lba - kConfirmGap : 0;
+    const std::uint64_t below = lba > kTuning.confirm_gap ? lba - kTuning.confirm_gap : 0;
     auto c = classify({lba, below}, ms);
     if (c[0] < 0 || c[1] < 0) return -1;
     return c[0] == 1 || c[1] == 1 ? 1 : 0;
@@ -90,8 +101,8 @@ struct Searcher {
   std::pair<std::uint64_t, std::uint64_t> scan_down(std::uint64_t hi, std::uint64_t lo, bool start_slow,
                                                     std::vector<double>* ms) {
     std::vector<std::uint64_t> probe;
-    const double step = static_cast<double>(hi - lo) / kScanSteps;
-    for (int i = 1; i <= kScanSteps; ++i) probe.push_back(hi - static_cast<std::uint64_t>(std::llround(step * i)));
+    const double step = static_cast<double>(hi - lo) / kTuning.scan_steps;
+    for (int i = 1; i <= kTuning.scan_steps; ++i) probe.push_back(hi - static_cast<std::uint64_t>(std::llround(step * i)));
     auto c = classify(probe, ms);
     // A slow read can look normal (a short rotational wait hides a small extra time): the edge is
     // where two probes in a row are unlike the start, or the last probe is.
@@ -107,9 +118,9 @@ struct Searcher {
   }
 
   SlowFinding region(std::uint64_t s, std::vector<double> slow_ms) {
-    const std::uint64_t fine = std::max<std::uint64_t>(1, span / 4000);
+    const std::uint64_t fine = std::max<std::uint64_t>(1, span / kTuning.fine_div);
     // Left edge: probes below s at doubling distances until a normal read, then descending scans.
-    std::uint64_t d = std::max<std::uint64_t>(span / 2000, 64), hi = s, lo = 0;
+    std::uint64_t d = std::max<std::uint64_t>(span / kTuning.left_probe_div, kTuning.left_probe_min), hi = s, lo = 0;
     while (!io.stop()) {
       const std::uint64_t q = s > d ? s - d : 0;
       const int c = confirmed(q, &slow_ms);
@@ -119,7 +130,7 @@ struct Searcher {
       if (q == 0) break;
       d *= 2;
     }
-    for (int level = 0; level < kScanLevels && hi > lo && hi - lo > fine && !io.stop(); ++level) {
+    for (int level = 0; level < kTuning.scan_levels && hi > lo && hi - lo > fine && !io.stop(); ++level) {
       io.flush();
       std::tie(hi, lo) = scan_down(hi, lo, true, &slow_ms);
     }
@@ -127,7 +138,7 @@ struct Searcher {
     f.first_lba = hi;
     std::uint64_t lerr = hi - lo;
     // Right edge: far probes above s until a normal read, then descending scans.
-    d = std::max<std::uint64_t>(span / 500, 4096);
+    d = std::max<std::uint64_t>(span / kTuning.right_probe_div, kTuning.right_probe_min);
     std::uint64_t top = span - 1, bottom = s;
     while (!io.stop()) {
       const std::uint64_t q = std::min(span - 1, s + d);
@@ -138,7 +149,7 @@ struct Searcher {
       if (q == span - 1) { top = span - 1; break; }
       d *= 2;
     }
-    for (int level = 0; level < kScanLevels && top > bottom && top - bottom > fine && !io.stop(); ++level) {
+    for (int level = 0; level < kTuning.scan_levels && top > bottom && top - bottom > fine && !io.stop(); ++level) {
       io.flush();
       std::tie(top, bottom) = scan_down(top, bottom, false, &slow_ms);
     }
@@ -157,10 +168,10 @@ SlowSearch find_slow(SlowIo& io, const LatencyModel& model, std::uint64_t span,
   SlowSearch out;
   if (model.empty()) return out;
   Searcher s{io, model, span};
-  const std::uint64_t fine = std::max<std::uint64_t>(1, span / 4000);
+  const std::uint64_t fine = std::max<std::uint64_t>(1, span / kTuning.fine_div);
   // Neighbours of a confirmed seed: far enough that its read-ahead cannot serve them.
-  const std::uint64_t w = std::max<std::uint64_t>(fine, 4096);
-  for (std::size_t i = 0; i < seed_lbas.size() && out.found.size() < kMaxFindings; ++i) {
+  const std::uint64_t w = std::max<std::uint64_t>(fine, kTuning.spike_neighbour_blocks);
+  for (std::size_t i = 0; i < seed_lbas.size() && out.found.size() < kTuning.max_findings; ++i) {
     const std::uint64_t x = seed_lbas[i];
     bool covered = false;
     for (auto& f : out.found)
@@ -192,7 +203,7 @@ SlowSearch find_slow(SlowIo& io, const LatencyModel& model, std::uint64_t span,
   // can end an edge scan early and leave one region in pieces (seen on 5400 rpm drives).
   std::vector<SlowFinding> merged;
   for (auto& f : out.found) {
-    if (!merged.empty() && !f.spike && !merged.back().spike && f.first_lba <= merged.back().last_lba + std::max(2 * fine, span / kMergeGapDiv)) {
+    if (!merged.empty() && !f.spike && !merged.back().spike && f.first_lba <= merged.back().last_lba + std::max(2 * fine, span / kTuning.merge_gap_div)) {
       auto& m = merged.back();
       m.mean_ms = (m.mean_ms + f.mean_ms) / 2;
       m.last_lba = std::max(m.last_lba, f.last_lba);

@@ -10,13 +10,28 @@ namespace ds::measure {
 
 namespace {
 
-constexpr std::size_t kWindow = 32;       // writes per window of the rate
-constexpr std::size_t kBaseWindows = 8;   // the first windows set the fast rate
-constexpr double kCliffDrop = 8;          // a window this many times slower than the fast rate ...
-constexpr std::size_t kCliffWindows = 2;  // ... this many times in a row is the cliff
-constexpr std::size_t kMinSlow = 32;      // slow writes wanted for the band estimate
-constexpr double kFillShare = 0.85;       // of the budget, for filling; the rest after the cliff
-constexpr std::size_t kRatePoints = 100;
+// The probe's parameters (docs/methods.md, "SMR"), in one place.
+struct SmrTuning {
+  // Phase 1: access_reads random reads of access_read_bytes; the sequential rate at
+  // rate_positions places spread over the span, reads_per_position reads of rate_chunk_bytes
+  // each (the first positions the head, the others stream).
+  int access_reads = 32;
+  std::uint32_t access_read_bytes = 4096;
+  int rate_positions = 8;
+  int reads_per_position = 5;
+  std::uint32_t rate_chunk_bytes = 1u << 20;
+  // Phase 2: the write rate over windows of `window` writes.
+  std::size_t window = 32;
+  std::size_t base_windows = 8;       // the first windows set the fast rate
+  double cliff_drop = 8;              // a window this many times slower than the fast rate ...
+  std::size_t cliff_windows = 2;      // ... this many times in a row is the cliff
+  std::size_t min_slow = 32;          // slow writes wanted for the band estimate
+  double fill_share = 0.85;           // of the budget, for filling; the rest after the cliff
+  std::size_t rate_points = 100;      // points of the write-rate curve over the budget
+  std::uint64_t min_span_writes = 64; // the span must hold at least this many writes
+  std::uint64_t seed_mix = 0x736D72ull;  // "smr": apart from other tests' draws
+};
+constexpr SmrTuning kTuning{};
 
 // One I/O at queue depth 1; its latency in ms.
 Expected<double> one_io(IoEngine& io, std::uint64_t off, std::uint32_t len, bool write, std::uint64_t tag) {
@@ -73,7 +88,7 @@ struct Ctx {
                         dt > 0 ? static_cast<double>(r.bytes_written - point_bytes) / 1e6 / dt : 0});
       point_s = r.write_drive_s;
       point_bytes = r.bytes_written;
-      next_point_s = r.write_drive_s + opt.budget_s / kRatePoints;
+      next_point_s = r.write_drive_s + opt.budget_s / kTuning.rate_points;
       if (progress && *progress) (*progress)("smr", std::min(1.0, budget.used_s() / opt.budget_s), budget.used_s());
     }
     return ms;
@@ -82,31 +97,35 @@ struct Ctx {
 
 double window_mb_s(const std::vector<float>& lat, std::size_t w, std::uint32_t bytes) {
   double s = 0;
-  for (std::size_t i = w * kWindow; i < (w + 1) * kWindow; ++i) s += lat[i];
-  return s > 0 ? static_cast<double>(kWindow * bytes) / 1e3 / s : 0;
+  for (std::size_t i = w * kTuning.window; i < (w + 1) * kTuning.window; ++i) s += lat[i];
+  return s > 0 ? static_cast<double>(kTuning.window * bytes) / 1e3 / s : 0;
 }
 
 // Phase 1: the random-read access time and the sequential rate across the span.
 std::optional<Error> read_phase(Ctx& c) {
   std::vector<double> acc;
-  for (int i = 0; i < 32 && !c.stopped(); ++i) {
-    auto ms = c.io_ms(c.random_offset(4096), 4096, false);
+  for (int i = 0; i < kTuning.access_reads && !c.stopped(); ++i) {
+    auto ms = c.io_ms(c.random_offset(kTuning.access_read_bytes), kTuning.access_read_bytes, false);
     if (!ms) return ms.error();
     acc.push_back(*ms);
   }
   if (!acc.empty()) c.r.read_access_ms = median(acc);
-  constexpr std::uint32_t kChunk = 1u << 20;
+  const std::uint32_t kChunk = kTuning.rate_chunk_bytes;
+  const int reads = kTuning.reads_per_position;
+  // The last position leaves room for its reads and one chunk more.
+  const std::uint64_t room = static_cast<std::uint64_t>(reads + 1) * kChunk;
   std::vector<double> rates;
-  for (int p = 0; p < 8 && !c.stopped(); ++p) {
-    if (c.span_bytes < 6ull * kChunk) break;
-    const std::uint64_t at = (c.span_bytes - 6ull * kChunk) / 7 * static_cast<std::uint64_t>(p) / c.block * c.block;
+  for (int p = 0; p < kTuning.rate_positions && !c.stopped(); ++p) {
+    if (c.span_bytes < room) break;
+    const std::uint64_t at = (c.span_bytes - room) / static_cast<std::uint64_t>(kTuning.rate_positions - 1) *
+                             static_cast<std::uint64_t>(p) / c.block * c.block;
     double ms_sum = 0;
-    for (int k = 0; k < 5; ++k) {  // the first positions the head, the next four stream
+    for (int k = 0; k < reads; ++k) {  // the first positions the head, the others stream
       auto ms = c.io_ms(at + static_cast<std::uint64_t>(k) * kChunk, kChunk, false);
       if (!ms) return ms.error();
       if (k > 0) ms_sum += *ms;
     }
-    rates.push_back(4.0 * kChunk / 1e3 / ms_sum);
+    rates.push_back(static_cast<double>(reads - 1) * kChunk / 1e3 / ms_sum);
   }
   if (!rates.empty()) {
     double inv = 0;
@@ -126,17 +145,17 @@ Expected<std::optional<std::size_t>> fill_phase(Ctx& c) {
   std::vector<double> window_ms;  // mean latency of each window
   std::size_t slow_run = 0;
   std::optional<std::size_t> cliff;
-  while (!c.stopped() && c.budget.used_s() < kFillShare * c.opt.budget_s) {
+  while (!c.stopped() && c.budget.used_s() < kTuning.fill_share * c.opt.budget_s) {
     auto ms = c.write_one();
     if (!ms) return ms.error();
-    if (c.lat.size() % kWindow) continue;
-    const std::size_t w = c.lat.size() / kWindow - 1;
+    if (c.lat.size() % kTuning.window) continue;
+    const std::size_t w = c.lat.size() / kTuning.window - 1;
     window_ms.push_back(static_cast<double>(c.opt.write_bytes) / 1e3 / window_mb_s(c.lat, w, c.opt.write_bytes));
-    if (w + 1 < kBaseWindows) continue;
-    if (w + 1 == kBaseWindows) c.r.fast_write_ms = median(window_ms);
-    slow_run = window_ms.back() > kCliffDrop * c.r.fast_write_ms ? slow_run + 1 : 0;
-    if (slow_run == kCliffWindows) {
-      cliff = w + 1 - kCliffWindows;
+    if (w + 1 < kTuning.base_windows) continue;
+    if (w + 1 == kTuning.base_windows) c.r.fast_write_ms = median(window_ms);
+    slow_run = window_ms.back() > kTuning.cliff_drop * c.r.fast_write_ms ? slow_run + 1 : 0;
+    if (slow_run == kTuning.cliff_windows) {
+      cliff = w + 1 - kTuning.cliff_windows;
       break;
     }
   }
@@ -149,7 +168,7 @@ Expected<std::optional<std::size_t>> fill_phase(Ctx& c) {
 // After the cliff: the cache estimate, enough slow writes for the band, the slow rate.
 std::optional<Error> after_cliff(Ctx& c, std::size_t cliff_window) {
   const double slow_ms = kSlowFactor * c.r.fast_write_ms;
-  std::size_t first_slow = cliff_window * kWindow;
+  std::size_t first_slow = cliff_window * kTuning.window;
   while (first_slow < c.lat.size() && c.lat[first_slow] <= slow_ms) ++first_slow;
   c.r.cliff = true;
   c.r.cache_bytes_estimate = static_cast<std::uint64_t>(first_slow) * c.opt.write_bytes;
@@ -157,7 +176,7 @@ std::optional<Error> after_cliff(Ctx& c, std::size_t cliff_window) {
     return static_cast<std::size_t>(std::count_if(c.lat.begin() + static_cast<std::ptrdiff_t>(first_slow), c.lat.end(),
                                                    [slow_ms](float v) { return v > slow_ms; }));
   };
-  while (slow_count() < kMinSlow && !c.stopped() && !c.budget.exhausted()) {
+  while (slow_count() < kTuning.min_slow && !c.stopped() && !c.budget.exhausted()) {
     auto ms = c.write_one();
     if (!ms) return ms.error();
   }
@@ -224,7 +243,7 @@ void judge(SmrProbeResult& r, std::uint32_t write_bytes) {
                                      "bands had to be cleaned",
                                      kib, r.fast_write_ms, r.write_vs_read, mb(static_cast<double>(r.cache_bytes_estimate)),
                                      r.after_cliff_mb_s, r.slow_write_ms));
-  } else if (r.writes < kBaseWindows * kWindow) {
+  } else if (r.writes < kTuning.base_windows * kTuning.window) {
     r.verdict = "unknown";
     r.evidence.push_back(fmt::format("only {} writes timed: too few to judge", r.writes));
   } else if (r.write_vs_read > kLogLikeRatio) {
@@ -253,10 +272,10 @@ Expected<SmrProbeResult> run_smr_probe(IoEngine& io, const SmrProbeOptions& opt,
   if (!info.writable) return make_error("the smr write probe needs a target opened for writing");
   if (opt.write_bytes == 0 || opt.write_bytes % info.logical_block_bytes)
     return make_error("the probe's write size must be a multiple of the logical block size");
-  Ctx c{io, opt, progress, Budget(opt.budget_s), Rng(opt.seed ^ 0x736D72ull)};
+  Ctx c{io, opt, progress, Budget(opt.budget_s), Rng(opt.seed ^ kTuning.seed_mix)};
   c.block = info.logical_block_bytes;
   c.span_bytes = opt.span_blocks ? std::min(info.capacity_bytes, opt.span_blocks * c.block) : info.capacity_bytes;
-  if (c.span_bytes < 64ull * opt.write_bytes) return make_error("the span is too small for the smr probe");
+  if (c.span_bytes < kTuning.min_span_writes * opt.write_bytes) return make_error("the span is too small for the smr probe");
   if (auto e = read_phase(c)) return *e;
   auto cliff = fill_phase(c);
   if (!cliff) return cliff.error();

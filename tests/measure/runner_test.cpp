@@ -1,0 +1,176 @@
+// The I/O runner (src/tests/runner.*): each way a run can end gives its StopReason, over a scripted
+// engine whose every read takes 1 ms of virtual time, one at a time, and which can fail a chosen
+// offset, stop answering, or have its device vanish.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <deque>
+#include <optional>
+#include <vector>
+
+#include "tests/runner.hpp"
+
+namespace {
+
+using ds::measure::StopReason;
+
+class Scripted final : public ds::IoEngine {
+ public:
+  Scripted() {
+    info_.name = "scripted";
+    info_.capacity_bytes = 1 << 30;
+    info_.virtual_time = true;
+    info_.max_queue_depth = 32;
+  }
+  std::optional<std::uint64_t> fail_offset;  // a read here fails with fail_errno
+  int fail_errno = EIO;
+  bool silent = false;                       // reap sees nothing (a hung device)
+  const ds::IoTargetInfo& info() const override { return info_; }
+  std::int64_t now_ns() override { return now_; }
+  ds::Expected<std::size_t> submit(std::span<const ds::IoRequest> r) override {
+    for (const auto& q : r) queue_.push_back({q, now_});
+    return r.size();
+  }
+  ds::Expected<std::size_t> reap(std::span<ds::IoCompletion> out, std::size_t,
+                                 std::chrono::milliseconds) override {
+    if (silent || queue_.empty() || out.empty()) return std::size_t{0};
+    auto [q, t] = queue_.front();
+    queue_.pop_front();
+    now_ += 1'000'000;  // 1 ms a read, served in order
+    ds::IoCompletion& c = out[0];
+    c.tag = q.tag;
+    c.submit_ns = t;
+    c.complete_ns = now_;
+    c.result = fail_offset && *fail_offset == q.offset_bytes ? -fail_errno
+                                                             : static_cast<std::int32_t>(q.length_bytes);
+    return std::size_t{1};
+  }
+  void idle(std::chrono::nanoseconds d) override { now_ += d.count(); }
+  std::size_t in_flight() const override { return queue_.size(); }
+
+ private:
+  ds::IoTargetInfo info_;
+  std::int64_t now_ = 0;
+  std::deque<std::pair<ds::IoRequest, std::int64_t>> queue_;
+};
+
+std::vector<ds::measure::PlanEntry> plan_of(std::size_t n) {
+  return ds::measure::sequential_plan(0, 8, n, 1 << 20);
+}
+
+}  // namespace
+
+TEST_CASE("run_plan: a finished plan is done, with every entry stamped") {
+  Scripted io;
+  ds::measure::Budget budget(1000);  // explicit: Budget()'s 1e30 s overflows its ns count
+  const auto plan = plan_of(20);
+  ds::measure::RunOptions ro;
+  ro.queue_depth = 4;
+  const auto r = ds::measure::run_plan(io, plan, ro, budget);
+  CHECK(r.stop == StopReason::done);
+  CHECK_FALSE(r.error);
+  CHECK(std::count(r.done.begin(), r.done.end(), true) == 20);
+  CHECK(r.drive_ns == 20'000'000);
+  CHECK(budget.used_ns() == r.drive_ns);
+}
+
+TEST_CASE("run_plan: a budget spent before the plan ends it early as budget_spent") {
+  Scripted io;
+  ds::measure::Budget budget(0.0055);  // 5.5 reads' worth
+  const auto plan = plan_of(50);
+  const auto r = ds::measure::run_plan(io, plan, {}, budget);
+  CHECK(r.stop == StopReason::budget_spent);
+  CHECK_FALSE(ds::measure::failed(r.stop));
+  const auto n = std::count(r.done.begin(), r.done.end(), true);
+  CHECK(n >= 5);
+  CHECK(n < 50);
+  CHECK(ds::measure::budget_spent(r.error));  // what the modules not yet reading `stop` see
+}
+
+TEST_CASE("run_plan: keep_going ending the plan is done, not a failure") {
+  Scripted io;
+  ds::measure::Budget budget(1000);  // explicit: Budget()'s 1e30 s overflows its ns count
+  const auto plan = plan_of(50);
+  const auto r = ds::measure::run_plan(io, plan, {}, budget, [](const ds::measure::RunResult& rr) {
+    return std::count(rr.done.begin(), rr.done.end(), true) < 10;
+  });
+  CHECK(r.stop == StopReason::done);
+  CHECK(std::count(r.done.begin(), r.done.end(), true) == 10);
+}
+
+TEST_CASE("run_plan: a failed read is an io_error, a vanished device device_gone") {
+  Scripted io;
+  io.fail_offset = 5 * 8 * 512;
+  ds::measure::Budget budget(1000);  // explicit: Budget()'s 1e30 s overflows its ns count
+  const auto plan = plan_of(20);
+  auto r = ds::measure::run_plan(io, plan, {}, budget);
+  CHECK(r.stop == StopReason::io_error);
+  REQUIRE(r.error);
+  CHECK(r.error->code == EIO);
+  CHECK(r.error->message.find("LBA 40") != std::string::npos);
+  CHECK(std::count(r.done.begin(), r.done.end(), true) == 5);
+
+  Scripted gone;
+  gone.fail_offset = 0;
+  gone.fail_errno = ENODEV;
+  r = ds::measure::run_plan(gone, plan, {}, budget);
+  CHECK(r.stop == StopReason::device_gone);
+  CHECK(ds::measure::failed(r.stop));
+}
+
+TEST_CASE("run_plan and run_closed_loop: a device that stops answering times out as an io_error") {
+  Scripted io;
+  io.silent = true;
+  ds::measure::Budget budget(1000);  // explicit: Budget()'s 1e30 s overflows its ns count
+  const auto plan = plan_of(4);
+  ds::measure::RunOptions ro;
+  ro.timeout_ms = 7;
+  const auto r = ds::measure::run_plan(io, plan, ro, budget);
+  CHECK(r.stop == StopReason::io_error);
+  REQUIRE(r.error);
+  CHECK(r.error->code == ETIMEDOUT);
+  CHECK(r.error->message.find("7 ms") != std::string::npos);
+
+  Scripted io2;
+  io2.silent = true;
+  ds::measure::LoopOptions lo;
+  lo.timeout_ms = 7;
+  const auto l = ds::measure::run_closed_loop(io2, lo, [](std::uint64_t) {
+    return ds::IoRequest{0, 512, false, 0};
+  });
+  CHECK(l.stop == StopReason::io_error);
+  REQUIRE(l.error);
+  CHECK(l.error->code == ETIMEDOUT);
+}
+
+TEST_CASE("run_closed_loop: the count rule is done, a stop request interrupted, ENXIO device_gone") {
+  auto next = [](std::uint64_t seq) { return ds::IoRequest{seq * 4096, 4096, false, 0}; };
+  Scripted io;
+  ds::measure::LoopOptions lo;
+  lo.depth = 4;
+  lo.max_ios = 30;
+  lo.target_s = 100;
+  lo.hard_limit_s = 100;
+  auto l = ds::measure::run_closed_loop(io, lo, next);
+  CHECK(l.stop == StopReason::done);
+  CHECK_FALSE(l.error);
+  CHECK(l.records.size() == 30);
+  CHECK(l.max_outstanding == 4);
+
+  Scripted io2;
+  int asked = 0;
+  lo.stop = [&asked] { return ++asked > 3; };
+  l = ds::measure::run_closed_loop(io2, lo, next);
+  CHECK(l.stop == StopReason::interrupted);
+  CHECK(l.records.size() < 30);
+
+  Scripted gone;
+  gone.fail_offset = 2 * 4096;
+  gone.fail_errno = ENXIO;
+  lo.stop = {};
+  l = ds::measure::run_closed_loop(gone, lo, next);
+  CHECK(l.stop == StopReason::device_gone);
+  REQUIRE(l.error);
+  CHECK(l.error->message.find("byte offset 8192") != std::string::npos);
+}
