@@ -50,7 +50,7 @@ void bench_access(IoEngine& io, const BenchOptions& opt, double budget_s, const 
         o.zone_first_lba = z.first_lba;
         o.zone_last_lba = z.last_lba;
       }
-    o.surfaces = r.transfer->surfaces_estimate;
+    o.surfaces = r.transfer->surfaces_estimate ? r.transfer->surfaces_estimate : r.transfer->surfaces_hint;
     if (r.transfer->spares_per_track >= 0) {
       o.rotation_ns = r.transfer->rotation_ms.value * 1e6;
       o.rotation_uncertainty_ns = r.transfer->rotation_ms.uncertainty * 1e6;
@@ -84,40 +84,35 @@ void bench_blocksize(IoEngine& io, const BenchOptions& opt, double budget_s, con
   }
 }
 
-void bench_queue(IoEngine& io, const BenchOptions& opt, double budget_s, const ProgressFn* pf, BenchResult& r) {
-  QueueOptions o;
+// The options every sampling test shares: its budget, the plan's seed, the span, and leave to
+// write where the test has writes of its own.
+template <class Options>
+Options sampling_options(const BenchOptions& opt, double budget_s, const BenchResult& r) {
+  Options o;
   o.budget_s = budget_s;
   o.seed = opt.seed;
   o.span_blocks = r.span_blocks;
-  keep(r, "queue", run_queue(io, o, pf), r.queue);
+  if constexpr (requires { o.allow_write; }) o.allow_write = opt.allow_write;
+  return o;
+}
+
+void bench_queue(IoEngine& io, const BenchOptions& opt, double budget_s, const ProgressFn* pf, BenchResult& r) {
+  keep(r, "queue", run_queue(io, sampling_options<QueueOptions>(opt, budget_s, r), pf), r.queue);
 }
 
 void bench_patterns(IoEngine& io, const BenchOptions& opt, double budget_s, const ProgressFn* pf, BenchResult& r) {
-  PatternsOptions o;
-  o.budget_s = budget_s;
-  o.seed = opt.seed;
-  o.allow_write = opt.allow_write;
-  o.span_blocks = r.span_blocks;
-  keep(r, "patterns", run_patterns(io, o, pf), r.patterns);
+  keep(r, "patterns", run_patterns(io, sampling_options<PatternsOptions>(opt, budget_s, r), pf), r.patterns);
 }
 
 void bench_actuators(IoEngine& io, const BenchOptions& opt, double budget_s, const ProgressFn* pf,
                      BenchResult& r) {
-  ActuatorsOptions o;
-  o.budget_s = budget_s;
-  o.seed = opt.seed;
-  o.span_blocks = r.span_blocks;
+  auto o = sampling_options<ActuatorsOptions>(opt, budget_s, r);
   o.reported = opt.positioning_ranges;
   keep(r, "actuators", run_actuators(io, o, pf), r.actuators);
 }
 
 void bench_rmw(IoEngine& io, const BenchOptions& opt, double budget_s, const ProgressFn* pf, BenchResult& r) {
-  RmwOptions o;
-  o.budget_s = budget_s;
-  o.seed = opt.seed;
-  o.allow_write = opt.allow_write;
-  o.span_blocks = r.span_blocks;
-  keep(r, "rmw", run_rmw(io, o, pf), r.rmw);
+  keep(r, "rmw", run_rmw(io, sampling_options<RmwOptions>(opt, budget_s, r), pf), r.rmw);
 }
 
 struct BenchTest {

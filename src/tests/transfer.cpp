@@ -553,6 +553,7 @@ Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
   if (told && best->second < kMinSurfaceVotes) {
     res.notes.push_back(fmt::format("surfaces not told: only one place ({} of {} votes) showed a period of {} tracks",
                                     best->second, told, best->first));
+    res.surfaces_hint = best->first;
     told = 0;
   }
   if (told) {

@@ -50,6 +50,9 @@ struct TransferResult {
   int spares_per_track = -1;        // unused sectors on every track, fitted across zones (-1: not told)
   unsigned surfaces_estimate = 0;   // 0: could not be told from timing
   double surfaces_confidence = 0;   // share of samples agreeing
+  // The period one place alone showed, when that is all there was: not reported, only a hint for
+  // the track-to-track probe's aim (which checks it against its own timing).
+  unsigned surfaces_hint = 0;
   // "cylinder" where the track switches repeat a head-switch pattern every `surfaces` tracks;
   // empty: not told (a surface-serpentine layout and a cylinder one with equal switch times
   // both show switches all alike). The notes say which.
