@@ -131,12 +131,11 @@ TEST_CASE("serve: requests in flight together meet in the drive's queue (SPTF ga
   // ASan with a load of 9 on two cores) also stalls the depth-8 run in ways that cannot be taken
   // out, so there the comparison is skipped, visibly, with the lateness measured.
   constexpr double kMaxLateUs = 250;
-  double worst_late_us = 0;
-  auto gain = [&](const std::string& spec) {
+  auto gain = [](const std::string& spec, double& late_us) {
     auto one = open_drive(spec, 2.0);
     const double qd1_real = random_reads(*one, 1, 96);
     const auto late = one->stats();
-    worst_late_us = std::max(worst_late_us, late.mean_late_us);
+    late_us = late.mean_late_us;
     const double qd1 = qd1_real - static_cast<double>(late.requests) * late.mean_late_us * 1e-6;
     auto eight = open_drive(spec, 2.0);
     const double qd8 = random_reads(*eight, 8, 96);
@@ -145,13 +144,17 @@ TEST_CASE("serve: requests in flight together meet in the drive's queue (SPTF ga
     return qd1 / qd8;
   };
   // sim:raptor reorders (TCQ, SPTF): eight at once finish well before eight times one after the
-  // other; sim:wd1200jd has no queue: the same work takes the same time.
-  const double sptf = gain("sim:raptor");
-  const double none = gain("sim:wd1200jd");
-  if (worst_late_us > kMaxLateUs)
-    DS_SKIP("the host wakes " << worst_late_us << " us late per request (over " << kMaxLateUs
-                              << "): too loaded to compare queue depths in real time");
-  CHECK(sptf > 1.3);
-  CHECK(none < 1.15);
-  CHECK(none > 0.85);
+  // other; sim:wd1200jd has no queue: the same work takes the same time. Each drive is judged on
+  // its own run's lateness (one late run must not hide the other's check).
+  double sptf_late = 0, none_late = 0;
+  const double sptf = gain("sim:raptor", sptf_late);
+  const double none = gain("sim:wd1200jd", none_late);
+  if (sptf_late <= kMaxLateUs) CHECK(sptf > 1.3);
+  if (none_late <= kMaxLateUs) {
+    CHECK(none < 1.15);
+    CHECK(none > 0.85);
+  }
+  if (sptf_late > kMaxLateUs || none_late > kMaxLateUs)
+    DS_SKIP("the host woke " << sptf_late << " / " << none_late << " us late per request (raptor / wd1200jd; over "
+                             << kMaxLateUs << " is too loaded to compare queue depths in real time)");
 }
