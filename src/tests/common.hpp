@@ -21,7 +21,8 @@ namespace ds::measure {
 // time the drive was busy for us (idle gaps between our batches do not count).
 class Budget {
  public:
-  explicit Budget(double seconds = 1e30) : limit_ns_(static_cast<std::int64_t>(seconds * 1e9)) {}
+  // A limit beyond what a nanosecond count holds (about 292 years) is no limit; NaN or ≤ 0 is none.
+  explicit Budget(double seconds) : limit_ns_(limit_of(seconds)) {}
   void charge(std::int64_t ns) { used_ns_ += ns; }
   std::int64_t used_ns() const { return used_ns_; }
   double used_s() const { return static_cast<double>(used_ns_) * 1e-9; }
@@ -35,6 +36,11 @@ class Budget {
   }
 
  private:
+  static std::int64_t limit_of(double seconds) {
+    const double ns = seconds * 1e9;
+    if (!(ns > 0)) return 0;
+    return ns >= 9.2e18 ? INT64_MAX : static_cast<std::int64_t>(ns);
+  }
   std::int64_t limit_ns_;
   std::int64_t used_ns_ = 0;
 };
@@ -71,6 +77,8 @@ double mad(std::vector<double> v);  // median absolute deviation (unscaled)
 // slope_se: the slope's standard error from the residuals (0 with fewer than three points).
 struct LineFit { double slope = 0, intercept = 0, r2 = 0, slope_se = 0; };
 LineFit fit_line(std::span<const double> x, std::span<const double> y);
+// Spearman's rank correlation (ties share their mean rank); 0 with fewer than three pairs.
+double rank_correlation(std::span<const double> x, std::span<const double> y);
 
 // A deterministic 64-bit generator (splitmix64): plans are reproducible from the seed.
 class Rng {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <deque>
 #include <optional>
 #include <vector>
@@ -63,7 +64,7 @@ std::vector<ds::measure::PlanEntry> plan_of(std::size_t n) {
 
 TEST_CASE("run_plan: a finished plan is done, with every entry stamped") {
   Scripted io;
-  ds::measure::Budget budget(1000);  // explicit: Budget()'s 1e30 s overflows its ns count
+  ds::measure::Budget budget(1000);
   const auto plan = plan_of(20);
   ds::measure::RunOptions ro;
   ro.queue_depth = 4;
@@ -90,7 +91,7 @@ TEST_CASE("run_plan: a budget spent before the plan ends it early as budget_spen
 
 TEST_CASE("run_plan: keep_going ending the plan is done, not a failure") {
   Scripted io;
-  ds::measure::Budget budget(1000);  // explicit: Budget()'s 1e30 s overflows its ns count
+  ds::measure::Budget budget(1000);
   const auto plan = plan_of(50);
   const auto r = ds::measure::run_plan(io, plan, {}, budget, [](const ds::measure::RunResult& rr) {
     return std::count(rr.done.begin(), rr.done.end(), true) < 10;
@@ -102,7 +103,7 @@ TEST_CASE("run_plan: keep_going ending the plan is done, not a failure") {
 TEST_CASE("run_plan: a failed read is an io_error, a vanished device device_gone") {
   Scripted io;
   io.fail_offset = 5 * 8 * 512;
-  ds::measure::Budget budget(1000);  // explicit: Budget()'s 1e30 s overflows its ns count
+  ds::measure::Budget budget(1000);
   const auto plan = plan_of(20);
   auto r = ds::measure::run_plan(io, plan, {}, budget);
   CHECK(r.stop == StopReason::io_error);
@@ -122,7 +123,7 @@ TEST_CASE("run_plan: a failed read is an io_error, a vanished device device_gone
 TEST_CASE("run_plan and run_closed_loop: a device that stops answering times out as an io_error") {
   Scripted io;
   io.silent = true;
-  ds::measure::Budget budget(1000);  // explicit: Budget()'s 1e30 s overflows its ns count
+  ds::measure::Budget budget(1000);
   const auto plan = plan_of(4);
   ds::measure::RunOptions ro;
   ro.timeout_ms = 7;
@@ -173,4 +174,15 @@ TEST_CASE("run_closed_loop: the count rule is done, a stop request interrupted, 
   CHECK(l.stop == StopReason::device_gone);
   REQUIRE(l.error);
   CHECK(l.error->message.find("byte offset 8192") != std::string::npos);
+}
+
+TEST_CASE("Budget: a limit beyond a nanosecond count is no limit, NaN or a negative one none") {
+  ds::measure::Budget huge(1e30);
+  huge.charge(1'000'000'000'000'000'000);  // 31 years of drive time
+  CHECK_FALSE(huge.exhausted());
+  CHECK(huge.left_s() > 1e9);
+  CHECK(ds::measure::Budget(std::nan("")).exhausted());
+  CHECK(ds::measure::Budget(-1).exhausted());
+  CHECK(ds::measure::Budget(0).exhausted());
+  CHECK_FALSE(ds::measure::Budget(1).exhausted());
 }
