@@ -316,203 +316,271 @@ std::vector<TransferZone> zones_from_points(const std::vector<TransferPoint>& pt
   return zones;
 }
 
-Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
-                                      const ProgressFn* progress) {
-  TransferResult res;
-  const std::uint32_t lb = block_bytes(io);
-  const std::uint64_t cap = io.info().capacity_bytes / lb;
-  const std::uint64_t span = opt.span_blocks ? std::min(opt.span_blocks, cap) : cap;
-  if (span < 4096) return make_error("transfer: span too small (" + std::to_string(span) + " blocks)");
-  Budget budget(opt.budget_s);
-  const unsigned qd = std::max(2u, std::min(opt.queue_depth, std::max(2u, io.info().max_queue_depth)));
-  // (QD 8: the next requests must be in the drive before the current one ends, so that their
-  // command overhead overlaps with the media transfer.)
-  auto report = [&](double f) {
-    if (progress && *progress) (*progress)("transfer", f, budget.used_s());
-  };
+namespace {
 
-  // The read-size search may take at most 40 % of the budget: where no size shows a track (a
-  // file, a RAM disk) it tries every size, and the rate samples still need their share.
+// The method's parameters (docs/methods.md, "transfer").
+struct TransferTuning {
+  double search_share = 0.4;         // of what is left, for the read-size search
+  double first_stream_s = 1.5;       // the long structure stream at the outer edge (at most)
+  double first_stream_share = 0.05;  // … of the budget
+  unsigned first_stream_cyls = 4;    // … until it has seen this many cylinder switches
+  double more_streams_s = 1.0, more_streams_share = 0.03;  // the two more, mid-span and inner
+  unsigned more_streams_cyls = 3;
+  std::uint32_t raw_read_bytes = 262144;  // the read size where no track structure shows
+  double rev_guess_ns = 8.33e6;           // a revolution assumed where none was measured
+  double rate_guess_bytes_s = 100e6;      // a rate assumed where none was measured
+  double sample_warmup_revs = 3.5;        // a sample: one cylinder switch plus warm-up
+  unsigned default_surfaces = 4;          // … H assumed where not told
+  double min_sample_reads = 12;           // … and at least this many reads
+  double seek_allowance_s = 0.025;        // per sample, for its seek
+  double samples_share = 0.6;             // of what is left, for the samples
+  double min_points = 8;
+  double sample_len_margin = 1.5;         // LBAs a sample may read: its expected span times this
+  std::uint64_t sample_len_reads = 64;    // … plus this many reads
+  std::uint64_t fresh_gap = 4096;         // blocks between what a probe read and the next probe
+  // Samples in a slow region (probe_cost_stream).
+  std::uint32_t cost_track_div = 8;       // reads of 1/8 of the outer track
+  double cost_min_left_s = 3.0;           // budget a costly retry needs
+  std::uint64_t cost_backoff = 65536;     // blocks before the sample: out of its read-ahead
+  double cost_stream_s = 3.0;
+  unsigned cost_extra_switches = 2;       // boundaries wanted: H and this many more
+  double with_spt_share = 0.6;            // samples with a structure that make the rest anomalies
+  double refine_revs = 7;                 // a boundary-refinement probe, in revolutions
+  double rotation_floor = 1e-4;           // stated resolution of the samples' median revolution
+  int long_stream_votes = 4;              // a long stream's surface count is worth this many samples
+  int min_surface_votes = 8;              // two long streams' worth: one place is not enough
+  int platter_range_div = 5;              // values voted for by a fifth of the samples widen the range
+};
+constexpr TransferTuning kTuning{};
+
+// The test's state from one phase to the next.
+struct TransferRun {
+  IoEngine& io;
+  const TransferOptions& opt;
+  const ProgressFn* progress;
+  TransferResult res;
+  Budget budget;
+  std::uint32_t lb;
+  std::uint64_t span;
+  unsigned qd;
   ProbeChoice pc;
-  {
-    Budget search(budget.left_s() * 0.4);
-    pc = choose_stream(io, 0, search, qd, span);
-    budget.charge(search.used_ns());
-  }
-  std::uint32_t m = pc.blocks;
-  std::uint64_t fresh = pc.end_lba;  // the structure probes read [0, fresh)
+  std::uint32_t m = 0;            // blocks per read of the structure streams and samples
+  std::uint64_t fresh = 0;        // the structure probes read [0, fresh)
   double rev_ns = 0;
   unsigned H = 0;
   std::vector<unsigned> long_votes;  // surfaces told by the long structure streams
-  if (m) {
-    StreamProbe first =
-        probe_stream(io, pc.end_lba, m, std::min(1.5, opt.budget_s * 0.05), qd, budget, 4, span);
-    if (first.error) return *first.error;
-    fresh = first.end_lba + 4096;
-    rev_ns = first.t.rotation_ns ? first.t.rotation_ns : pc.t.rotation_ns;
-    H = first.t.surfaces;
-    if (H) long_votes.push_back(H);
-    // Two more long streams, mid-span and near the inner edge, so that the surface count rests on
-    // several places (a ZCAV sample is too short to hold two cylinder switches).
-    for (double at : {0.5, 0.9}) {
-      StreamProbe q = probe_stream(io, static_cast<std::uint64_t>(span * at), m,
-                                   std::min(1.0, opt.budget_s * 0.03), qd, budget, 3, span);
-      if (!q.error && q.t.surfaces) long_votes.push_back(q.t.surfaces);
-    }
-  } else {
-    m = std::max<std::uint32_t>(1, 262144 / lb);
+  double rev_guess = 0, sample_s = 0;
+  unsigned P = 0;
+  std::uint64_t room = 0;         // where a sample may start
+  std::uint32_t m_cost = 0;
+  unsigned cost_tried = 0, cost_ok = 0;
+  std::vector<double> cost_ms, rots;
+
+  TransferRun(IoEngine& io_, const TransferOptions& o, const ProgressFn* p, std::uint32_t lb_, std::uint64_t span_)
+      : io(io_), opt(o), progress(p), budget(o.budget_s), lb(lb_), span(span_),
+        // QD 8: the next requests must be in the drive before the current one ends, so that
+        // their command overhead overlaps with the media transfer.
+        qd(std::max(2u, std::min(o.queue_depth, std::max(2u, io_.info().max_queue_depth)))) {}
+
+  void report(double f) const {
+    if (progress && *progress) (*progress)("transfer", f, budget.used_s());
+  }
+  std::optional<Error> structure_streams();
+  void plan_samples();
+  std::optional<Error> take_samples();
+  void retry_costly(TransferPoint& pt);
+  TransferPoint sample(std::uint64_t lba, double dur);
+  void refine_boundaries();
+  void rates();
+  void surfaces();
+  void cost_note();
+};
+
+TransferPoint point_of(std::uint64_t lba, const TrackStructure& t) {
+  TransferPoint pt;
+  pt.lba = lba;
+  pt.mb_s = t.sustained_bytes_s * 1e-6;
+  pt.media_mb_s = t.media_bytes_s * 1e-6;
+  pt.sectors_per_track = t.sectors_per_track;
+  pt.spt_uncertainty = t.spt_uncertainty;
+  pt.surfaces = t.surfaces;
+  pt.per_surface = t.per_surface;
+  return pt;
+}
+
+// The read-size search (at most 40 % of the budget: where no size shows a track — a file, a RAM
+// disk — it tries every size, and the rate samples still need their share), then three long
+// structure streams: at the outer edge, mid-span and near the inner edge, so that the surface
+// count rests on several places (a ZCAV sample is too short to hold two cylinder switches).
+std::optional<Error> TransferRun::structure_streams() {
+  const auto& k = kTuning;
+  {
+    Budget search(budget.left_s() * k.search_share);
+    pc = choose_stream(io, 0, search, qd, span);
+    budget.charge(search.used_ns());
+  }
+  m = pc.blocks;
+  fresh = pc.end_lba;
+  if (!m) {
+    m = std::max<std::uint32_t>(1, k.raw_read_bytes / lb);
     res.notes.push_back("no track boundaries visible in the completion times (interface-bound, "
                         "solid state or noisy): rates only, no zone structure or surfaces");
+    return std::nullopt;
   }
-  res.read_blocks = m;
-  const double rev_guess = rev_ns > 0 ? rev_ns : 8.33e6;
-  const double rate0 = pc.t.raw_bytes_s > 0 ? pc.t.raw_bytes_s : 100e6;
-  // Long enough for one cylinder switch plus warm-up, and for at least 12 reads.
-  const double sample_s = std::max(((H ? H : 4) + 3.5) * rev_guess * 1e-9, 12.0 * m * lb / rate0);
-  unsigned P = opt.points;
-  const double per_sample = sample_s + 0.025;  // + a seek
-  P = static_cast<unsigned>(std::clamp(budget.left_s() * 0.6 / per_sample, 8.0, static_cast<double>(P)));
-  const double rate_guess = pc.t.raw_bytes_s > 0 ? pc.t.raw_bytes_s : 100e6;
-  const auto len = static_cast<std::uint64_t>(rate_guess * sample_s * 1.5 / lb) + 64ull * m;
-  const std::uint64_t room = span > len ? span - len : 0;
+  StreamProbe first = probe_stream(io, pc.end_lba, m, std::min(k.first_stream_s, opt.budget_s * k.first_stream_share),
+                                   qd, budget, k.first_stream_cyls, span);
+  if (first.error) return first.error;
+  fresh = first.end_lba + k.fresh_gap;
+  rev_ns = first.t.rotation_ns ? first.t.rotation_ns : pc.t.rotation_ns;
+  H = first.t.surfaces;
+  if (H) long_votes.push_back(H);
+  for (double at : {0.5, 0.9}) {
+    StreamProbe q = probe_stream(io, static_cast<std::uint64_t>(span * at), m,
+                                 std::min(k.more_streams_s, opt.budget_s * k.more_streams_share), qd, budget,
+                                 k.more_streams_cyls, span);
+    if (!q.error && q.t.surfaces) long_votes.push_back(q.t.surfaces);
+  }
+  return std::nullopt;
+}
 
-  // A sample without track structure amid samples that have one may lie in a slow region where
-  // every command costs far more than its media time, so that the switch gaps drown in that cost.
-  // It is taken again with two read sizes and the per-command cost fitted out of the stamps
-  // (probe_cost_stream); reads of ~1/8 of the outer track keep the number of (costly) commands per
-  // sample small while a track still holds several of them. The point keeps no structure when the
-  // result does not agree with the rotation measured at the outer edge.
-  const std::uint32_t spt_outer = pc.t.sectors_per_track;
-  const std::uint32_t m_cost = std::max<std::uint32_t>(2 * m, spt_outer / 8);
-  unsigned cost_tried = 0, cost_ok = 0;
-  std::vector<double> cost_ms;
-  auto retry_costly = [&](TransferPoint& pt) {
-    if (!m || rev_ns <= 0 || budget.left_s() < 3.0) return;
-    // Start a little before the sample: the drive's read-ahead has cached what follows it, and a
-    // cache hit is no media timing (32 MiB of 512-byte blocks: 0.01 % of a 200 GB disk).
-    const std::uint64_t back = 65536;
-    const std::uint64_t from = pt.lba >= back ? pt.lba - back : pt.lba + back;
-    ++cost_tried;
-    CostProbe q = probe_cost_stream(io, from, m_cost, 3.0, budget, rev_ns, (H ? H : 4) + 2, span, H);
-    if (q.error || !q.consistent) return;
-    const TrackStructure& t = q.s.t;
-    pt.mb_s = t.sustained_bytes_s * 1e-6;
-    pt.media_mb_s = t.media_bytes_s * 1e-6;
-    pt.sectors_per_track = t.sectors_per_track;
-    pt.spt_uncertainty = t.spt_uncertainty;
-    pt.surfaces = t.surfaces;
-    pt.per_surface = t.per_surface;
-    pt.command_ms = q.s.command_ns * 1e-6;
-    ++cost_ok;
-    cost_ms.push_back(pt.command_ms);
-  };
-  auto sample = [&](std::uint64_t lba, double dur) -> TransferPoint {
-    StreamProbe p = probe_stream(io, lba, m, dur, qd, budget, 0, span, H);
-    TransferPoint pt;
-    pt.lba = lba;
-    pt.mb_s = p.t.sustained_bytes_s * 1e-6;
-    pt.media_mb_s = p.t.media_bytes_s * 1e-6;
-    pt.sectors_per_track = p.t.sectors_per_track;
-    pt.spt_uncertainty = p.t.spt_uncertainty;
-    pt.surfaces = p.t.surfaces;
-    pt.per_surface = p.t.per_surface;
-    if (!pt.sectors_per_track && cost_ok && !p.error) retry_costly(pt);
-    return pt;
-  };
-  std::vector<double> rots;
+// How long a sample streams (one cylinder switch plus warm-up, and at least 12 reads), how many
+// fit the budget, and where they may start.
+void TransferRun::plan_samples() {
+  const auto& k = kTuning;
+  res.read_blocks = m;
+  rev_guess = rev_ns > 0 ? rev_ns : k.rev_guess_ns;
+  const double rate0 = pc.t.raw_bytes_s > 0 ? pc.t.raw_bytes_s : k.rate_guess_bytes_s;
+  sample_s = std::max(((H ? H : k.default_surfaces) + k.sample_warmup_revs) * rev_guess * 1e-9,
+                      k.min_sample_reads * m * lb / rate0);
+  const double per_sample = sample_s + k.seek_allowance_s;
+  P = static_cast<unsigned>(std::clamp(budget.left_s() * k.samples_share / per_sample, k.min_points,
+                                       static_cast<double>(opt.points)));
+  const auto len = static_cast<std::uint64_t>(rate0 * sample_s * k.sample_len_margin / lb) + k.sample_len_reads * m;
+  room = span > len ? span - len : 0;
+  // Reads of ~1/8 of the outer track keep the number of (costly) commands per slow-region sample
+  // small while a track still holds several of them.
+  m_cost = std::max<std::uint32_t>(2 * m, pc.t.sectors_per_track / k.cost_track_div);
+}
+
+// A sample without track structure amid samples that have one may lie in a slow region where
+// every command costs far more than its media time, so that the switch gaps drown in that cost.
+// It is taken again with two read sizes and the per-command cost fitted out of the stamps
+// (probe_cost_stream). The point keeps no structure when the result does not agree with the
+// rotation measured at the outer edge.
+void TransferRun::retry_costly(TransferPoint& pt) {
+  const auto& k = kTuning;
+  if (!m || rev_ns <= 0 || budget.left_s() < k.cost_min_left_s) return;
+  // Start a little before the sample: the drive's read-ahead has cached what follows it, and a
+  // cache hit is no media timing (32 MiB of 512-byte blocks: 0.01 % of a 200 GB disk).
+  const std::uint64_t from = pt.lba >= k.cost_backoff ? pt.lba - k.cost_backoff : pt.lba + k.cost_backoff;
+  ++cost_tried;
+  CostProbe q = probe_cost_stream(io, from, m_cost, k.cost_stream_s, budget, rev_ns,
+                                  (H ? H : k.default_surfaces) + k.cost_extra_switches, span, H);
+  if (q.error || !q.consistent) return;
+  const std::uint64_t lba = pt.lba;
+  pt = point_of(lba, q.s.t);
+  pt.command_ms = q.s.command_ns * 1e-6;
+  ++cost_ok;
+  cost_ms.push_back(pt.command_ms);
+}
+
+TransferPoint TransferRun::sample(std::uint64_t lba, double dur) {
+  StreamProbe p = probe_stream(io, lba, m, dur, qd, budget, 0, span, H);
+  TransferPoint pt = point_of(lba, p.t);
+  if (!pt.sectors_per_track && cost_ok && !p.error) retry_costly(pt);
+  return pt;
+}
+
+// The ZCAV grid: P samples evenly over the span; those without a structure among many that have
+// one are retried as costly, and what still has none is an anomaly (a slow region whose stamps do
+// not fit a fixed per-command cost, a retry): kept as a point, left out of the zones.
+std::optional<Error> TransferRun::take_samples() {
+  const auto& k = kTuning;
   for (unsigned i = 0; i < P && !budget.exhausted(); ++i) {
     std::uint64_t lba = P > 1 ? room * i / (P - 1) : 0;
     if (i == 0 && fresh < room / 4) lba = fresh;
     StreamProbe p = probe_stream(io, lba, m, sample_s, qd, budget, 0, span, H);
     if (p.error) {
       res.notes.push_back("sample at LBA " + std::to_string(lba) + ": " + p.error->message);
-      if (res.points.empty()) return *p.error;
+      if (res.points.empty()) return p.error;
       break;
     }
-    TransferPoint pt;
-    pt.lba = lba;
-    pt.mb_s = p.t.sustained_bytes_s * 1e-6;
-    pt.media_mb_s = p.t.media_bytes_s * 1e-6;
-    pt.sectors_per_track = p.t.sectors_per_track;
-    pt.spt_uncertainty = p.t.spt_uncertainty;
-    pt.surfaces = p.t.surfaces;
-    pt.per_surface = p.t.per_surface;
     if (p.t.rotation_ns > 0) rots.push_back(p.t.rotation_ns * 1e-6);
-    res.points.push_back(pt);
+    res.points.push_back(point_of(lba, p.t));
     report(0.8 * (i + 1) / P);
   }
-  if (res.points.empty())
-    return make_error("transfer: the drive-time budget ran out before the first rate sample");
-  std::size_t with_spt = 0;
-  for (auto& p : res.points) with_spt += p.sectors_per_track > 0;
-  if (with_spt && with_spt * 10 >= res.points.size() * 6)
-    for (std::size_t i = 0; i < res.points.size(); ++i)
-      if (!res.points[i].sectors_per_track) retry_costly(res.points[i]);
-  // Points still without a track structure among points that have one are anomalies (a slow
-  // region whose stamps do not fit a fixed per-command cost, a retry): kept as points, left out
-  // of the zones.
-  with_spt = 0;
-  for (auto& p : res.points) with_spt += p.sectors_per_track > 0;
-  if (with_spt * 10 >= res.points.size() * 6)
-    for (auto& p : res.points) p.anomalous = p.sectors_per_track == 0;
-
-  // Refine every change of sectors-per-track by bisection until the boundary is known to
-  // opt.boundary_precision of the span; a third value found in between is a zone the grid missed.
-  if (with_spt && m) {
-    const double refine_s = 7 * rev_guess * 1e-9;
-    const auto prec = static_cast<std::uint64_t>(std::max(1.0, opt.boundary_precision * span));
-    std::vector<TransferPoint> extra;
-    std::vector<std::pair<TransferPoint, TransferPoint>> work;
-    std::vector<TransferPoint> good;
+  if (res.points.empty()) return make_error("transfer: the drive-time budget ran out before the first rate sample");
+  auto with_spt = [&] {
+    std::size_t n = 0;
+    for (auto& p : res.points) n += p.sectors_per_track > 0;
+    return n;
+  };
+  const std::size_t told = with_spt();
+  if (told && told * 10 >= res.points.size() * static_cast<std::size_t>(10 * k.with_spt_share))
     for (auto& p : res.points)
-      if (!p.anomalous && p.sectors_per_track) good.push_back(p);
-    for (std::size_t i = 1; i < good.size(); ++i)
-      if (!same_zone(good[i], good[i - 1])) work.emplace_back(good[i - 1], good[i]);
-    while (!work.empty() && !budget.exhausted()) {
-      auto [a, b] = work.back();
-      work.pop_back();
-      if (b.lba - a.lba <= prec) continue;
-      std::uint64_t mid = a.lba + (b.lba - a.lba) / 2;
-      TransferPoint pm = sample(mid, refine_s);
-      if (!pm.sectors_per_track) continue;  // no structure there: leave this boundary coarse
-      extra.push_back(pm);
-      if (same_zone(pm, a)) work.emplace_back(pm, b);
-      else if (same_zone(pm, b)) work.emplace_back(a, pm);
-      else {
-        work.emplace_back(a, pm);
-        work.emplace_back(pm, b);
-      }
+      if (!p.sectors_per_track) retry_costly(p);
+  if (with_spt() * 10 >= res.points.size() * static_cast<std::size_t>(10 * k.with_spt_share))
+    for (auto& p : res.points) p.anomalous = p.sectors_per_track == 0;
+  return std::nullopt;
+}
+
+// Every change of sectors-per-track refined by bisection until the boundary is known to
+// opt.boundary_precision of the span; a third value found in between is a zone the grid missed.
+// A refinement probe is short and may miss a cylinder switch; zones that only such probes saw get
+// one full sample at their middle.
+void TransferRun::refine_boundaries() {
+  std::vector<TransferPoint> good;
+  for (auto& p : res.points)
+    if (!p.anomalous && p.sectors_per_track) good.push_back(p);
+  if (good.empty() || !m) return;
+  const double refine_s = kTuning.refine_revs * rev_guess * 1e-9;
+  const auto prec = static_cast<std::uint64_t>(std::max(1.0, opt.boundary_precision * span));
+  std::vector<TransferPoint> extra;
+  std::vector<std::pair<TransferPoint, TransferPoint>> work;
+  for (std::size_t i = 1; i < good.size(); ++i)
+    if (!same_zone(good[i], good[i - 1])) work.emplace_back(good[i - 1], good[i]);
+  while (!work.empty() && !budget.exhausted()) {
+    auto [a, b] = work.back();
+    work.pop_back();
+    if (b.lba - a.lba <= prec) continue;
+    std::uint64_t mid = a.lba + (b.lba - a.lba) / 2;
+    TransferPoint pm = sample(mid, refine_s);
+    if (!pm.sectors_per_track) continue;  // no structure there: leave this boundary coarse
+    extra.push_back(pm);
+    if (same_zone(pm, a)) work.emplace_back(pm, b);
+    else if (same_zone(pm, b)) work.emplace_back(a, pm);
+    else {
+      work.emplace_back(a, pm);
+      work.emplace_back(pm, b);
     }
-    // A refinement probe is short and may miss a cylinder switch; zones that only such probes saw
-    // get one full sample at their middle.
-    std::sort(extra.begin(), extra.end(), [](auto& x, auto& y) { return x.lba < y.lba; });
-    for (auto& e : extra) res.points.push_back(e);
-    std::sort(res.points.begin(), res.points.end(), [](auto& x, auto& y) { return x.lba < y.lba; });
-    auto zs = zones_from_points(res.points, span, lb);
-    for (auto& z : zs) {
-      bool has_full = false;
-      for (auto& g : good) has_full |= g.lba >= z.first_lba && g.lba <= z.last_lba;
-      if (!has_full && !budget.exhausted()) {
-        std::uint64_t mid = z.first_lba + (z.last_lba - z.first_lba) / 2;
-        TransferPoint pm = sample(mid, sample_s);
-        TransferPoint zp;
-        zp.sectors_per_track = z.sectors_per_track;
-        zp.media_mb_s = z.media_mb_s;
-        zp.per_surface = pm.per_surface;
-        zp.spt_uncertainty = pm.spt_uncertainty;
-        if (same_zone(pm, zp)) {
-          // Replace the short probes' rates in this zone by the full sample's.
-          for (auto& p : res.points)
-            if (p.lba >= z.first_lba && p.lba <= z.last_lba) p.mb_s = pm.mb_s;
-          res.points.push_back(pm);
-        }
-      }
-    }
-    std::sort(res.points.begin(), res.points.end(), [](auto& x, auto& y) { return x.lba < y.lba; });
   }
+  auto by_lba = [](auto& x, auto& y) { return x.lba < y.lba; };
+  std::sort(extra.begin(), extra.end(), by_lba);
+  for (auto& e : extra) res.points.push_back(e);
+  std::sort(res.points.begin(), res.points.end(), by_lba);
+  for (auto& z : zones_from_points(res.points, span, lb)) {
+    bool has_full = false;
+    for (auto& g : good) has_full |= g.lba >= z.first_lba && g.lba <= z.last_lba;
+    if (has_full || budget.exhausted()) continue;
+    TransferPoint pm = sample(z.first_lba + (z.last_lba - z.first_lba) / 2, sample_s);
+    TransferPoint zp;
+    zp.sectors_per_track = z.sectors_per_track;
+    zp.media_mb_s = z.media_mb_s;
+    zp.per_surface = pm.per_surface;
+    zp.spt_uncertainty = pm.spt_uncertainty;
+    if (!same_zone(pm, zp)) continue;
+    // Replace the short probes' rates in this zone by the full sample's.
+    for (auto& p : res.points)
+      if (p.lba >= z.first_lba && p.lba <= z.last_lba) p.mb_s = pm.mb_s;
+    res.points.push_back(pm);
+  }
+  std::sort(res.points.begin(), res.points.end(), by_lba);
+}
+
+// Zones, the outer and inner rates and their ratio, the samples' revolution, spare sectors.
+void TransferRun::rates() {
   res.zones = zones_from_points(res.points, span, lb);
   report(0.95);
-
   if (!res.zones.empty()) {
     const auto& zo = res.zones.front();
     const auto& zi = res.zones.back();
@@ -528,17 +596,24 @@ Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
   if (!rots.empty()) {
     double med = median(rots);
     res.rotation_ms = {med, 1.4826 * mad(rots) / std::sqrt(static_cast<double>(rots.size())) +
-                                med * 1e-4};
+                                med * kTuning.rotation_floor};
   } else {
     res.rotation_ms = {};
   }
   fit_spares(res, lb);
-  // Surfaces: the most common tracks-per-cylinder among the samples that told it.
+}
+
+// Surfaces: the most common tracks-per-cylinder among the samples that told it. One place's
+// pattern is not enough: a serpentine band's end (one head switch after a band of cylinder
+// switches) reads as a period in a single stream. A cylinder layout shows its period at every
+// place probed, so the count must rest on two long streams' worth of votes.
+void TransferRun::surfaces() {
+  const auto& k = kTuning;
   std::map<unsigned, int> votes;
   int told = 0;
   for (unsigned v : long_votes) {
-    votes[v] += 4;  // a long stream saw several cylinder switches: worth several short samples
-    told += 4;
+    votes[v] += k.long_stream_votes;  // a long stream saw several cylinder switches
+    told += k.long_stream_votes;
   }
   for (auto& p : res.points)
     if (!p.anomalous && p.surfaces) {
@@ -546,50 +621,66 @@ Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
       ++told;
     }
   auto best = std::max_element(votes.begin(), votes.end(), [](auto& a, auto& b) { return a.second < b.second; });
-  // One place's pattern is not enough: a serpentine band's end (one head switch after a band of
-  // cylinder switches) reads as a period in a single stream. A cylinder layout shows its period at
-  // every place probed, so the count must rest on two long streams' worth of votes.
-  constexpr int kMinSurfaceVotes = 8;
-  if (told && best->second < kMinSurfaceVotes) {
+  if (told && best->second < k.min_surface_votes) {
     res.notes.push_back(fmt::format("surfaces not told: only one place ({} of {} votes) showed a period of {} tracks",
                                     best->second, told, best->first));
     res.surfaces_hint = best->first;
     told = 0;
   }
-  if (told) {
-    res.surfaces_estimate = best->first;
-    res.surfaces_confidence = static_cast<double>(best->second) / told;
-    res.platters_estimate = (res.surfaces_estimate + 1) / 2;
-    unsigned lo = res.surfaces_estimate, hi = res.surfaces_estimate;
-    for (auto& [s, n] : votes)
-      if (n * 5 >= told) {  // any value at least a fifth of the samples voted for
-        lo = std::min(lo, s);
-        hi = std::max(hi, s);
-      }
-    res.platters_low = (lo + 1) / 2;
-    res.platters_high = (hi + 1) / 2;
-    res.bytes_per_platter_estimate =
-        static_cast<double>(io.info().capacity_bytes) / res.platters_estimate;
-  } else if (m && res.rotation_ms.value > 0) {
-    res.notes.push_back("head and cylinder switches take the same time here: surfaces not told");
+  if (!told) {
+    if (m && res.rotation_ms.value > 0)
+      res.notes.push_back("head and cylinder switches take the same time here: surfaces not told");
+    return;
   }
-  if (cost_tried) {
-    std::string n = std::to_string(cost_tried) + " samples showed no track structure with one read size; ";
-    if (cost_ok)
-      n += std::to_string(cost_ok) + " of them lie where every command costs " +
-           std::to_string(static_cast<int>(std::lround(median(cost_ms)))) +
-           " ms more than its media time (a slow region): their rate and structure come from two "
-           "read sizes with that cost fitted out of the completion times";
-    if (cost_ok < cost_tried)
-      n += (cost_ok ? "; " : "") + std::to_string(cost_tried - cost_ok) +
-           " could not be told (not consistent with the rotation), left out of the zones";
-    res.notes.push_back(n);
-  }
-  tell_layout(res);
-  res.drive_time_s = budget.used_s();
-  if (budget.exhausted()) res.notes.push_back("drive-time budget reached");
-  report(1.0);
-  return res;
+  res.surfaces_estimate = best->first;
+  res.surfaces_confidence = static_cast<double>(best->second) / told;
+  res.platters_estimate = (res.surfaces_estimate + 1) / 2;
+  unsigned lo = res.surfaces_estimate, hi = res.surfaces_estimate;
+  for (auto& [s, n] : votes)
+    if (n * k.platter_range_div >= told) {  // any value a fifth of the samples voted for
+      lo = std::min(lo, s);
+      hi = std::max(hi, s);
+    }
+  res.platters_low = (lo + 1) / 2;
+  res.platters_high = (hi + 1) / 2;
+  res.bytes_per_platter_estimate = static_cast<double>(io.info().capacity_bytes) / res.platters_estimate;
+}
+
+void TransferRun::cost_note() {
+  if (!cost_tried) return;
+  std::string n = std::to_string(cost_tried) + " samples showed no track structure with one read size; ";
+  if (cost_ok)
+    n += std::to_string(cost_ok) + " of them lie where every command costs " +
+         std::to_string(static_cast<int>(std::lround(median(cost_ms)))) +
+         " ms more than its media time (a slow region): their rate and structure come from two "
+         "read sizes with that cost fitted out of the completion times";
+  if (cost_ok < cost_tried)
+    n += (cost_ok ? "; " : "") + std::to_string(cost_tried - cost_ok) +
+         " could not be told (not consistent with the rotation), left out of the zones";
+  res.notes.push_back(n);
+}
+
+}  // namespace
+
+Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
+                                      const ProgressFn* progress) {
+  const std::uint32_t lb = block_bytes(io);
+  const std::uint64_t cap = io.info().capacity_bytes / lb;
+  const std::uint64_t span = opt.span_blocks ? std::min(opt.span_blocks, cap) : cap;
+  if (span < 4096) return make_error("transfer: span too small (" + std::to_string(span) + " blocks)");
+  TransferRun run(io, opt, progress, lb, span);
+  if (auto e = run.structure_streams()) return *e;
+  run.plan_samples();
+  if (auto e = run.take_samples()) return *e;
+  run.refine_boundaries();
+  run.rates();
+  run.surfaces();
+  run.cost_note();
+  tell_layout(run.res);
+  run.res.drive_time_s = run.budget.used_s();
+  if (run.budget.exhausted()) run.res.notes.push_back("drive-time budget reached");
+  run.report(1.0);
+  return std::move(run.res);
 }
 
 }  // namespace ds::measure
