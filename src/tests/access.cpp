@@ -7,51 +7,102 @@
 #include <map>
 
 #include "tests/slow_regions.hpp"
+#include "tests/spindle.hpp"
 #include "tests/track_seek.hpp"
-#include "tests/transfer.hpp"
 #include "tests/wait_width.hpp"
 
 namespace ds::measure {
 
 namespace {
 
+// The method's parameters (docs/methods.md, "Access time").
+struct AccessTuning {
+  // Command overhead: re-reads of one block at three places, the quickest kept.
+  int hit_places = 3;
+  int hit_reads = 9;                    // per place; the first goes to the media
+  // Rotation from backward steps.
+  double rotation_share = 0.25;         // of the budget
+  int rotation_reps = 3;                // chains per step size, every step read from the media
+  int rotation_max_reps = 24;           // … and at most, on a drive whose buffer serves most steps
+  unsigned chain_length = 10;
+  std::uint64_t chain_margin = 1000;    // chains start this far inside the span
+  std::size_t min_chain_steps = 3;      // a chain's median needs this many media steps
+  double buffered_margin_ms = 0.5;      // over a cache hit: a step this quick came from the buffer
+  double rotation_fit_floor = 0.01;     // stated resolution of the backward-step fit
+  double stream_rotation_floor = 1e-4;  // stated resolution of a stream's revolution
+  // Reads a fixed distance apart (the revolution from the spread of their waits).
+  std::uint64_t wait_reads = 400;
+  std::uint64_t wait_distance_div = 50;  // the distance: this share of the span
+  std::uint64_t wait_step = 262144;      // blocks each place creeps per pair (half of it: the offset)
+  // Random reads.
+  unsigned samples = 1500;              // at most, unless the options say otherwise
+  unsigned min_reads = 200;             // in any case (budget left): the figure everyone wants
+  double random_share = 0.45;           // of the budget, for the random reads (beyond min_reads)
+  unsigned chunk = 100;                 // reads per plan
+  std::uint64_t near_blocks = 8192;     // a read never lands this close after the previous one
+  int redraws = 8;
+  // The phase-locked revolution (spindle.hpp): a few blocks re-read among the random reads.
+  // Few anchors, each read many times: with only a few stamps an anchor's phases line up by
+  // chance at many frequencies (16 anchors of 3 reads each never locked).
+  unsigned anchors = 4;
+  unsigned anchors_max = 12;            // one more after each re-read the buffer served, up to this
+  unsigned anchor_every = 8;            // one anchor read per this many random reads, at random
+  std::size_t anchor_reads_wanted = 48;  // from the media; fewer: a top-up sweep
+  double topup_share = 0.1;             // … in at most this share of the budget more
+  std::uint64_t anchor_seed_mix = 0xA2C4;  // their own draws: the random reads stay as they were
+  double lock_scan_sigmas = 3;          // the scan covers the rotation phase's interval this many times
+  double lock_scan_rel = 0.25;          // … and at least ±25 % (a wait-width fit was once 13 % off)
+  // Slow reads and regions.
+  double slow_margin_ms = 1.5;          // beyond the worst rotational wait before a read is slow
+  double slow_margin_rev = 0.1;         // … or this share of a revolution, the larger
+  double no_rotation_ms = 17;           // assumed revolution when none was measured
+  double slow_share = 0.3;              // of the budget, for the slow-region search
+  int flush_reads = 24;                 // far reads that push what was read out of the cache
+  // Full stroke.
+  int stroke_reads = 100;
+  std::uint64_t stroke_window_div = 2000, stroke_window_min = 4096;  // each end's window
+  std::uint64_t edge_margin_div = 200;  // a region's edge uncertainty counts up to span/this
+  std::size_t min_stroke_reads = 10;
+  // Track to track.
+  double track_share = 0.35;            // of the budget
+  // Systematic parts of the seek figures.
+  double seek_model_floor = 0.02;       // the access model (overhead from hits, windows inside the ends)
+  double avg_seek_floor = 0.03;         // LBA-weighted against cylinder-uniform average seek
+  // The access-time map, and random writes (--write).
+  int map_regions = 64;
+  int write_reads = 200;
+  double mad_to_sd = 1.4826;            // a normal σ from the median absolute deviation
+};
+constexpr AccessTuning kTuning{};
+
+constexpr double kMsPerNs = 1e-6;
+
 struct Ctx {
   IoEngine& io;
   Budget& budget;
   std::uint64_t span;
-  std::optional<Error> err;
+  std::optional<Error> err;    // a failed I/O: the test ends with it
+  bool spent = false;          // the budget ended a plan early: an end, not a failure
   std::uint64_t last_lba = 0;  // the last LBA read: the start of the next read's seek
 };
 
-constexpr double kSlowMarginMs = 1.5;  // beyond the worst rotational wait before a read is slow
-constexpr double kNoRotationMs = 17;   // assumed revolution when none was measured
-constexpr int kStrokeReads = 100;
-constexpr double kSlowShare = 0.3;  // of the access budget, for the slow-region search
-constexpr double kRotationFitFloor = 0.01;     // stated resolution of the backward-step fit
-constexpr double kStreamRotationFloor = 1e-4;  // stated resolution of a stream's revolution
-constexpr double kSeekModelFloor = 0.02;  // systematic share of a seek figure (access model)
-constexpr double kAvgSeekFloor = 0.03;    // LBA-weighted against cylinder-uniform average seek
-constexpr double kRandomShare = 0.45;  // of the access budget, for the random reads
-constexpr int kRotationReps = 3;       // chains per step size, every step read from the media
-constexpr int kRotationMaxReps = 24;   // … and at most, on a drive whose buffer serves most steps
-constexpr double kBufferedMarginMs = 0.5;  // over a cache hit: a step this quick came from the buffer
-constexpr std::uint64_t kWaitReads = 400;         // forward_waits: reads a fixed distance apart
-constexpr std::uint64_t kWaitDistanceShare = 50;  // the distance: a 1/50 of the span
-constexpr std::uint64_t kWaitStep = 262144;       // blocks each place creeps per pair (half of it: the offset)
-
 // Run a QD1 plan of single-block reads; returns latencies in ns (negative for not completed).
-std::vector<double> qd1(Ctx& c, const std::vector<std::uint64_t>& lbas, bool write = false) {
+std::vector<double> qd1(Ctx& c, const std::vector<std::uint64_t>& lbas, bool write = false,
+                        std::vector<std::int64_t>* complete_ns = nullptr) {
   std::vector<PlanEntry> plan;
   plan.reserve(lbas.size());
   for (auto l : lbas) plan.push_back({l, 1, write});
   RunOptions ro;
   ro.queue_depth = 1;
   RunResult r = run_plan(c.io, plan, ro, c.budget);
-  if (r.error && !c.err) c.err = r.error;
+  if (failed(r.stop) && !c.err) c.err = r.error;
+  c.spent = c.spent || r.stop == StopReason::budget_spent;
   std::vector<double> out(lbas.size(), -1);
+  if (complete_ns) complete_ns->assign(lbas.size(), 0);
   for (std::size_t i = 0; i < lbas.size(); ++i)
     if (r.done[i]) {
       out[i] = static_cast<double>(r.samples[i].complete_ns - r.samples[i].submit_ns);
+      if (complete_ns) (*complete_ns)[i] = r.samples[i].complete_ns;
       c.last_lba = lbas[i];
     }
   return out;
@@ -82,6 +133,7 @@ struct BackwardSteps {
 
 BackwardSteps backward_steps(Ctx& rc, Rng& rng, double hit_ns) {
   constexpr unsigned kSteps[] = {1, 2, 3, 5, 8};
+  const auto& k_ = kTuning;
   // Per step size, the chain with the lowest median: a chain that crosses a slow (defect) region
   // only ever reads slower, so it must not pull the fit (one did: 2315 rpm for 7200). Chains with
   // fewer than three counted steps pool theirs.
@@ -89,18 +141,18 @@ BackwardSteps backward_steps(Ctx& rc, Rng& rng, double hit_ns) {
   std::map<unsigned, std::vector<double>> pool;
   auto settled = [&] {
     for (unsigned k : kSteps)
-      if (!best.count(k) && pool[k].size() < 3) return false;
+      if (!best.count(k) && pool[k].size() < k_.min_chain_steps) return false;
     return true;
   };
   BackwardSteps out;
-  const double buffered_ns = hit_ns + kBufferedMarginMs * 1e6;
-  for (int rep = 0; rep < kRotationMaxReps && !rc.budget.exhausted() && (rep < kRotationReps || !settled()); ++rep)
+  const double buffered_ns = hit_ns + k_.buffered_margin_ms / kMsPerNs;
+  for (int rep = 0; rep < k_.rotation_max_reps && !rc.budget.exhausted() && (rep < k_.rotation_reps || !settled()); ++rep)
     for (unsigned k : kSteps) {
-      const std::uint64_t x = 1000 + rng.below(rc.span - 2000);
+      const std::uint64_t x = k_.chain_margin + rng.below(rc.span - 2 * k_.chain_margin);
       std::vector<std::uint64_t> chain;
-      for (unsigned i = 0; i < 10; ++i) chain.push_back(x - i * k);
+      for (unsigned i = 0; i < k_.chain_length; ++i) chain.push_back(x - i * k);
       auto l = qd1(rc, chain);
-      if (rc.err && !budget_spent(rc.err)) return out;
+      if (rc.err) return out;
       std::vector<double> steps;
       for (std::size_t i = 1; i < l.size(); ++i) {
         if (l[i] < 0) continue;
@@ -109,17 +161,17 @@ BackwardSteps backward_steps(Ctx& rc, Rng& rng, double hit_ns) {
         out.buffered += buffered;
         if (!buffered && l[i - 1] >= buffered_ns) steps.push_back(l[i]);
       }
-      if (steps.size() >= 3) {
+      if (steps.size() >= k_.min_chain_steps) {
         const double m = median(steps);
         if (!best.count(k) || m < best[k]) best[k] = m;
       } else {
         pool[k].insert(pool[k].end(), steps.begin(), steps.end());
       }
-      if (rc.err) break;
+      if (rc.spent) break;
     }
   for (unsigned k : kSteps) {
     if (best.count(k)) out.kl.emplace_back(k, best[k]);
-    else if (pool[k].size() >= 3) out.kl.emplace_back(k, median(pool[k]));
+    else if (pool[k].size() >= k_.min_chain_steps) out.kl.emplace_back(k, median(pool[k]));
   }
   return out;
 }
@@ -130,17 +182,488 @@ BackwardSteps backward_steps(Ctx& rc, Rng& rng, double hit_ns) {
 // unevenly and the waits are not uniform (a 7200 rpm drive came out 3 % short with 2048 blocks).
 // Both places creep forward every pair, onto blocks no read before them brought into the buffer.
 std::vector<double> forward_waits(Ctx& rc, Rng& rng) {
-  const std::uint64_t D = rc.span / kWaitDistanceShare;
-  const std::uint64_t step = std::min<std::uint64_t>(kWaitStep, rc.span / (4 * kWaitReads));
+  const auto& k = kTuning;
+  const std::uint64_t D = rc.span / k.wait_distance_div;
+  const std::uint64_t step = std::min<std::uint64_t>(k.wait_step, rc.span / (4 * k.wait_reads));
   std::vector<std::uint64_t> chain;
-  const std::uint64_t a0 = rng.below(rc.span - D - kWaitReads * step);
-  for (std::uint64_t i = 0; i < kWaitReads; ++i)
+  const std::uint64_t a0 = rng.below(rc.span - D - k.wait_reads * step);
+  for (std::uint64_t i = 0; i < k.wait_reads; ++i)
     chain.push_back(a0 + (i / 2) * step + (i % 2 ? D : 0) + rng.below(step / 2));
   auto l = qd1(rc, chain);
   std::vector<double> ms;
   for (std::size_t i = 1; i < l.size(); ++i)
-    if (l[i] >= 0 && l[i - 1] >= 0) ms.push_back(l[i] * 1e-6);
+    if (l[i] >= 0 && l[i - 1] >= 0) ms.push_back(l[i] * kMsPerNs);
   return ms;
+}
+
+// The test's state from one phase to the next.
+struct AccessRun {
+  IoEngine& io;
+  const AccessOptions& opt;
+  const ProgressFn* progress;
+  AccessResult res;
+  Budget budget;
+  Ctx c;
+  Rng rng;
+  bool buffered = false;  // the drive's buffer answered the backward steps
+  // What a random read costs besides its seek (half a revolution, the overhead and one block), and
+  // the revolution the slow-read thresholds assume, both as the rotation phase left them.
+  double base_ms = 0, rev_assumed_ms = kTuning.no_rotation_ms;
+  // The random reads: where, how long, how far from the previous one; which were slow.
+  std::vector<std::uint64_t> lbas, dists;
+  std::vector<double> lat_ms;
+  std::vector<bool> slow_read;
+  LatencyModel lm;
+  // Re-reads of the anchor blocks, for the phase-locked revolution; those the buffer served.
+  std::vector<std::uint64_t> anchor_lbas;
+  std::vector<AnchorRead> anchor_reads;
+  std::size_t anchor_hits = 0;
+  bool locked = false;  // the revolution is the phase-locked one
+  Rng anchor_rng;
+  unsigned next_anchor = 0;
+  std::uint64_t prev_random = 0;  // the last random read's LBA (the next is never just after it)
+
+  AccessRun(IoEngine& io_, const AccessOptions& o, const ProgressFn* p, std::uint64_t span)
+      : io(io_), opt(o), progress(p), budget(o.budget_s), c{io_, budget, span, {}, false, 0}, rng(o.seed),
+        anchor_rng(o.seed ^ kTuning.anchor_seed_mix) {}
+
+  std::uint64_t span() const { return c.span; }
+  double rev_ms() const { return res.rotation_ms.value; }
+  double slow_margin_ms() const { return std::max(kTuning.slow_margin_ms, kTuning.slow_margin_rev * rev_assumed_ms); }
+  void report(double f) const {
+    if (progress && *progress) (*progress)("access", f, budget.used_s());
+  }
+  Expected<AccessResult> fail() const {
+    Error e = *c.err;
+    e.message = "access: " + e.message;
+    return e;
+  }
+  // A phase with a budget of its own: its failure becomes the test's, its time is charged.
+  void absorb(const Ctx& sub, const Budget& part) {
+    budget.charge(part.used_ns());
+    if (sub.err && !c.err) c.err = sub.err;
+  }
+  bool in_slow_region(std::uint64_t l) const {
+    for (auto& r : res.slow_regions)
+      if (l >= r.first_lba && l <= r.last_lba) return true;
+    return false;
+  }
+
+  void measure_overhead();
+  void measure_rotation();
+  void rotation_from_waits(Ctx& rc, Budget& rot_budget, std::int64_t charged);
+  void sweep(unsigned n, unsigned at_least, double share);
+  void random_reads();
+  void lock_rotation();
+  void find_slow_regions();
+  void full_stroke();
+  void track_to_track();
+  void seek_figures();
+  void access_map();
+  void random_writes();
+};
+
+// 1. Command overhead: re-reads of one block are served from the drive's cache. At three places
+//    (one per third of the span), the quickest kept: a slow region makes every command slower,
+//    and must not become the overhead.
+void AccessRun::measure_overhead() {
+  const auto& k = kTuning;
+  double best = 0, best_u = 0;
+  for (int third = 0; third < k.hit_places; ++third) {
+    const std::uint64_t x = span() * third / k.hit_places + rng.below(span() / k.hit_places);
+    auto l = qd1(c, std::vector<std::uint64_t>(k.hit_reads, x));
+    if (c.err) return;
+    std::vector<double> hits(l.begin() + 1, l.end());
+    const double o = median(hits);
+    if (third == 0 || o < best) {
+      best = o;
+      best_u = kZ95 * k.mad_to_sd * mad(hits) / std::sqrt(static_cast<double>(hits.size()));
+    }
+  }
+  res.overhead_ms = {best * kMsPerNs, best_u * kMsPerNs};
+}
+
+// Where the buffer, not the platter, answered most backward steps, whatever line the few others
+// make is not trusted. The spread of the rotational waits of reads a fixed distance apart
+// (wait_width.hpp) gives the revolution, to a few per cent but calibrated (its interval held the
+// truth on 130 of 136 simulated zero-latency runs). Finer revolutions are not taken in its place:
+// the transfer test's, standing alone, was 1-4 % off on a tenth of those drives (once 78 %), and
+// the track probe's stream stated ±1/track size held the truth in half; each checked against this
+// interval still could not vouch for a finer one.
+void AccessRun::rotation_from_waits(Ctx& rc, Budget& rot_budget, std::int64_t charged) {
+  const WaitWidth ww = wait_width_fit(forward_waits(rc, rng));
+  budget.charge(rot_budget.used_ns() - charged);
+  if (rc.err) {
+    c.err = rc.err;
+    return;
+  }
+  if (ww.rev_ms > 0 && plausible_rotation_ms(ww.rev_ms, res.overhead_ms.value)) {
+    res.rotation_ms = {ww.rev_ms, ww.half_width_ms};
+    res.rpm = {60e3 / ww.rev_ms, 60e3 / ww.rev_ms * ww.half_width_ms / ww.rev_ms};
+    res.notes.push_back(fmt::format("rotation: most backward steps were served from the drive's buffer; from the "
+                                    "spread of rotational waits of reads a fixed distance apart (noise σ {:.3f} ms)",
+                                    ww.sigma_ms));
+  } else {
+    res.notes.push_back("rotation: most backward steps took no longer than a cache hit (the drive's buffer "
+                        "answers them, or there is no platter: solid state) and reads a fixed distance apart "
+                        "show no rotational wait; not measured, and so no seek figures");
+  }
+}
+
+// 2. Rotation: chains of backward steps (backward_steps above), at most a quarter of the budget.
+void AccessRun::measure_rotation() {
+  const auto& k = kTuning;
+  Budget rot_budget = budget.part(k.rotation_share);
+  Ctx rc{io, rot_budget, span(), {}, false, 0};
+  const BackwardSteps bs = backward_steps(rc, rng, res.overhead_ms.value / kMsPerNs);
+  const auto charged = rot_budget.used_ns();
+  budget.charge(charged);
+  if (rc.err) {
+    c.err = rc.err;
+    return;
+  }
+  if (bs.buffered)
+    res.notes.push_back(fmt::format(
+        "rotation: {} of {} backward steps were served from the drive's buffer (it reads a track from where "
+        "the head lands, a zero-latency read, or keeps it): the fit uses only steps read from the media "
+        "right after another media read", bs.buffered, bs.steps));
+  auto [rot, sec] = fit_rotation(bs.kl);
+  buffered = 2 * bs.buffered > bs.steps;
+  if (buffered) return rotation_from_waits(rc, rot_budget, charged);
+  if (rot > 0 && !plausible_rotation_ms(rot * kMsPerNs, res.overhead_ms.value)) {
+    // A line through noise on a device without platters (RAM, flash, a file in the page cache)
+    // can have a falling slope; its intercept is then a latency, not a revolution.
+    res.notes.push_back(fmt::format(
+        "rotation: backward-step reads take {:.3f} ms against {:.3f} ms for a cache hit: not one "
+        "revolution (2-40 ms on any disk, at least 4 cache hits); not a rotating target, so no "
+        "rpm, no seek figures and no track layout", rot * kMsPerNs, res.overhead_ms.value));
+    return;
+  }
+  if (rot <= 0) {
+    res.notes.push_back("rotation: the backward-step latencies do not fit one revolution "
+                        "(solid state or a non-rotating target?)");
+    return;
+  }
+  // Uncertainty: spread of the per-chain estimates latency + k·sector. The fit's error on the
+  // simulated drives reaches 1 % (a chain's median is off by part of a sector): the interval is
+  // never narrower than that. The stream of the track-to-track probe, when there is one,
+  // replaces this figure below.
+  std::vector<double> est;
+  for (auto& [step, l] : bs.kl) est.push_back(l + step * sec);
+  const double u = std::max(kZ95 * k.mad_to_sd * mad(est) / std::sqrt(static_cast<double>(est.size())),
+                            k.rotation_fit_floor * rot);
+  res.rotation_ms = {rot * kMsPerNs, u * kMsPerNs};
+  res.rpm = {60e9 / rot, 60e9 / rot * (u / rot)};
+  res.sector_ms = {sec * kMsPerNs, 0};
+}
+
+// 3. Random reads over the span, until the budget's share is used and in any case (budget left)
+//    the first min_reads: the mean access time is the figure everyone wants, even from a short
+//    run. A read never lands just after the previous one, where the read-ahead could serve it.
+//    Among them, at random, re-reads of the anchor blocks (lock_rotation), from draws of their own
+//    so that the random reads are what they would be without them. At most n random reads, at
+//    least `at_least` (budget left).
+void AccessRun::sweep(unsigned n, unsigned at_least, double share) {
+  const auto& k = kTuning;
+  const double hit_ms = res.overhead_ms.value + k.buffered_margin_ms;
+  for (unsigned done = 0; done < n && !budget.exhausted() &&
+                          (done < at_least || budget.used_s() < share * budget.limit_s());) {
+    std::vector<std::uint64_t> chunk;
+    std::vector<int> anchor_of;  // per plan entry: the anchor it re-reads, or -1
+    unsigned randoms = 0;
+    for (unsigned i = 0; i < k.chunk && done + i < n; ++i) {
+      // Not just after the previous random read, nor the anchor read between (its read-ahead).
+      const std::uint64_t prev_read = chunk.empty() ? c.last_lba : chunk.back();
+      auto near = [&](std::uint64_t x) {
+        return (x >= prev_random && x - prev_random < k.near_blocks) ||
+               (x >= prev_read && x - prev_read < k.near_blocks);
+      };
+      std::uint64_t x = rng.below(span());
+      for (int t = 0; t < k.redraws && near(x); ++t) x = rng.below(span());
+      chunk.push_back(x);
+      anchor_of.push_back(-1);
+      prev_random = x;
+      ++randoms;
+      // At random times, not every n-th read: an anchor re-read at a steady pace P would let the
+      // phases also line up at 1/T ± 1/P (spindle.hpp refuses such an alias, and the lock is
+      // lost). The anchors in turn: each is read again only after all the others, by which time
+      // the buffer should have let it go (a re-read it served adds an anchor).
+      if (!anchor_lbas.empty() && anchor_rng.below(k.anchor_every) == 0) {
+        chunk.push_back(anchor_lbas[next_anchor]);
+        anchor_of.push_back(static_cast<int>(next_anchor));
+        next_anchor = (next_anchor + 1) % static_cast<unsigned>(anchor_lbas.size());
+      }
+    }
+    std::vector<std::int64_t> stamps;
+    const std::uint64_t before = c.last_lba;
+    auto l = qd1(c, chunk, false, &stamps);
+    for (std::size_t i = 0; i < chunk.size(); ++i) {
+      if (l[i] < 0) continue;
+      if (anchor_of[i] < 0) {
+        // The seek started where the read before it, anchor or not, left the head.
+        const std::uint64_t from = i ? chunk[i - 1] : before;
+        lbas.push_back(chunk[i]);
+        lat_ms.push_back(l[i] * kMsPerNs);
+        dists.push_back(chunk[i] > from ? chunk[i] - from : from - chunk[i]);
+      } else if (l[i] * kMsPerNs < hit_ms) {
+        // Still in the buffer: the anchors come round too soon for its size. One more anchor
+        // spaces each one's re-reads further without reading the anchors less often.
+        ++anchor_hits;
+        if (anchor_lbas.size() < k.anchors_max) anchor_lbas.push_back(anchor_rng.below(span()));
+      } else {
+        anchor_reads.push_back({static_cast<unsigned>(anchor_of[i]), stamps[i]});
+      }
+    }
+    done += randoms;
+    if (c.err || c.spent) break;
+    report(0.1 + 0.5 * static_cast<double>(lat_ms.size()) / n);
+  }
+}
+
+void AccessRun::random_reads() {
+  const auto& k = kTuning;
+  if (rev_ms() > 0)
+    for (unsigned a = 0; a < k.anchors; ++a) anchor_lbas.push_back(anchor_rng.below(span()));
+  prev_random = rng.below(span());
+  sweep(opt.samples ? opt.samples : k.samples, k.min_reads, k.random_share);
+  // Too few anchor reads for the lock (a short sweep, a buffer that kept them): more random
+  // reads, in a small share of the budget of their own.
+  if (!anchor_lbas.empty() && anchor_reads.size() < k.anchor_reads_wanted && !c.err && !c.spent) {
+    const unsigned missing = static_cast<unsigned>(k.anchor_reads_wanted - anchor_reads.size());
+    sweep(k.anchor_every * missing, 0, budget.used_s() / budget.limit_s() + k.topup_share);
+  }
+  // Every read when they fit the bound, else an even stride through them (the order kept).
+  const std::size_t n = lat_ms.size(), keep = std::min(n, kMaxReadSamples);
+  res.reads.reserve(keep);
+  for (std::size_t i = 0; i < keep; ++i) res.reads.push_back({lbas[i * n / keep], lat_ms[i * n / keep]});
+  if (!dists.empty()) dists.front() = 0;  // (the first read's seek is not one of the sweep's)
+}
+
+// 3b. The revolution, phase-locked: the anchors' re-reads from the media lie on combs whose tooth
+//     spacing is the revolution (spindle.hpp), to parts per million wherever the rotation phase
+//     above came within a few per cent: with a zero-latency read, serpentine layout or spare
+//     sectors alike. It replaces the rotation phase's figure, and the transfer test's and the
+//     track probe's below are not taken in its place.
+void AccessRun::lock_rotation() {
+  if (anchor_reads.empty() || rev_ms() <= 0) return;
+  const double rel = std::max(kTuning.lock_scan_rel, kTuning.lock_scan_sigmas * res.rotation_ms.uncertainty / rev_ms());
+  const SpindleFit f = fit_spindle(anchor_reads, rev_ms() / kMsPerNs, rel);
+  if (f.revolution_ns <= 0) {
+    res.notes.push_back(fmt::format("rotation: the {} re-reads of {} blocks ({} more from the buffer) did not lock "
+                                    "onto one revolution within ±{:.1f} % of {:.3f} ms (phase coherence {:.2f})",
+                                    anchor_reads.size(), anchor_lbas.size(), anchor_hits,
+                                    100 * rel, rev_ms(), f.coherence));
+    return;
+  }
+  const double T = f.revolution_ns * kMsPerNs, u = f.half_width_ns * kMsPerNs;
+  res.rotation_ms = {T, u};
+  res.rpm = {60e3 / T, 60e3 / T * u / T};
+  locked = true;
+  rev_assumed_ms = T;
+  base_ms = T / 2 + res.overhead_ms.value + res.sector_ms.value;
+  res.notes.push_back(fmt::format("rotation: phase-locked: {} re-reads of {} blocks over {:.1f} s lie on combs one "
+                                  "revolution apart (residual σ {:.1f} µs, {} off the comb left out{})",
+                                  f.used, anchor_lbas.size(), f.span_s, f.residual_sd_ns * 1e-3, f.outliers,
+                                  anchor_hits ? fmt::format(", {} served from the buffer", anchor_hits) : ""));
+}
+
+// 4. Slow reads: slower than any normal access over the same distance can be (slow_regions.hpp);
+//    then the search that bounds the regions they lie in, in a part of the budget of its own
+//    (full stroke and seek curve still come after it).
+void AccessRun::find_slow_regions() {
+  const auto& k = kTuning;
+  std::vector<std::pair<std::uint64_t, double>> dm;
+  for (std::size_t i = 1; i < lat_ms.size(); ++i) dm.emplace_back(dists[i], lat_ms[i]);
+  lm = LatencyModel(dm, rev_assumed_ms / 2, slow_margin_ms());
+  slow_read.assign(lat_ms.size(), false);
+  for (std::size_t i = 1; i < lat_ms.size(); ++i) slow_read[i] = lm.slow(dists[i], lat_ms[i]);
+  res.slow_threshold_ms = lm.max_threshold_ms();
+  Budget slow_budget = budget.part(k.slow_share);
+  Ctx sc{io, slow_budget, span(), {}, false, c.last_lba};
+  SlowIo sio;
+  sio.read_ms = [&](const std::vector<std::uint64_t>& l) {
+    auto v = qd1(sc, l);
+    for (double& x : v) x = x < 0 ? -1 : x * kMsPerNs;
+    return v;
+  };
+  sio.last_lba = [&] { return sc.last_lba; };
+  sio.stop = [&] { return slow_budget.exhausted() || sc.err.has_value() || sc.spent; };
+  sio.flush = [&] {
+    std::vector<std::uint64_t> far;
+    for (int i = 0; i < k.flush_reads; ++i) far.push_back(rng.below(span()));
+    qd1(sc, far);
+  };
+  std::vector<std::uint64_t> sl, sd;
+  std::vector<double> sm;
+  for (std::size_t i = 1; i < lat_ms.size(); ++i)
+    if (slow_read[i]) sl.push_back(lbas[i]), sd.push_back(dists[i]), sm.push_back(lat_ms[i]);
+  SlowSearch ss = find_slow(sio, lm, span(), sl, sd, sm);
+  absorb(sc, slow_budget);
+  c.last_lba = sc.last_lba;
+  if (slow_budget.exhausted())
+    res.notes.push_back("slow regions: the search ran out of its share of the budget; some may be missing or not bounded");
+  for (auto& f : ss.found) {
+    if (f.spike) res.slow_spikes.push_back({f.first_lba, f.mean_ms});
+    else res.slow_regions.push_back({f.first_lba, f.last_lba, f.mean_ms, f.location_uncertainty_blocks});
+  }
+  res.outliers = ss.outliers;
+  if (!ss.outlier_excess_ms.empty()) res.outlier_excess_ms = median(ss.outlier_excess_ms);
+}
+
+// 5. Full stroke: alternate between the first and the last part of the span, outside any slow
+//    region found there (a slow region at the end of the disk is not a longer stroke).
+void AccessRun::full_stroke() {
+  const auto& k = kTuning;
+  const std::uint64_t w = std::max<std::uint64_t>(span() / k.stroke_window_div, k.stroke_window_min);
+  // Each window moves inwards past any region (with its edge uncertainty) that it overlaps.
+  std::uint64_t lo = 0, hi = span() - 1;
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (auto& r : res.slow_regions) {
+      // Edge uncertainty, bounded: a region whose edge search was cut short must not close the
+      // windows on the whole span.
+      const auto m = std::min<std::uint64_t>(static_cast<std::uint64_t>(r.location_uncertainty_blocks),
+                                             span() / k.edge_margin_div);
+      const std::uint64_t f = r.first_lba > m ? r.first_lba - m : 0, l = std::min(span() - 1, r.last_lba + m);
+      if (lo <= l && lo + w >= f && l + 1 > lo) lo = l + 1, moved = true;
+      if (hi >= f && hi <= l + w && f > 0 && f - 1 < hi) hi = f - 1, moved = true;
+    }
+  }
+  std::vector<std::uint64_t> alt;
+  if (hi > lo + 2 * w)
+    for (int i = 0; i < k.stroke_reads; ++i) alt.push_back(i % 2 ? hi - rng.below(w) : lo + rng.below(w));
+  auto l = qd1(c, alt);
+  std::vector<double> all, v;
+  for (std::size_t i = 1; i < l.size(); ++i)
+    if (l[i] > 0) all.push_back(l[i] * kMsPerNs);
+  // Left out: reads beyond the worst rotational wait over these reads' own median (a stall, a
+  // pause); a cut at the random reads' threshold would drop long waits and bias the mean low.
+  const double cut = all.empty() ? 0 : median(all) + rev_assumed_ms / 2 + slow_margin_ms();
+  for (double x : all)
+    if (x <= cut) v.push_back(x);
+  // A seek is what is left of an access once rotation and overhead are taken off: without a
+  // rotation there is no model to take off, and the figure would be a bare access time.
+  if (v.size() < k.min_stroke_reads || rev_ms() <= 0) return;
+  // Systematic part: the access model (overhead from hits, windows 0.05 % inside the ends),
+  // seek_model_floor, and a stroke shortened by windows moved past end regions: a long seek is
+  // about linear in its distance, so up to the share of the span left out.
+  const double fs = mean(v) - base_ms;
+  const double cut_share = static_cast<double>(lo + (span() - 1 - hi)) / static_cast<double>(span());
+  res.full_stroke_ms = {fs, kZ95 * stddev(v) / std::sqrt(static_cast<double>(v.size())) +
+                                res.overhead_ms.uncertainty + res.rotation_ms.uncertainty / 2 +
+                                (k.seek_model_floor + cut_share) * fs};
+  if (lo > 0 || hi < span() - 1)
+    res.notes.push_back(fmt::format("full_stroke: measured between LBA {} and {}, outside the slow regions at the ends", lo, hi));
+}
+
+// 6. Track to track: inside one zone, with that zone's own layout (track_seek.hpp). The probe's
+//    stream, or the transfer test's zones, may also give a finer revolution than the fit above.
+void AccessRun::track_to_track() {
+  const auto& k = kTuning;
+  if (rev_ms() <= 0 || c.err || c.spent) return;
+  TrackSeekInput ti;
+  ti.first_lba = opt.zone_last_lba > opt.zone_first_lba ? opt.zone_first_lba : span() / 4;
+  ti.last_lba = opt.zone_last_lba > opt.zone_first_lba ? std::min(opt.zone_last_lba, span() - 1) : span() / 2;
+  ti.rotation_ns = rev_ms() / kMsPerNs;
+  ti.overhead_ms = res.overhead_ms.value;
+  ti.overhead_uncertainty_ms = res.overhead_ms.uncertainty;
+  ti.surfaces = opt.surfaces;
+  ti.spares_per_track = opt.spares_per_track;
+  ti.seed = opt.seed;
+  for (auto& r : res.slow_regions) ti.avoid.emplace_back(r.first_lba, r.last_lba);
+  Budget tb = budget.part(k.track_share);
+  TrackSeekResult tr = measure_track_to_track(io, ti, tb);
+  budget.charge(tb.used_ns());
+  if (tr.error && !c.err) c.err = tr.error;
+  res.track_to_track_ms = tr.seek_ms;
+  const double rot_ns = opt.rotation_ns;
+  if (locked) {
+    // The phase-locked revolution stands: the others are fits of a layout.
+  } else if (!buffered && rot_ns > 0 && plausible_rotation_ms(rot_ns * kMsPerNs, res.overhead_ms.value) &&
+      std::fabs(rot_ns * kMsPerNs - rev_ms()) <= kZ95 * res.rotation_ms.uncertainty &&
+      opt.rotation_uncertainty_ns * kMsPerNs < res.rotation_ms.uncertainty) {
+    // The transfer test's revolution, fitted across zones with the tracks' spare sectors
+    // counted, agrees with the backward-step fit and is the more exact of the two.
+    const double rel = std::max(k.stream_rotation_floor, opt.rotation_uncertainty_ns / rot_ns);
+    res.rotation_ms = {rot_ns * kMsPerNs, rel * rot_ns * kMsPerNs};
+    res.rpm = {60e9 / rot_ns, 60e9 / rot_ns * rel};
+    res.notes.push_back("rotation: from the transfer test's zones (track size and sector time, spare sectors "
+                        "per track fitted)");
+  } else if (tr.rotation_ns > 0 && !buffered) {
+    // A revolution from a stream (integer track size × fitted sector time) is exact to a few
+    // parts per million when the track size is right. (Where the buffer answered the backward
+    // steps, only within the interval the waits gave.) The track size is an integer fitted from
+    // boundaries: one sector off is 1/spt of it.
+    const double rel = std::max(k.stream_rotation_floor, 1.0 / tr.sectors_per_track);
+    res.rotation_ms = {tr.rotation_ns * kMsPerNs, rel * tr.rotation_ns * kMsPerNs};
+    res.rpm = {60e9 / tr.rotation_ns, 60e9 / tr.rotation_ns * rel};
+    res.notes.push_back("rotation: from the track stream of the track-to-track probe (track size x sector time)");
+  }
+  for (auto& n : tr.notes) res.notes.push_back(n);
+}
+
+// 7. Average seek and the seek curve from the random reads that are not slow.
+void AccessRun::seek_figures() {
+  const auto& k = kTuning;
+  std::vector<double> normal;
+  std::map<int, std::vector<double>> bins;
+  for (std::size_t i = 0; i < lat_ms.size(); ++i) {
+    // Left out: reads in a slow region or beyond the slowest normal access at any distance (a
+    // stall, a pause, a spike). A per-distance cut would also drop normal reads with a long
+    // rotational wait and bias the mean low.
+    if (lat_ms[i] > res.slow_threshold_ms || in_slow_region(lbas[i])) continue;
+    normal.push_back(lat_ms[i]);
+    if (i == 0) continue;
+    bins[dists[i] ? 63 - __builtin_clzll(dists[i]) : 0].push_back(lat_ms[i]);
+  }
+  // No rotation: no seek model (see the full stroke above).
+  if (normal.empty() || rev_ms() <= 0) return;
+  // Systematic part: random LBAs weight the outer zones (more sectors per cylinder), so this
+  // LBA-weighted mean differs from a cylinder-uniform (datasheet) average by avg_seek_floor.
+  const double seek = mean(normal) - base_ms;
+  res.avg_seek_ms = {seek, kZ95 * stddev(normal) / std::sqrt(static_cast<double>(normal.size())) +
+                               res.overhead_ms.uncertainty + res.rotation_ms.uncertainty / 2 +
+                               k.avg_seek_floor * seek};
+  for (auto& [b, v] : bins) {
+    SeekBin sb;
+    sb.max_distance = b >= 63 ? UINT64_MAX : (2ull << b) - 1;
+    sb.n = v.size();
+    sb.seek_ms = mean(v) - base_ms;
+    res.seek_curve.push_back(sb);
+  }
+}
+
+// 8. The access-time map: map_regions regions of the span.
+void AccessRun::access_map() {
+  const int R = kTuning.map_regions;
+  std::vector<std::vector<double>> reg(R);
+  for (std::size_t i = 0; i < lat_ms.size(); ++i) reg[std::min<std::uint64_t>(R - 1, lbas[i] * R / span())].push_back(lat_ms[i]);
+  for (int r = 0; r < R; ++r) {
+    RegionStat st;
+    st.first_lba = span() * r / R;
+    st.last_lba = span() * (r + 1) / R - 1;
+    st.n = reg[r].size();
+    st.mean_ms = mean(reg[r]);
+    for (auto& s : res.slow_regions) st.slow |= s.first_lba <= st.last_lba && s.last_lba >= st.first_lba;
+    res.map.push_back(st);
+  }
+}
+
+// 9. Random writes, only when allowed and the target was opened for writing.
+void AccessRun::random_writes() {
+  if (!opt.allow_write) return;
+  if (!io.info().writable) {
+    res.notes.push_back("write access skipped: the target is not open for writing");
+    return;
+  }
+  if (c.err || c.spent) return;
+  std::vector<std::uint64_t> w;
+  for (int i = 0; i < kTuning.write_reads; ++i) w.push_back(rng.below(span()));
+  auto l = qd1(c, w, true);
+  std::vector<double> ms;
+  for (double x : l)
+    if (x >= 0) ms.push_back(x * kMsPerNs);
+  res.write = stats(ms);
 }
 
 }  // namespace
@@ -167,359 +690,40 @@ std::pair<double, double> fit_rotation(const std::vector<std::pair<unsigned, dou
 }
 
 Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt, const ProgressFn* progress) {
-  AccessResult res;
   const std::uint32_t lb = io.info().logical_block_bytes ? io.info().logical_block_bytes : 512;
   const std::uint64_t cap = io.info().capacity_bytes / lb;
   const std::uint64_t span = opt.span_blocks ? std::min(opt.span_blocks, cap) : cap;
   if (span < 65536) return make_error("access: span too small (" + std::to_string(span) + " blocks)");
-  res.block_bytes = lb;
-  Budget budget(opt.budget_s);
-  Ctx c{io, budget, span, {}, 0};
-  Rng rng(opt.seed);
-  auto report = [&](double f) {
-    if (progress && *progress) (*progress)("access", f, budget.used_s());
-  };
-  auto fail = [&]() -> Expected<AccessResult> {
-    Error e = *c.err;
-    e.message = "access: " + e.message;
-    return e;
-  };
-
-  // 1. Command overhead: re-reads of one block are served from the drive's cache. At three
-  //    places (one per third of the span), the quickest kept: a slow region makes every command
-  //    slower, and must not become the overhead.
-  {
-    double best = 0, best_u = 0;
-    for (int third = 0; third < 3; ++third) {
-      const std::uint64_t x = span * third / 3 + rng.below(span / 3);
-      auto l = qd1(c, std::vector<std::uint64_t>(9, x));
-      if (c.err) return fail();
-      std::vector<double> hits(l.begin() + 1, l.end());
-      const double o = median(hits);
-      if (third == 0 || o < best) {
-        best = o;
-        best_u = kZ95 * 1.4826 * mad(hits) / std::sqrt(static_cast<double>(hits.size()));
-      }
-    }
-    res.overhead_ms = {best * 1e-6, best_u * 1e-6};
+  AccessRun run(io, opt, progress, span);
+  run.res.block_bytes = lb;
+  run.measure_overhead();
+  if (run.c.err) return run.fail();
+  run.measure_rotation();
+  if (run.c.err) return run.fail();
+  if (run.rev_ms() > 0) {
+    run.rev_assumed_ms = run.rev_ms();
+    run.base_ms = run.rev_ms() / 2 + run.res.overhead_ms.value + run.res.sector_ms.value;
   }
-  // 2. Rotation: chains of backward steps (backward_steps below), at most a quarter of the budget.
-  bool buffered = false;  // the drive's buffer answered them
-  {
-    Budget rot_budget = budget.part(0.25);
-    Ctx rc{io, rot_budget, span, {}, 0};
-    const BackwardSteps bs = backward_steps(rc, rng, res.overhead_ms.value * 1e6);
-    const auto charged = rot_budget.used_ns();
-    budget.charge(charged);
-    if (rc.err && !budget_spent(rc.err)) {
-      c.err = rc.err;
-      return fail();
-    }
-    if (bs.buffered)
-      res.notes.push_back(fmt::format(
-          "rotation: {} of {} backward steps were served from the drive's buffer (it reads a track from where "
-          "the head lands, a zero-latency read, or keeps it): the fit uses only steps read from the media "
-          "right after another media read", bs.buffered, bs.steps));
-    auto [rot, sec] = fit_rotation(bs.kl);
-    buffered = 2 * bs.buffered > bs.steps;
-    if (buffered) {
-      // The buffer, not the platter, answered most steps: whatever line the few others make is
-      // not trusted. The spread of the rotational waits of reads a fixed distance apart
-      // (wait_width.hpp) gives the revolution, to a few per cent but calibrated (its interval
-      // held the truth on 130 of 136 simulated zero-latency runs). Finer revolutions are not
-      // taken in its place: the transfer test's, standing alone, was 1-4 % off on a tenth of those
-      // drives (once 78 %), and the track probe's stream stated ±1/track size held the truth in
-      // half; each checked against this interval still could not vouch for a finer one.
-      rot = 0;
-      const WaitWidth ww = wait_width_fit(forward_waits(rc, rng));
-      budget.charge(rot_budget.used_ns() - charged);
-      if (rc.err && !budget_spent(rc.err)) {
-        c.err = rc.err;
-        return fail();
-      }
-      if (ww.rev_ms > 0 && plausible_rotation_ms(ww.rev_ms, res.overhead_ms.value)) {
-        res.rotation_ms = {ww.rev_ms, ww.half_width_ms};
-        res.rpm = {60e3 / ww.rev_ms, 60e3 / ww.rev_ms * ww.half_width_ms / ww.rev_ms};
-        res.notes.push_back(fmt::format("rotation: most backward steps were served from the drive's buffer; from the "
-                                        "spread of rotational waits of reads a fixed distance apart (noise σ {:.3f} ms)",
-                                        ww.sigma_ms));
-      } else {
-        res.notes.push_back("rotation: most backward steps took no longer than a cache hit (the drive's buffer "
-                            "answers them, or there is no platter: solid state) and reads a fixed distance apart "
-                            "show no rotational wait; not measured, and so no seek figures");
-      }
-    } else if (rot > 0 && !plausible_rotation_ms(rot * 1e-6, res.overhead_ms.value)) {
-      // A line through noise on a device without platters (RAM, flash, a file in the page cache)
-      // can have a falling slope; its intercept is then a latency, not a revolution.
-      res.notes.push_back(fmt::format(
-          "rotation: backward-step reads take {:.3f} ms against {:.3f} ms for a cache hit: not one "
-          "revolution (2-40 ms on any disk, at least 4 cache hits); not a rotating target, so no "
-          "rpm, no seek figures and no track layout", rot * 1e-6, res.overhead_ms.value));
-      rot = 0;
-    } else if (rot <= 0) {
-      res.notes.push_back("rotation: the backward-step latencies do not fit one revolution "
-                          "(solid state or a non-rotating target?)");
-    }
-    if (rot > 0) {
-      // Uncertainty: spread of the per-chain estimates latency + k·sector.
-      std::vector<double> est;
-      for (auto& [k, l] : bs.kl) est.push_back(l + k * sec);
-      // The fit's error on the simulated drives reaches 1 % (a chain's median is off by part of
-      // a sector): the interval is never narrower than that. The stream of the track-to-track
-      // probe, when there is one, replaces this figure below.
-      const double u = std::max(kZ95 * 1.4826 * mad(est) / std::sqrt(static_cast<double>(est.size())),
-                                kRotationFitFloor * rot);
-      res.rotation_ms = {rot * 1e-6, u * 1e-6};
-      res.rpm = {60e9 / rot, 60e9 / rot * (u / rot)};
-      res.sector_ms = {sec * 1e-6, 0};
-    }
-  }
-  report(0.1);
-  const double rev_ms = res.rotation_ms.value;
-  const double base_ms = rev_ms / 2 + res.overhead_ms.value + res.sector_ms.value;
-
-  // 3. Random reads over the span. A read never lands just after the previous one, where the
-  //    drive's read-ahead could serve it.
-  const unsigned N = opt.samples ? opt.samples : 1500;
-  std::vector<std::uint64_t> lbas;
-  std::vector<double> lat_ms;
-  std::uint64_t prev = rng.below(span);
-  // Until 45 % of the budget is used, and in any case (budget left) the first kMinReads: the
-  // mean access time is the figure everyone wants, even from a short run.
-  constexpr unsigned kMinReads = 200;
-  for (unsigned done = 0;
-       done < N && !budget.exhausted() && (done < kMinReads || budget.used_s() < kRandomShare * budget.limit_s());) {
-    std::vector<std::uint64_t> chunk;
-    for (unsigned i = 0; i < 100 && done + i < N; ++i) {
-      std::uint64_t x = rng.below(span);
-      for (int t = 0; t < 8 && x >= prev && x - prev < 8192; ++t) x = rng.below(span);
-      chunk.push_back(x);
-      prev = x;
-    }
-    auto l = qd1(c, chunk);
-    for (std::size_t i = 0; i < chunk.size(); ++i)
-      if (l[i] >= 0) {
-        lbas.push_back(chunk[i]);
-        lat_ms.push_back(l[i] * 1e-6);
-      }
-    done += static_cast<unsigned>(chunk.size());
-    if (c.err) break;
-    report(0.1 + 0.5 * done / N);
-  }
-  if (lat_ms.size() < 10) return c.err ? fail() : Expected<AccessResult>(make_error("access: too few reads completed"));
+  run.report(0.1);
+  run.random_reads();
+  if (run.lat_ms.size() < 10)
+    return run.c.err ? run.fail() : Expected<AccessResult>(make_error("access: too few reads completed"));
   // A failed I/O (a device that stopped answering) ends the test as an error, not as notes.
-  if (c.err && !budget_spent(c.err)) return fail();
-  res.read = stats(lat_ms);
-  {
-    // Every read when they fit the bound, else an even stride through them (the order kept).
-    const std::size_t n = lat_ms.size(), keep = std::min(n, kMaxReadSamples);
-    res.reads.reserve(keep);
-    for (std::size_t k = 0; k < keep; ++k) {
-      const std::size_t i = k * n / keep;
-      res.reads.push_back({lbas[i], lat_ms[i]});
-    }
-  }
-
-  // 4. Slow reads: slower than any normal access over the same distance can be (slow_regions.hpp).
-  std::vector<std::uint64_t> dists(lat_ms.size(), 0);
-  for (std::size_t i = 1; i < lat_ms.size(); ++i) dists[i] = lbas[i] > lbas[i - 1] ? lbas[i] - lbas[i - 1] : lbas[i - 1] - lbas[i];
-  const double rev_or = rev_ms > 0 ? rev_ms : kNoRotationMs;
-  LatencyModel lm = [&] {
-    std::vector<std::pair<std::uint64_t, double>> dm;
-    for (std::size_t i = 1; i < lat_ms.size(); ++i) dm.emplace_back(dists[i], lat_ms[i]);
-    return LatencyModel(dm, rev_or / 2, std::max(kSlowMarginMs, 0.1 * rev_or));
-  }();
-  std::vector<bool> slow_read(lat_ms.size(), false);
-  for (std::size_t i = 1; i < lat_ms.size(); ++i) slow_read[i] = lm.slow(dists[i], lat_ms[i]);
-  res.slow_threshold_ms = lm.max_threshold_ms();
-  {
-    // A part of the budget of its own: full stroke and seek curve still come after it.
-    Budget slow_budget = budget.part(kSlowShare);
-    Ctx sc{io, slow_budget, span, {}, c.last_lba};
-    SlowIo sio;
-    sio.read_ms = [&](const std::vector<std::uint64_t>& l) {
-      auto v = qd1(sc, l);
-      for (double& x : v) x = x < 0 ? -1 : x * 1e-6;
-      return v;
-    };
-    sio.last_lba = [&] { return sc.last_lba; };
-    sio.stop = [&] { return slow_budget.exhausted() || sc.err.has_value(); };
-    sio.flush = [&] {
-      std::vector<std::uint64_t> far;
-      for (int i = 0; i < 24; ++i) far.push_back(rng.below(span));
-      qd1(sc, far);
-    };
-    std::vector<std::uint64_t> sl, sd;
-    std::vector<double> sm;
-    for (std::size_t i = 1; i < lat_ms.size(); ++i)
-      if (slow_read[i]) sl.push_back(lbas[i]), sd.push_back(dists[i]), sm.push_back(lat_ms[i]);
-    SlowSearch ss = find_slow(sio, lm, span, sl, sd, sm);
-    budget.charge(slow_budget.used_ns());
-    c.last_lba = sc.last_lba;
-    if (sc.err && !budget_spent(sc.err) && !c.err) c.err = sc.err;
-    if (slow_budget.exhausted())
-      res.notes.push_back("slow regions: the search ran out of its share of the budget; some may be missing or not bounded");
-    for (auto& f : ss.found) {
-      if (f.spike) res.slow_spikes.push_back({f.first_lba, f.mean_ms});
-      else res.slow_regions.push_back({f.first_lba, f.last_lba, f.mean_ms, f.location_uncertainty_blocks});
-    }
-    res.outliers = ss.outliers;
-    if (!ss.outlier_excess_ms.empty()) res.outlier_excess_ms = median(ss.outlier_excess_ms);
-  }
-  auto in_region = [&](std::uint64_t l) {
-    for (auto& r : res.slow_regions)
-      if (l >= r.first_lba && l <= r.last_lba) return true;
-    return false;
-  };
-  // 5. Full stroke: alternate between the first and the last part of the span, outside any slow
-  //    region found there (a slow region at the end of the disk is not a longer stroke).
-  {
-    const std::uint64_t w = std::max<std::uint64_t>(span / 2000, 4096);
-    // Each window moves inwards past any region (with its edge uncertainty) that it overlaps.
-    std::uint64_t lo = 0, hi = span - 1;
-    for (bool moved = true; moved;) {
-      moved = false;
-      for (auto& r : res.slow_regions) {
-        // Edge uncertainty, bounded: a region whose edge search was cut short must not close the
-        // windows on the whole span.
-        const auto m = std::min<std::uint64_t>(static_cast<std::uint64_t>(r.location_uncertainty_blocks), span / 200);
-        const std::uint64_t f = r.first_lba > m ? r.first_lba - m : 0, l = std::min(span - 1, r.last_lba + m);
-        if (lo <= l && lo + w >= f && l + 1 > lo) lo = l + 1, moved = true;
-        if (hi >= f && hi <= l + w && f > 0 && f - 1 < hi) hi = f - 1, moved = true;
-      }
-    }
-    std::vector<std::uint64_t> alt;
-    if (hi > lo + 2 * w)
-      for (int i = 0; i < kStrokeReads; ++i) alt.push_back(i % 2 ? hi - rng.below(w) : lo + rng.below(w));
-    auto l = qd1(c, alt);
-    std::vector<double> all, v;
-    for (std::size_t i = 1; i < l.size(); ++i)
-      if (l[i] > 0) all.push_back(l[i] * 1e-6);
-    // Left out: reads beyond the worst rotational wait over these reads' own median (a stall, a
-    // pause); a cut at the random reads' threshold would drop long waits and bias the mean low.
-    const double cut = all.empty() ? 0 : median(all) + rev_or / 2 + std::max(kSlowMarginMs, 0.1 * rev_or);
-    for (double x : all)
-      if (x <= cut) v.push_back(x);
-    // A seek is what is left of an access once rotation and overhead are taken off: without a
-    // rotation there is no model to take off, and the figure would be a bare access time.
-    if (v.size() >= 10 && rev_ms > 0) {
-      // Systematic part: the access model (overhead from hits, windows 0.05 % inside the ends),
-      // kSeekModelFloor, and a stroke shortened by windows moved past end regions: a long seek
-      // is about linear in its distance, so up to the share of the span left out.
-      const double fs = mean(v) - base_ms;
-      const double cut_share = static_cast<double>(lo + (span - 1 - hi)) / static_cast<double>(span);
-      res.full_stroke_ms = {fs, kZ95 * stddev(v) / std::sqrt(static_cast<double>(v.size())) +
-                                    res.overhead_ms.uncertainty + res.rotation_ms.uncertainty / 2 +
-                                    (kSeekModelFloor + cut_share) * fs};
-      if (lo > 0 || hi < span - 1)
-        res.notes.push_back(fmt::format("full_stroke: measured between LBA {} and {}, outside the slow regions at the ends", lo, hi));
-    }
-  }
-  // 6. Track to track: inside one zone, with that zone's own layout (track_seek.hpp).
-  if (rev_ms > 0 && !c.err) {
-    TrackSeekInput ti;
-    ti.first_lba = opt.zone_last_lba > opt.zone_first_lba ? opt.zone_first_lba : span / 4;
-    ti.last_lba = opt.zone_last_lba > opt.zone_first_lba ? std::min(opt.zone_last_lba, span - 1) : span / 2;
-    ti.rotation_ns = rev_ms * 1e6;
-    ti.overhead_ms = res.overhead_ms.value;
-    ti.overhead_uncertainty_ms = res.overhead_ms.uncertainty;
-    ti.surfaces = opt.surfaces;
-    ti.spares_per_track = opt.spares_per_track;
-    ti.seed = opt.seed;
-    for (auto& r : res.slow_regions) ti.avoid.emplace_back(r.first_lba, r.last_lba);
-    Budget tb = budget.part(0.35);
-    TrackSeekResult tr = measure_track_to_track(io, ti, tb);
-    budget.charge(tb.used_ns());
-    if (tr.error && !c.err) c.err = tr.error;
-    res.track_to_track_ms = tr.seek_ms;
-    if (!buffered && opt.rotation_ns > 0 && plausible_rotation_ms(opt.rotation_ns * 1e-6, res.overhead_ms.value) &&
-        std::fabs(opt.rotation_ns * 1e-6 - rev_ms) <= kZ95 * res.rotation_ms.uncertainty &&
-        opt.rotation_uncertainty_ns * 1e-6 < res.rotation_ms.uncertainty) {
-      // The transfer test's revolution, fitted across zones with the tracks' spare sectors
-      // counted, agrees with the backward-step fit and is the more exact of the two.
-      const double rel = std::max(kStreamRotationFloor, opt.rotation_uncertainty_ns / opt.rotation_ns);
-      res.rotation_ms = {opt.rotation_ns * 1e-6, rel * opt.rotation_ns * 1e-6};
-      res.rpm = {60e9 / opt.rotation_ns, 60e9 / opt.rotation_ns * rel};
-      res.notes.push_back("rotation: from the transfer test's zones (track size and sector time, spare sectors "
-                          "per track fitted)");
-    } else if (tr.rotation_ns > 0 && !buffered) {
-      // A revolution from a stream (integer track size × fitted sector time) is exact to a few
-      // parts per million when the track size is right. (Where the buffer answered the backward
-      // steps, only within the interval the waits gave.)
-      // The track size is an integer fitted from boundaries: one sector off is 1/spt of it.
-      const double rel = std::max(kStreamRotationFloor, 1.0 / tr.sectors_per_track);
-      res.rotation_ms = {tr.rotation_ns * 1e-6, rel * tr.rotation_ns * 1e-6};
-      res.rpm = {60e9 / tr.rotation_ns, 60e9 / tr.rotation_ns * rel};
-      res.notes.push_back("rotation: from the track stream of the track-to-track probe (track size x sector time)");
-    }
-    for (auto& n : tr.notes) res.notes.push_back(n);
-  }
-  report(0.7);
-
-  // 7. Average seek and the seek curve from the random reads that are not slow.
-  {
-    std::vector<double> normal;
-    std::map<int, std::vector<double>> bins;
-    for (std::size_t i = 0; i < lat_ms.size(); ++i) {
-      // Left out: reads in a slow region or beyond the slowest normal access at any distance (a
-      // stall, a pause, a spike). A per-distance cut would also drop normal reads with a long
-      // rotational wait and bias the mean low.
-      if (lat_ms[i] > res.slow_threshold_ms || in_region(lbas[i])) continue;
-      normal.push_back(lat_ms[i]);
-      if (i == 0) continue;
-      const std::uint64_t dist = dists[i];
-      int b = dist ? 63 - __builtin_clzll(dist) : 0;
-      bins[b].push_back(lat_ms[i]);
-    }
-    if (!normal.empty() && rev_ms > 0)
-      // Systematic part: random LBAs weight the outer zones (more sectors per cylinder), so this
-      // LBA-weighted mean differs from a cylinder-uniform (datasheet) average by kAvgSeekFloor.
-      res.avg_seek_ms = {mean(normal) - base_ms,
-                         kZ95 * stddev(normal) / std::sqrt(static_cast<double>(normal.size())) +
-                             res.overhead_ms.uncertainty + res.rotation_ms.uncertainty / 2 +
-                             kAvgSeekFloor * (mean(normal) - base_ms)};
-    for (auto& [b, v] : bins) {
-      if (rev_ms <= 0) break;  // no rotation: no seek model (see the full stroke above)
-      SeekBin sb;
-      sb.max_distance = b >= 63 ? UINT64_MAX : (2ull << b) - 1;
-      sb.n = v.size();
-      sb.seek_ms = mean(v) - base_ms;
-      res.seek_curve.push_back(sb);
-    }
-  }
-  // 8. The access-time map: 64 regions of the span.
-  {
-    const int R = 64;
-    std::vector<std::vector<double>> reg(R);
-    for (std::size_t i = 0; i < lat_ms.size(); ++i)
-      reg[std::min<std::uint64_t>(R - 1, lbas[i] * R / span)].push_back(lat_ms[i]);
-    for (int r = 0; r < R; ++r) {
-      RegionStat st;
-      st.first_lba = span * r / R;
-      st.last_lba = span * (r + 1) / R - 1;
-      st.n = reg[r].size();
-      st.mean_ms = mean(reg[r]);
-      for (auto& s : res.slow_regions) st.slow |= s.first_lba <= st.last_lba && s.last_lba >= st.first_lba;
-      res.map.push_back(st);
-    }
-  }
-  // 9. Random writes, only when allowed and the target was opened for writing.
-  if (opt.allow_write && io.info().writable && !c.err) {
-    std::vector<std::uint64_t> w;
-    for (int i = 0; i < 200; ++i) w.push_back(rng.below(span));
-    auto l = qd1(c, w, true);
-    std::vector<double> ms;
-    for (double x : l)
-      if (x >= 0) ms.push_back(x * 1e-6);
-    res.write = stats(ms);
-  } else if (opt.allow_write) {
-    res.notes.push_back("write access skipped: the target is not open for writing");
-  }
-  res.drive_time_s = budget.used_s();
-  if (c.err && !budget_spent(c.err)) return fail();
-  if (c.err) res.notes.push_back("stopped early: " + c.err->message);
-  report(1.0);
-  return res;
+  if (run.c.err) return run.fail();
+  run.res.read = stats(run.lat_ms);
+  run.lock_rotation();
+  run.find_slow_regions();
+  run.full_stroke();
+  run.track_to_track();
+  run.report(0.7);
+  run.seek_figures();
+  run.access_map();
+  run.random_writes();
+  run.res.drive_time_s = run.budget.used_s();
+  if (run.c.err) return run.fail();
+  if (run.c.spent) run.res.notes.push_back(fmt::format("stopped early: {}", kBudgetSpentMessage));
+  run.report(1.0);
+  return std::move(run.res);
 }
 
 }  // namespace ds::measure
