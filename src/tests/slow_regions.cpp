@@ -15,6 +15,7 @@ struct SlowTuning {
   int scan_steps = 32;                 // steps of one descending scan
   int scan_levels = 3;                 // rounds of descending scans per edge
   std::uint64_t confirm_gap = 256;     // a normal probe is believed if one this far below is too
+  int confirm_reads = 2;               // a slow seed is read again this many times, slow each time
   std::uint64_t merge_gap_div = 200;   // regions closer than span/200 are merged
   std::uint64_t fine_div = 4000;       // edges located to span/4000 (at least one block)
   // First probe distance from a slow read: below it max(span/left_probe_div, left_probe_min),
@@ -178,9 +179,15 @@ SlowSearch find_slow(SlowIo& io, const LatencyModel& model, std::uint64_t span,
       covered |= f.spike ? dist(f.first_lba, x) <= w : x + fine >= f.first_lba && x <= f.last_lba + fine;
     if (covered) continue;
     if (io.stop()) break;
-    io.flush();
+    // Read again, twice, each after a flush: a normal read is slow now and then (its rotational
+    // wait and seek jitter in the tail, against a threshold whose distance bin holds few reads),
+    // twice running it almost never is; a region or a remapped LBA is slow every time.
     std::vector<double> slow_ms{seed_ms[i]};
-    const int again = s.one(x, &slow_ms);
+    int again = 1;
+    for (int r = 0; r < kTuning.confirm_reads && again == 1; ++r) {
+      io.flush();
+      again = s.one(x, &slow_ms);
+    }
     if (again < 0) break;
     if (again == 0) {
       ++out.outliers;
