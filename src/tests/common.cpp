@@ -84,3 +84,36 @@ std::uint64_t Rng::next() {
 }
 
 }  // namespace ds::measure
+
+namespace ds::measure {
+
+namespace {
+std::vector<double> ranks(std::span<const double> v) {
+  std::vector<std::size_t> idx(v.size());
+  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
+  std::vector<double> r(v.size());
+  for (std::size_t i = 0; i < idx.size();) {
+    std::size_t j = i;
+    while (j + 1 < idx.size() && v[idx[j + 1]] == v[idx[i]]) ++j;
+    for (std::size_t k = i; k <= j; ++k) r[idx[k]] = 0.5 * static_cast<double>(i + j);
+    i = j + 1;
+  }
+  return r;
+}
+}  // namespace
+
+double rank_correlation(std::span<const double> x, std::span<const double> y) {
+  if (x.size() != y.size() || x.size() < 3) return 0;
+  const auto rx = ranks(x), ry = ranks(y);
+  const double mx = mean(rx), my = mean(ry);
+  double sxy = 0, sxx = 0, syy = 0;
+  for (std::size_t i = 0; i < rx.size(); ++i) {
+    sxy += (rx[i] - mx) * (ry[i] - my);
+    sxx += (rx[i] - mx) * (rx[i] - mx);
+    syy += (ry[i] - my) * (ry[i] - my);
+  }
+  return sxx > 0 && syy > 0 ? sxy / std::sqrt(sxx * syy) : 0;
+}
+
+}  // namespace ds::measure
