@@ -12,6 +12,11 @@ namespace {
 
 // Relative resolution of one rate sample (see zones_from_points).
 constexpr double kSampleRateResolution = 0.005;
+constexpr double kOutlierSigmas = 4;  // a zone's sample this far from its median is left out of its rate
+constexpr double kPooledSpread = 0.005;  // media rates this far apart in one zone: several surfaces
+// choose_stream: two read sizes follow the media when their sector times agree this well (4 %
+// where the stream found surfaces of their own density: the variants spread them by ±3 %).
+constexpr double kSizeAgreement = 0.005, kPerSurfaceAgreement = 0.04;
 
 std::uint32_t block_bytes(const IoEngine& io) {
   return io.info().logical_block_bytes ? io.info().logical_block_bytes : 512;
@@ -140,7 +145,10 @@ ProbeChoice choose_stream(IoEngine& io, std::uint64_t lba, Budget& budget, unsig
     // stream was long enough to fit it, must agree.
     const bool ok = p.t.media_bound && p.t.reads_per_track >= 4 &&
                     (!p.t.sectors_per_track || p.t.sectors_per_track >= 4 * m);
-    if (p.t.media_bound && prev.ok && std::fabs(p.t.sector_ns - prev.s) <= 0.005 * p.t.sector_ns) {
+    // Surfaces of their own density pass their sectors at their own pace: two probes at two places
+    // agree only as well as the mix of surfaces they read (a few per cent over a cylinder or two).
+    const double agree = p.t.per_surface || prev.t.per_surface ? kPerSurfaceAgreement : kSizeAgreement;
+    if (p.t.media_bound && prev.ok && std::fabs(p.t.sector_ns - prev.s) <= agree * p.t.sector_ns) {
       best.t = prev.t;
       // Larger reads resolve the boundaries as well while a track still holds ~32 of them.
       best.blocks = std::max<std::uint32_t>(prev.m, static_cast<std::uint32_t>(prev.t.reads_per_track * prev.m / 32));
@@ -230,6 +238,54 @@ void tell_layout(TransferResult& res) {
                       "surface-serpentine layout, or head and cylinder switches that take the same time)");
 }
 
+// A zone's samples less those whose sustained rate falls far short of their media rate compared
+// with the rest (three or more samples): a stream that met a rare long pause — on a
+// surface-serpentine drive the seek to the next band, once in thousands of tracks — weighs it as
+// if every few tracks had one. The ratio, not the rate: samples of one zone may read surfaces of
+// their own density (a few % apart), whose switches cost the same share of a track. Far: beyond
+// kOutlierSigmas robust σ of the ratios, σ never below one sample's resolution.
+namespace {
+std::vector<const TransferPoint*> without_outliers(const std::vector<const TransferPoint*>& g) {
+  if (g.size() < 3) return g;
+  std::vector<double> ratio;
+  for (auto* p : g) ratio.push_back(p->media_mb_s > 0 ? p->mb_s / p->media_mb_s : 1.0);
+  const double m = median(ratio);
+  const double sigma = std::max(1.4826 * mad(ratio), kSampleRateResolution * m);
+  std::vector<const TransferPoint*> kept;
+  for (std::size_t i = 0; i < g.size(); ++i)
+    if (std::fabs(ratio[i] - m) <= kOutlierSigmas * sigma) kept.push_back(g[i]);
+  return kept;
+}
+}  // namespace
+
+namespace {
+double mean_media(const std::vector<const TransferPoint*>& g) {
+  double sum = 0;
+  for (auto* p : g) sum += p->media_mb_s;
+  return sum / static_cast<double>(g.size());
+}
+
+// Zones slow down from the outer edge in (more sectors on a longer track), so a group that reads
+// faster than the one outside it is not a zone of its own: on a surface-serpentine drive whose
+// surfaces each have their own density, a sample reads one surface, and neighbouring samples of
+// one zone differ by the surfaces' spread, up and down. Adjacent groups are pooled while one is
+// faster than the one before it (pool adjacent violators: the non-increasing fit of the groups'
+// media rates, Ayer et al. 1955), so that such a zone's rate is the mean over the surfaces its
+// samples read. On a cylinder layout every sample crosses all surfaces and the zones keep their
+// order: nothing is pooled.
+void pool_rising_groups(std::vector<std::vector<const TransferPoint*>>& groups) {
+  for (std::size_t i = 1; i < groups.size();) {
+    if (mean_media(groups[i]) > mean_media(groups[i - 1])) {
+      groups[i - 1].insert(groups[i - 1].end(), groups[i].begin(), groups[i].end());
+      groups.erase(groups.begin() + static_cast<std::ptrdiff_t>(i));
+      if (i > 1) --i;  // the pooled group may now be faster than the one before it
+    } else {
+      ++i;
+    }
+  }
+}
+}  // namespace
+
 bool same_zone(const TransferPoint& a, const TransferPoint& b) {
   if (!a.sectors_per_track || !b.sectors_per_track) return false;
   if (a.per_surface || b.per_surface) {
@@ -286,13 +342,14 @@ std::vector<TransferZone> zones_from_points(const std::vector<TransferPoint>& pt
     if (same) g.push_back(use[i]);
     else groups.push_back({use[i]});
   }
+  if (by_spt) pool_rising_groups(groups);
   for (std::size_t z = 0; z < groups.size(); ++z) {
     TransferZone tz;
     tz.first_lba = z == 0 ? 0 : (groups[z - 1].back()->lba + groups[z].front()->lba) / 2;
     tz.last_lba = z + 1 == groups.size() ? span - 1
                                          : (groups[z].back()->lba + groups[z + 1].front()->lba) / 2 - 1;
     std::vector<double> r;
-    for (auto* p : groups[z]) r.push_back(p->mb_s);
+    for (auto* p : without_outliers(groups[z])) r.push_back(p->mb_s);
     tz.mb_s = mean(r);
     // 95 % half-width: the samples' spread, plus the resolution of one sample's rate (it rests on
     // about one cylinder: which surfaces it crossed and the few switches it saw move it by up to
@@ -309,6 +366,13 @@ std::vector<TransferZone> zones_from_points(const std::vector<TransferPoint>& pt
     tz.sectors_per_track = std::max_element(votes.begin(), votes.end(), [](auto& a, auto& b) {
                              return a.second < b.second;
                            })->first;
+    // Samples of several surfaces (pooled above, or per-surface tracks): their mean track size.
+    if (votes.size() > 1 && media.size() > 1 &&
+        *std::max_element(media.begin(), media.end()) > (1 + kPooledSpread) * *std::min_element(media.begin(), media.end())) {
+      double sum = 0;
+      for (auto* p : groups[z]) sum += p->sectors_per_track;
+      tz.sectors_per_track = static_cast<std::uint32_t>(std::lround(sum / static_cast<double>(groups[z].size())));
+    }
     tz.media_mb_s = mean(media);
     tz.bytes_per_track = static_cast<std::uint64_t>(tz.sectors_per_track) * lb;
     zones.push_back(tz);
