@@ -75,7 +75,7 @@ TEST_CASE("AAM quiet on a model with quiet seek scale 1.5: access difference of 
   CHECK_FALSE(acc->spread_warning);
 }
 
-TEST_CASE("AAM on a model where it has no effect: no significant access difference in >= 19 of 20 seeds") {
+TEST_CASE("AAM on a model where it has no effect: no significant access difference in >= 17 of 20 seeds") {
   auto model = sim::preset("raptor");
   REQUIRE(model);
   REQUIRE(model->aam.supported);
@@ -97,8 +97,11 @@ TEST_CASE("AAM on a model where it has no effect: no significant access differen
   MESSAGE("false positives over 20 seeds: read.mean_ms " << sig_mean << ", avg_seek_ms " << sig_seek
                                                          << ", any of the access figures " << sig_any
                                                          << "; spread warnings on read.mean_ms " << warned);
-  CHECK(sig_mean <= 1);
-  CHECK(sig_seek <= 1);
+  // Each seed's verdict is a 95 % interval excluding zero: false by chance in 5 % of seeds. Of 20,
+  // four or more come out significant with probability 1.6 % (binomial); at most one, as this
+  // asked before, failed by chance 26 % of the time under a calibrated interval.
+  CHECK(sig_mean <= 3);
+  CHECK(sig_seek <= 3);
 }
 
 TEST_CASE("AAM quiet on a model with quiet media-rate scale 0.9: the transfer difference is found") {
