@@ -26,9 +26,9 @@ constexpr BlocksizeTuning kTuning{};
 Expected<BlocksizeResult> run_blocksize(IoEngine& io, const BlocksizeOptions& opt,
                                         const ProgressFn* progress) {
   BlocksizeResult res;
-  const std::uint32_t lb = io.info().logical_block_bytes ? io.info().logical_block_bytes : 512;
-  const std::uint64_t cap = io.info().capacity_bytes / lb;
-  const std::uint64_t span = opt.span_blocks ? std::min(opt.span_blocks, cap) : cap;
+  const Span sp = span_of(io.info(), opt.span_blocks);
+  const std::uint32_t lb = sp.block_bytes;
+  const std::uint64_t span = sp.blocks;
   Budget budget(opt.budget_s);
   std::vector<std::uint32_t> sizes;
   for (std::uint32_t b = std::max(kTuning.smallest_bytes, lb); b <= kTuning.largest_bytes; b *= 2)
