@@ -4,7 +4,9 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -193,4 +195,85 @@ TEST_CASE("identify --from-file: every real dump decodes clean (no implausibilit
     CHECK_FALSE(has(r.out, "implausible"));
   }
   CHECK(drives > 0);
+}
+
+// Found in session 8 (each failed on the binary before its fix).
+
+TEST_CASE("bench --tests: an unknown, empty or repeated name is a usage error (exit 2) before any I/O") {
+  // Before: an unknown name exited 1 (ab's --tests said 2), --tests "" and "access,,cache" ran the
+  // default set or skipped the empty name without a word, and "access,access" counted access's
+  // share of the budget twice.
+  struct Case {
+    const char* tests;
+    const char* says;
+  } cases[] = {{"nope", "unknown test 'nope' (known: transfer, access, cache, blocksize, queue, patterns, actuators, rmw)"},
+               {"''", "no test given"},
+               {"access,,cache", "an empty test name"},
+               {"access,", "an empty test name"},
+               {"access,access", "'access' is named twice"}};
+  for (const auto& c : cases) {
+    CAPTURE(c.tests);
+    Run r = run_all(std::string("bench sim:raptor --budget 1 --json --tests ") + c.tests);
+    CHECK(r.rc == 2);
+    CHECK(has(r.out, c.says));
+    CHECK_FALSE(has(r.out, "\"tests\":"));  // refused before the run: no results
+  }
+  CHECK(run_all("bench sim:raptor --budget 1 --json --tests cache").rc == 0);
+}
+
+TEST_CASE("--seed takes a decimal whole number: -1 and 0x10 refused, 010 is ten") {
+  // Before: CLI11 read --seed with strtoull, so -1 became 18446744073709551615 and 010 was 8.
+  for (const char* cmd : {"bench sim:raptor --tests cache --budget 1", "ncq sim:raptor --budget 1", "smr sim:raptor",
+                          "scan sim:raptor", "replay sim:raptor /dev/null",
+                          "ab sim:maxline3 --feature aam=quiet,fast --rounds 2 --budget 0.2"}) {
+    for (const char* seed : {"-1", "0x10", "1.5", "ten", "99999999999999999999"}) {
+      CAPTURE(cmd);
+      CAPTURE(seed);
+      Run r = run_all(std::string(cmd) + " --seed " + seed);
+      CHECK(r.rc == 2);
+      CHECK(has(r.out, "is not a seed"));
+    }
+  }
+  Run r = clitest::run("bench sim:raptor --tests cache --budget 0.5 --seed 010 --json", false);
+  REQUIRE(r.rc == 0);
+  CHECK(nlohmann::json::parse(r.out)["settings"]["seed"] == 10);
+}
+
+TEST_CASE("feature commands: a wrong action or value is a usage error (exit 2), get takes no value") {
+  // Before: these exited 1 (the code of a device that failed), and `aam get 5` ignored the 5.
+  for (const char* args : {"aam sim:raptor set 300", "aam sim:raptor set", "aam sim:raptor frob", "aam sim:raptor get 5",
+                           "aam sim:raptor quiet 5", "apm sim:raptor set 0", "write-cache sim:raptor maybe",
+                           "read-ahead sim:raptor get on"}) {
+    CAPTURE(args);
+    Run r = clitest::run(std::string(args) + " --json", false);
+    CHECK(r.rc == 2);
+    const auto j = nlohmann::json::parse(r.out, nullptr, false);
+    REQUIRE(j.is_object());
+    CHECK(j["drivescope"]["exit_status"] == 2);
+    CHECK(j.contains("error"));
+  }
+  CHECK(run_all("aam sim:raptor get").rc == 0);
+}
+
+TEST_CASE("--prom FILE that cannot be written is refused before the run (exit 2), not after it") {
+  // Before: identify, bench and scan ran to the end, printed their results and only then failed
+  // to write the file (exit 1): on a real drive, a bench of two minutes lost for a typo.
+  const fs::path dir = fs::temp_directory_path() / ("ds-prom-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  for (const std::string cmd : {"identify sim:raptor", "bench sim:raptor --tests cache --budget 1", "scan sim:raptor",
+                                "ncq sim:raptor --budget 1"}) {
+    for (const std::string& path : {(dir / "missing" / "x.prom").string(), dir.string()}) {
+      CAPTURE(cmd);
+      CAPTURE(path);
+      Run r = run_all(cmd + " --prom " + path);
+      CHECK(r.rc == 2);
+      CHECK(has(r.out, "--prom"));
+      CHECK(std::count(r.out.begin(), r.out.end(), '\n') <= 2);  // CLI11's two lines: nothing was run
+    }
+    Run ok = run_all(cmd + " --prom " + (dir / "ok.prom").string());
+    CHECK(ok.rc == 0);
+    CHECK(fs::exists(dir / "ok.prom"));
+    fs::remove(dir / "ok.prom");
+  }
+  fs::remove_all(dir);
 }
