@@ -44,14 +44,19 @@ bool looks_like_text(std::span<const std::uint8_t> b) {
   return true;
 }
 
-// hdparm --Istdout: whitespace-separated tokens of exactly four hex digits (one per word). An
-// inhex file writes bytes as pairs, and '#' comments or "0x" prefixes never appear in hdparm's.
+// hdparm --Istdout: whitespace-separated tokens of exactly four hex digits (one per word), after
+// hdparm's device line ("/dev/sda:"). An inhex file writes bytes as pairs, and '#' comments or
+// "0x" prefixes never appear in hdparm's.
 bool looks_like_hdparm_words(std::string_view t) {
   std::size_t tokens = 0, i = 0;
   while (i < t.size()) {
     if (std::isspace(static_cast<unsigned char>(t[i]))) { ++i; continue; }
     std::size_t j = i;
     while (j < t.size() && !std::isspace(static_cast<unsigned char>(t[j]))) ++j;
+    if (tokens == 0 && j - i > 1 && t[j - 1] == ':') {  // the device line
+      i = j;
+      continue;
+    }
     if (j - i != 4) return false;
     for (std::size_t k = i; k < j; ++k)
       if (!std::isxdigit(static_cast<unsigned char>(t[k]))) return false;

@@ -32,6 +32,8 @@ bool looks_like_text(std::span<const std::uint8_t> b) {
   return true;
 }
 
+bool is_device_line(std::string_view tok) { return tok.size() > 1 && tok.back() == ':'; }
+
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -40,7 +42,9 @@ int hex_value(char c) {
 }
 
 // hdparm --Istdin text: 256 tokens of exactly four hex digits. Each token is the word's value,
-// so word w becomes bytes (w & 0xFF, w >> 8) in the little-endian block.
+// so word w becomes bytes (w & 0xFF, w >> 8) in the little-endian block. `hdparm --Istdout DEV`
+// writes its device line ("/dev/sda:") before the words: a token ending in ':' before the first
+// word is that line and is skipped.
 Expected<std::array<std::uint8_t, 512>> parse_hex_words(std::span<const std::uint8_t> b,
                                                         std::string_view name) {
   std::array<std::uint8_t, 512> out{};
@@ -55,6 +59,10 @@ Expected<std::array<std::uint8_t, 512>> parse_hex_words(std::span<const std::uin
     std::size_t j = i;
     while (j < b.size() && b[j] > 0x20 && b[j] < 0x7F) ++j;
     const std::string_view tok(reinterpret_cast<const char*>(b.data() + i), j - i);
+    if (count == 0 && is_device_line(tok)) {
+      i = j;
+      continue;
+    }
     unsigned v = 0;
     bool good = tok.size() == 4;
     for (std::size_t k = 0; good && k < tok.size(); ++k) {

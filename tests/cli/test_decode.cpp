@@ -94,6 +94,24 @@ TEST_CASE("decode --identify: every real capture gives identify --from-file's JS
   CHECK(drives == 13);
 }
 
+TEST_CASE("decode --identify and identify --from-file read what `hdparm --Istdout DEV` writes, device line and all") {
+  // hdparm --Istdout /dev/sda prints "\n/dev/sda:\n" before the words (seen in the QEMU guest,
+  // tests/vm/guest-json.sh); before, both commands refused the file: "'/dev/sda:' is not hex".
+  const auto dir = data("identify/FUJITSU_MHY2120BH--0084000D");
+  const auto with_header = temp_file("istdout.txt", "\n/dev/sda:\n" + slurp(dir + "/identify.hex"));
+  const json want = decode_json("--identify " + dir + "/identify.hex")["identify"];
+  const json got = decode_json("--identify " + with_header.string());
+  CHECK(got["identify"] == want);
+  CHECK(got["target"]["format"] == "hdparm-hex");
+  auto r = run("identify --json --from-file " + with_header.string());
+  REQUIRE(r.rc == 0);
+  CHECK(json::parse(r.out)["identify"] == want);
+  // Only before the words: a line ending in ':' among them is still an error.
+  std::string words = slurp(dir + "/identify.hex");
+  words.insert(words.find('\n') + 1, "/dev/sdb:\n");
+  CHECK(run("decode --identify " + temp_file("mid.txt", words).string()).rc == 1);
+}
+
 TEST_CASE("decode --sense: fixed and descriptor sense as sg_decode_sense reads them") {
   for (const std::string name : {"fixed_sense", "descriptor_sense"}) {
     CAPTURE(name);
