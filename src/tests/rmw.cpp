@@ -146,7 +146,7 @@ RmwResult claims_only(RmwResult r) {
     said = "the drive does not say its physical sector size";
   }
   r.verdict = "not measured: " + said + "; the timing check needs writes (--write: the data at the written blocks is lost)";
-  r.notes.push_back("a claim is not a measurement: a drive may claim 512-byte physical sectors and still read-modify-write");
+  r.notes.push_back("a claim is not a measurement: some early 512e drives claimed 512-byte physical sectors (docs/methods.md)");
   return r;
 }
 
