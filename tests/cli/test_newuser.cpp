@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <string>
 
 #include "cli_run.hpp"
@@ -311,4 +312,28 @@ TEST_CASE("bench --help's --tests names every test bench knows") {
     s = e + 2;
   }
   CHECK(names >= 8);  // access, transfer, cache, blocksize, queue, patterns, actuators, rmw at least
+}
+
+TEST_CASE("ab: a figure its test gives but the run did not measure is listed with why, not dropped") {
+  // Before: at the default budget full stroke and track-to-track were missing from the table
+  // and the JSON without a word.
+  Run r = clitest::run("ab sim:maxline3 --feature aam=quiet,fast --rounds 2 --budget 1 --json", false);
+  REQUIRE(r.rc == 0);
+  const auto ab = nlohmann::json::parse(r.out)["ab"];
+  std::set<std::string> compared, listed;
+  for (const auto& c : ab["results"]) compared.insert(c["figure"].get<std::string>());
+  for (const auto& n : ab["not_compared"]) {
+    CHECK(n["test"] == "access");
+    CHECK_FALSE(n["reason"].get<std::string>().empty());
+    listed.insert(n["figure"].get<std::string>());
+  }
+  CHECK(listed.count("track_to_track_ms"));
+  // Every figure of the access test is either compared or listed, never both.
+  for (const char* f : {"read.mean_ms", "read.p50_ms", "read.p99_ms", "avg_seek_ms", "full_stroke_ms",
+                        "track_to_track_ms", "rotation_ms"}) {
+    CAPTURE(f);
+    CHECK(compared.count(f) + listed.count(f) == 1);
+  }
+  Run text = run_all("ab sim:maxline3 --feature aam=quiet,fast --rounds 2 --budget 1");
+  CHECK(has(text.out, "track_to_track_ms          not compared: "));
 }
