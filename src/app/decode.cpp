@@ -87,8 +87,9 @@ Expected<Report> decode_identify(std::span<const std::uint8_t> in, std::string_v
   const bool text = looks_like_text(in);
   const std::string_view t(reinterpret_cast<const char*>(in.data()), in.size());
   Expected<Report> r = make_error("");
-  if (!text || looks_like_hdparm_words(t)) {
-    // hdparm words, a raw block or a libatasmart blob: the reader `identify --from-file` uses.
+  if (!text || looks_like_hdparm_words(t) || probe::is_drivescope_capture(in)) {
+    // hdparm words, a raw block, a libatasmart blob or what `identify --raw` printed: the reader
+    // `identify --from-file` uses.
     auto dump = probe::parse_identify_dump(in, name, o.allow_bad_checksum);
     if (!dump) return dump.error();
     r = identify_block_report(name, probe::dump_format_name(dump->format), dump->identify, io);
