@@ -337,3 +337,31 @@ TEST_CASE("ab: a figure its test gives but the run did not measure is listed wit
   Run text = run_all("ab sim:maxline3 --feature aam=quiet,fast --rounds 2 --budget 1");
   CHECK(has(text.out, "track_to_track_ms          not compared: "));
 }
+
+TEST_CASE("bench's zone table: each zone's sectors per track agree with its own MB/s") {
+  // Issue 15 found the table's spt column disagreeing with its MB/s column. A zone streams at
+  // spt sectors a revolution, less the track and cylinder switches: the same fraction of the
+  // media rate in every zone of a drive whose switch times do not change (each preset's), and
+  // below 1.
+  for (const char* preset : {"raptor", "modern8tb"}) {
+    CAPTURE(preset);
+    Run r = clitest::run(std::string("bench sim:") + preset + " --tests transfer --json", false);
+    REQUIRE(r.rc == 0);
+    const auto t = nlohmann::json::parse(r.out)["tests"]["transfer"];
+    const double rot_ms = t["rotation_ms"].is_object() ? t["rotation_ms"]["value"].get<double>()
+                                                       : t["rotation_ms"].get<double>();
+    double lo = 2, hi = 0;
+    int zones = 0;
+    for (const auto& z : t["zones"]) {
+      if (!z["sectors_per_track"].is_number() || z["sectors_per_track"] == 0) continue;
+      const double media = z["sectors_per_track"].get<double>() * 512 / (rot_ms * 1e3);  // MB/s
+      const double f = z["mb_s"].get<double>() / media;
+      lo = std::min(lo, f), hi = std::max(hi, f);
+      ++zones;
+    }
+    CHECK(zones >= 10);
+    CHECK(hi < 1.0);
+    CHECK(lo > 0.8);
+    CHECK(hi / lo < 1.02);
+  }
+}
