@@ -1,5 +1,5 @@
 // bench: runs the chosen measurement tests over one I/O engine within a drive-time budget and
-// turns their results into the JSON of product.md ("tests.*") and aligned text tables.
+// turns their results into the JSON of docs/cli.md and docs/schema ("tests.*") and aligned text tables.
 #pragma once
 #include <cstdint>
 #include <functional>

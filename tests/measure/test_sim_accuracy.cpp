@@ -95,7 +95,7 @@ TEST_CASE("zones under a slow region") {
   CHECK(drives > 0);
 }
 
-TEST_CASE("bench JSON has the product.md paths") {
+TEST_CASE("bench JSON has the documented paths") {
   const auto& r = runs().front();
   auto j = ds::measure::bench_to_json(r.result);
   for (const char* p : {"/access/read/mean_ms", "/access/read/p50_ms", "/access/read/p99_ms",

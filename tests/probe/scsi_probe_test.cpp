@@ -177,7 +177,7 @@ TEST_CASE("probe_scsi: nothing answers") {
 
 #include "report/scsi_report.hpp"
 
-TEST_CASE("scsi report: JSON keys of product.md and text") {
+TEST_CASE("scsi report: the documented JSON keys and text") {
   FakeScsi dev;
   auto p = probe::probe_scsi(dev);
   REQUIRE(p.ok());
