@@ -7,6 +7,7 @@
 #include <cmath>
 #include <charconv>
 #include <cstring>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -177,10 +178,6 @@ std::vector<measure::LbaRange> positioning_ranges(const nlohmann::json& identify
   return out;
 }
 
-}  // namespace
-
-namespace {
-
 // --tests, checked before the target is opened: a wrong name is a usage error (exit 2, as ab's
 // --tests and CLI11's own checks), an empty one ("access,,cache", --tests "") too, since it
 // would otherwise silently become the default set; a name given twice would run once with its
@@ -188,13 +185,12 @@ namespace {
 std::optional<Error> check_tests(const std::vector<std::string>& tests, bool given) {
   if (given && tests.empty()) return usage_error("--tests: no test given");
   const auto known = measure::bench_test_names();
-  for (std::size_t i = 0; i < tests.size(); ++i) {
-    const std::string& t = tests[i];
+  std::set<std::string> seen;
+  for (const std::string& t : tests) {
     if (t.empty()) return usage_error("--tests: an empty test name (two commas, or a comma at an end)");
     if (std::find(known.begin(), known.end(), t) == known.end())
       return usage_error(fmt::format("--tests: unknown test '{}' (known: {})", t, fmt::join(known, ", ")));
-    if (std::find(tests.begin(), tests.begin() + static_cast<std::ptrdiff_t>(i), t) != tests.begin() + static_cast<std::ptrdiff_t>(i))
-      return usage_error(fmt::format("--tests: '{}' is named twice", t));
+    if (!seen.insert(t).second) return usage_error(fmt::format("--tests: '{}' is named twice", t));
   }
   return std::nullopt;
 }
