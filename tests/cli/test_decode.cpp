@@ -130,7 +130,8 @@ TEST_CASE("what identify --raw prints, as text or JSON, reads back with --from-f
     const std::string txt = dir + "/raw.txt", js = dir + "/raw.json";
     REQUIRE(std::system((std::string(DS_BINARY) + " identify --raw --from-file " + bin + " > " + txt).c_str()) == 0);
     REQUIRE(std::system((std::string(DS_BINARY) + " identify --raw --json --from-file " + bin + " > " + js).c_str()) == 0);
-    for (const auto& [file, format] : {std::pair{txt, "drivescope-raw"}, std::pair{js, "drivescope-json"}}) {
+    for (const auto& form : {std::pair{txt, "drivescope-raw"}, std::pair{js, "drivescope-json"}}) {
+      const std::string file = form.first, format = form.second;  // not a binding: CAPTURE is a lambda (clang 14)
       CAPTURE(file);
       auto back = run("identify --json --from-file " + file);
       REQUIRE(back.rc == 0);

@@ -173,7 +173,9 @@ TEST_CASE("man page and --help: each command's own options, both ways") {
   for (const auto& h : helps) names.insert(h.first);
   const auto syn = synopsis_options(page, names);
   const auto common = common_options(page, names);
-  for (const auto& [cmd, help] : helps) {
+  for (const auto& entry : helps) {
+    const std::string& cmd = entry.first;  // not a binding: CAPTURE is a lambda (clang 14)
+    const std::string& help = entry.second;
     if (cmd == "sim") continue;  // only its two subcommands take options
     CAPTURE(cmd);
     REQUIRE_MESSAGE(syn.count(cmd), "no SYNOPSIS line for `drivescope " << cmd << "`");
