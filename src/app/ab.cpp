@@ -182,6 +182,41 @@ void run_rounds(Target& t, const AbOptions& o, RestoreStack& stack, AbResult& re
   }
 }
 
+// The figures bench_figures takes from each test when the test measured them (blocksize's depend
+// on the sizes, so they are not listed).
+const std::map<std::string, std::vector<std::string>> kFiguresOf{
+    {"access", {"read.mean_ms", "read.p50_ms", "read.p99_ms", "avg_seek_ms", "full_stroke_ms", "track_to_track_ms",
+                "rotation_ms"}},
+    {"transfer", {"outer_mb_s", "inner_mb_s"}},
+    {"cache", {"burst_mb_s"}},
+};
+
+// Each figure of the chosen tests that no comparison came of, with why (the text and the JSON list
+// them under the table).
+void note_not_compared(const AbOptions& o,
+                       const std::map<std::string, std::pair<std::vector<double>, std::vector<double>>>& vals,
+                       AbResult& res) {
+  for (const auto& test : o.tests) {
+    auto figs = kFiguresOf.find(test);
+    if (figs == kFiguresOf.end()) continue;
+    for (const auto& fig : figs->second) {
+      const bool compared = std::any_of(res.results.begin(), res.results.end(),
+                                        [&](const auto& c) { return c.test == test && c.figure == fig; });
+      if (compared) continue;
+      auto v = vals.find(test + "/" + fig);
+      std::string why;
+      if (v != vals.end())
+        why = fmt::format("measured in {} of A's and {} of B's runs: a comparison needs two in each arm",
+                          v->second.first.size(), v->second.second.size());
+      else if (fig == "track_to_track_ms")  // bench runs transfer first and gives access its zones
+        why = "not measured: access aims it with a transfer run's zone table, and ab runs each test alone";
+      else
+        why = fmt::format("not measured in any run ({:g} s of drive time per run)", o.budget_s);
+      res.not_compared.push_back({test, fig, why});
+    }
+  }
+}
+
 // Analysis: every figure seen in both arms with at least two values each.
 void compare_figures(const AbOptions& o, AbResult& res) {
   std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> vals;
@@ -195,6 +230,7 @@ void compare_figures(const AbOptions& o, AbResult& res) {
     auto c = measure::compare_arms(key.substr(0, slash), key.substr(slash + 1), ab.first, ab.second, so);
     if (c) res.results.push_back(std::move(*c));
   }
+  note_not_compared(o, vals, res);
   for (const auto& c : res.results)
     if (c.spread_warning)
       res.warnings.push_back(fmt::format(
@@ -299,6 +335,9 @@ Report ab_report(const AbResult& r) {
   ab["restore"] = {{"restored", r.restored}, {"messages", r.restore_messages},
                    {"state_file", r.state_file.empty() ? json(nullptr) : json(r.state_file)}};
   if (r.device_error) ab["error"] = *r.device_error;
+  ab["not_compared"] = json::array();
+  for (const auto& n : r.not_compared)
+    ab["not_compared"].push_back({{"test", n.test}, {"figure", n.figure}, {"reason", n.reason}});
   ab["warnings"] = r.warnings;
   rep.json["ab"] = ab;
   rep.warnings = r.warnings;
@@ -314,6 +353,8 @@ Report ab_report(const AbResult& r) {
                      c.figure, c.mean_a, c.mean_b, c.diff_pct, c.ci_low_pct, c.ci_high_pct,
                      c.significant ? "significant" : "not significant", c.spread_warning ? " (!spread)" : "");
   if (r.results.empty()) t += "(no figure has two rounds in both arms: nothing to compare)\n";
+  for (const auto& n : r.not_compared)
+    t += fmt::format("{:<12} {:<26} not compared: {}\n", n.test, n.figure, n.reason);
   for (const auto& m : r.restore_messages) t += m + "\n";
   if (r.interrupted) t += "interrupted: the rounds completed so far are analysed above\n";
   if (r.device_error) t += "stopped: " + *r.device_error + "\n";

@@ -62,6 +62,12 @@ struct AbResult {
   double budget_s = 0;
   std::vector<AbArmRun> runs;
   std::vector<measure::AbComparison> results;
+  // Figures a test gives that were not compared, with why ("not measured in any run", ...): the
+  // default budget used to drop full stroke and track-to-track without a word.
+  struct NotCompared {
+    std::string test, figure, reason;
+  };
+  std::vector<NotCompared> not_compared;
   std::vector<std::string> warnings;
   std::vector<std::string> restore_messages;
   bool restored = false;

@@ -1,11 +1,13 @@
 #include "app/bench.hpp"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <charconv>
 #include <cstring>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -176,9 +178,48 @@ std::vector<measure::LbaRange> positioning_ranges(const nlohmann::json& identify
   return out;
 }
 
+// --tests, checked before the target is opened: a wrong name is a usage error (exit 2, as ab's
+// --tests and CLI11's own checks), an empty one ("access,,cache", --tests "") too, since it
+// would otherwise silently become the default set; a name given twice would run once with its
+// share of the budget counted twice.
+std::optional<Error> check_tests(const std::vector<std::string>& tests, bool given) {
+  if (given && tests.empty()) return usage_error("--tests: no test given");
+  const auto known = measure::bench_test_names();
+  std::set<std::string> seen;
+  for (const std::string& t : tests) {
+    if (t.empty()) return usage_error("--tests: an empty test name (two commas, or a comma at an end)");
+    if (std::find(known.begin(), known.end(), t) == known.end())
+      return usage_error(fmt::format("--tests: unknown test '{}' (known: {})", t, fmt::join(known, ", ")));
+    if (!seen.insert(t).second) return usage_error(fmt::format("--tests: '{}' is named twice", t));
+  }
+  return std::nullopt;
+}
+
+// The physical sector size identify decoded, and the command it came from: READ CAPACITY(16) on a
+// SCSI drive (identify.scsi.read_capacity), else IDENTIFY word 106 (logical_per_physical_sectors).
+void claimed_sector(const nlohmann::json& identify, measure::BenchOptions& bo) {
+  if (!identify.is_object()) return;
+  const nlohmann::json* rc = nullptr;
+  if (auto s = identify.find("scsi"); s != identify.end() && s->is_object())
+    if (auto c = s->find("read_capacity"); c != s->end() && c->is_object()) rc = &*c;
+  if (rc) {
+    if (auto p = rc->find("physical_block_bytes"); p != rc->end() && p->is_number_unsigned()) {
+      bo.claimed_physical_bytes = p->get<std::uint32_t>();
+      bo.claimed_by = rc->value("command", std::string("READ CAPACITY(16)"));
+    }
+    return;
+  }
+  if (!identify.contains("logical_per_physical_sectors")) return;
+  if (auto p = identify.find("physical_sector_bytes"); p != identify.end() && p->is_number_unsigned()) {
+    bo.claimed_physical_bytes = p->get<std::uint32_t>();
+    bo.claimed_by = "IDENTIFY word 106";
+  }
+}
+
 }  // namespace
 
 Expected<Report> run_bench(const BenchRequest& req, const measure::ProgressFn& progress) {
+  if (auto e = check_tests(req.tests, req.tests_given)) return *e;
   OpenOptions oo;
   oo.want_io = true;
   oo.write = req.write;
@@ -207,6 +248,7 @@ Expected<Report> run_bench(const BenchRequest& req, const measure::ProgressFn& p
     if (auto id = identify_target(*t, {}); id && id->json.contains("identify"))
       r.json["identify"] = id->json["identify"];
   }
+  claimed_sector(r.json.value("identify", nlohmann::json()), bo);
   bo.positioning_ranges = positioning_ranges(r.json.value("identify", nlohmann::json()), w->first,
                                              t->io->info().logical_block_bytes);
   OffsetIo shifted(*t->io, w->first);

@@ -44,14 +44,19 @@ bool looks_like_text(std::span<const std::uint8_t> b) {
   return true;
 }
 
-// hdparm --Istdout: whitespace-separated tokens of exactly four hex digits (one per word). An
-// inhex file writes bytes as pairs, and '#' comments or "0x" prefixes never appear in hdparm's.
+// hdparm --Istdout: whitespace-separated tokens of exactly four hex digits (one per word), after
+// hdparm's device line ("/dev/sda:"). An inhex file writes bytes as pairs, and '#' comments or
+// "0x" prefixes never appear in hdparm's.
 bool looks_like_hdparm_words(std::string_view t) {
   std::size_t tokens = 0, i = 0;
   while (i < t.size()) {
     if (std::isspace(static_cast<unsigned char>(t[i]))) { ++i; continue; }
     std::size_t j = i;
     while (j < t.size() && !std::isspace(static_cast<unsigned char>(t[j]))) ++j;
+    if (tokens == 0 && j - i > 1 && t[j - 1] == ':') {  // the device line
+      i = j;
+      continue;
+    }
     if (j - i != 4) return false;
     for (std::size_t k = i; k < j; ++k)
       if (!std::isxdigit(static_cast<unsigned char>(t[k]))) return false;
@@ -82,8 +87,9 @@ Expected<Report> decode_identify(std::span<const std::uint8_t> in, std::string_v
   const bool text = looks_like_text(in);
   const std::string_view t(reinterpret_cast<const char*>(in.data()), in.size());
   Expected<Report> r = make_error("");
-  if (!text || looks_like_hdparm_words(t)) {
-    // hdparm words, a raw block or a libatasmart blob: the reader `identify --from-file` uses.
+  if (!text || looks_like_hdparm_words(t) || probe::is_drivescope_capture(in)) {
+    // hdparm words, a raw block, a libatasmart blob or what `identify --raw` printed: the reader
+    // `identify --from-file` uses.
     auto dump = probe::parse_identify_dump(in, name, o.allow_bad_checksum);
     if (!dump) return dump.error();
     r = identify_block_report(name, probe::dump_format_name(dump->format), dump->identify, io);

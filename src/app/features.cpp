@@ -389,6 +389,9 @@ Expected<Report> feature_command(Target& t, FeatureId f, std::string_view action
   const std::string name(to_string(f));
   std::string act = action.empty() ? "get" : lower_dashes(action);
 
+  // A wrong action or value is a mistake on the command line, like the ones CLI11 finds: exit 2.
+  if (act == "get" && !value.empty())
+    return usage_error(fmt::format("{} get: unexpected extra argument '{}'", name, value));
   if (act == "get") {
     auto r = fc.read(f);
     if (!r) return r.error();
@@ -398,11 +401,11 @@ Expected<Report> feature_command(Target& t, FeatureId f, std::string_view action
     return rep;
   }
   std::string val_text = act == "set" ? std::string(value) : act;
-  if (act == "set" && value.empty()) return make_error(fmt::format("{} set: give a value", name));
+  if (act == "set" && value.empty()) return usage_error(fmt::format("{} set: give a value", name));
   if (act != "set" && !value.empty())
-    return make_error(fmt::format("{} {}: unexpected extra argument '{}'", name, act, value));
+    return usage_error(fmt::format("{} {}: unexpected extra argument '{}'", name, act, value));
   auto v = parse_feature_value(f, val_text);
-  if (!v) return v.error();
+  if (!v) return usage_error(v.error().message);
   auto s = fc.set(f, *v);
   if (!s) return s.error();
   rep.json["feature"] = {{"name", name},

@@ -27,7 +27,7 @@ inline constexpr int kUsageErrorCode = -2;
 inline Error usage_error(std::string message) { return make_error(std::move(message), kUsageErrorCode); }
 
 struct Report {
-  nlohmann::json json;   // one document, product.md's keys
+  nlohmann::json json;   // one document, the keys of docs/cli.md and docs/schema
   std::string text;      // human output
   std::vector<std::string> warnings;  // said on stderr in text mode (they are in the JSON too)
   int exit_code = kExitOk;

@@ -20,14 +20,29 @@ std::string prom_text(const nlohmann::json& doc, int exit_status, const std::str
 }
 
 namespace {
+fs::path dir_of(const fs::path& target) { return target.parent_path().empty() ? fs::path(".") : target.parent_path(); }
+}  // namespace
 
-Expected<std::string> write_atomically(const std::string& path, const std::string& text) {
+Expected<std::string> check_prom_path(const std::string& path) {
   const fs::path target(path);
   if (path.empty() || !target.has_filename()) return make_error(fmt::format("--prom {}: not a file name", path));
-  const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  const fs::path dir = dir_of(target);
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     return make_error(fmt::format("--prom {}: directory {} does not exist", path, dir.string()));
+  if (fs::is_directory(target, ec)) return make_error(fmt::format("--prom {}: is a directory, not a file", path));
+  // The temporary file is created in the directory, then renamed over the target.
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    return make_error(fmt::format("--prom {}: cannot write in {}: {}", path, dir.string(), std::strerror(errno)), errno);
+  return path;
+}
+
+namespace {
+
+Expected<std::string> write_atomically(const std::string& path, const std::string& text) {
+  if (auto ok = check_prom_path(path); !ok) return ok.error();
+  const fs::path target(path);
+  const fs::path dir = dir_of(target);
   // node_exporter reads only *.prom: a temporary name that does not end so is never collected.
   const fs::path tmp = dir / fmt::format(".{}.{}.tmp", target.filename().string(), ::getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -11,6 +11,11 @@
 
 namespace ds::app {
 
+// Whether `path` can be written as a --prom file, checked before a run: its directory exists and
+// is writable, and the path is not a directory. A bench of two minutes must not end by failing
+// to write its file. Returns the path, or why not (the same words write_prom_file would use).
+Expected<std::string> check_prom_path(const std::string& path);
+
 // Writes the metrics of doc (an identify or bench document) and the run's exit status to path;
 // returns the path, or why it could not.
 // command ("identify", "bench") is the `command` label of every series (report/prom.hpp).

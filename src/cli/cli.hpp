@@ -45,6 +45,9 @@ int version_command(int argc, char** argv);
 inline constexpr double kMinBudgetS = 0.01;
 inline constexpr double kMaxBudgetS = 7 * 24 * 3600.0;
 CLI::Validator budget_validator();
+// --seed (a transform: it rewrites the text): a decimal whole number that fits 64 bits. CLI11
+// alone takes "-1" as 2^64 - 1 (strtoull) and "010" as 8.
+CLI::Validator seed_validator();
 // A number from min to max (NaN, inf and trailing text refused; CLI::Range lets NaN through).
 CLI::Validator finite_range(double min, double max, const std::string& what);
 

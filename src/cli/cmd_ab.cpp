@@ -52,7 +52,7 @@ Action add_ab(CLI::App& app) {
   c->add_option("--tests", o->tests, "comma-separated: access,transfer,cache,blocksize (default access)");
   c->add_option("--rounds", o->rounds, "rounds, each A then B (default 5, at least 2)");
   c->add_option("--budget", o->budget, "drive seconds per test, per arm, per round (default 3)")->check(budget_validator());
-  c->add_option("--seed", o->seed, "seed of the test plans (and of a simulated drive's noise)");
+  c->add_option("--seed", o->seed, "seed of the test plans (and of a simulated drive's noise)")->transform(seed_validator());
   c->add_option("--span", o->span, "limit to the first SIZE (50GB, 1TiB, 4096 bytes) or PERCENT (10%)");
   c->add_option("--state-dir", o->state_dir, "where to keep the restore state file (default: $DRIVESCOPE_STATE_DIR, "
                                              "/run/drivescope, ...; simulated drives: none unless given)");

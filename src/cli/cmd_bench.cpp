@@ -19,14 +19,14 @@ Action add_bench(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   auto* c = app.add_subcommand("bench", "measure access time, transfer by zone, cache, block sizes");
   c->add_option("target", o->req.target, "/dev/sdX, sim:NAME, sim:MODEL.json, file:PATH")->required();
-  c->add_option("--tests", o->tests, "comma-separated: access,transfer,cache,blocksize (the default set), queue, patterns, actuators, rmw (with --write)");
+  c->add_option("--tests", o->tests, "comma-separated: access,transfer,cache,blocksize (the default set), queue, patterns, actuators, rmw (times writes with --write; without, what the drive claims)");
   c->add_option("--span", o->req.span, "limit to the first SIZE (50GB, 1TiB) or PERCENT (10%)");
   c->add_option("--offset", o->req.offset,
                 "start at SIZE (50GB, 1TiB) or PERCENT (10%) into the drive instead of LBA 0; --span counts from there");
   c->add_flag("--write", o->req.write, "allow write tests (needs --destructive on a real device)");
   c->add_flag("--destructive", o->req.destructive,
               "allow writes to a real block device (its data is overwritten)");
-  c->add_option("--seed", o->req.seed, "seed for random placement (and simulator noise)");
+  c->add_option("--seed", o->req.seed, "seed for random placement (and simulator noise)")->transform(seed_validator());
   c->add_option("--budget", o->budget, "total drive time in seconds (default 120)")->check(budget_validator());
   add_csv_flag(c)->excludes(add_json_flag(c, o->json));
   add_prom_option(c, o->prom);
@@ -35,10 +35,11 @@ Action add_bench(CLI::App& app) {
   add_progress_option(c, o->progress)->excludes(quiet);
   return [o, c]() -> int {
     if (!c->parsed()) return -1;
-    for (size_t start = 0; start < o->tests.size();) {
+    // Every name, empty ones too: app::run_bench refuses "access,,cache" rather than guess.
+    o->req.tests_given = c->count("--tests") > 0;
+    for (size_t start = 0; o->req.tests_given && !o->tests.empty();) {
       size_t comma = o->tests.find(',', start);
-      std::string name = o->tests.substr(start, comma == std::string::npos ? comma : comma - start);
-      if (!name.empty()) o->req.tests.push_back(name);
+      o->req.tests.push_back(o->tests.substr(start, comma == std::string::npos ? comma : comma - start));
       if (comma == std::string::npos) break;
       start = comma + 1;
     }

@@ -15,7 +15,7 @@ Action add_identify(CLI::App& app) {
   auto* c = app.add_subcommand("identify", "decoded identity and features of a drive");
   c->add_option("target", o->target, "/dev/sdX, /dev/sgN, sim:NAME, sim:MODEL.json");
   c->add_option("--from-file", o->file,
-                "a captured IDENTIFY: hdparm hex words, raw 512 bytes or a libatasmart blob");
+                "a captured IDENTIFY: hdparm hex words, raw 512 bytes, a libatasmart blob, or identify --raw output (text or JSON)");
   c->add_flag("--raw", o->raw, "also show the raw IDENTIFY words / pages");
   c->add_flag("--logs", o->logs,
               "read the General Purpose Log directory (READ LOG EXT) even when IDENTIFY does not "

@@ -24,7 +24,7 @@ Action add_ncq(CLI::App& app) {
   c->add_option("target", o->target, "/dev/sdX, /dev/sgN, sim:NAME, sim:MODEL.json")->required();
   c->add_option("--budget", o->budget, "drive seconds for the queue test (default 12)")->check(budget_validator());
   c->add_option("--max-depth", o->max_depth, "deepest queue to test: 1,2,4 … up to this (default 32, at most 256)");
-  c->add_option("--seed", o->seed, "seed of the random reads (and of a simulated drive's noise)");
+  c->add_option("--seed", o->seed, "seed of the random reads (and of a simulated drive's noise)")->transform(seed_validator());
   c->add_option("--state-dir", o->state_dir, "where to keep the scheduler's restore state file");
   c->add_flag("--no-measure", o->no_measure, "only the claimed and enabled layers; no I/O");
   c->add_flag("--keep-scheduler", o->keep_scheduler, "measure with the scheduler in effect (do not switch to none)");

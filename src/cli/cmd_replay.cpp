@@ -25,7 +25,7 @@ Action add_replay(CLI::App& app) {
   c->add_flag("--write", o->req.write, "issue the trace's writes (needs --destructive on a real device)");
   c->add_flag("--destructive", o->req.destructive,
               "allow writes to a real block device (its data is overwritten)");
-  c->add_option("--seed", o->req.seed, "seed of a simulated drive's noise");
+  c->add_option("--seed", o->req.seed, "seed of a simulated drive's noise")->transform(seed_validator());
   add_json_flag(c, o->json);
   return [o, c]() -> int {
     if (!c->parsed()) return -1;

@@ -58,7 +58,7 @@ Action add_scan(CLI::App& app) {
       ->check(finite_range(1, 3600, "bench time (seconds)"));
   c->add_flag("--force-busy", o->req.force_busy,
               "bench drives that are mounted, swap or held too (by default they are skipped)");
-  c->add_option("--seed", o->req.seed, "seed for random placement (and simulator noise)");
+  c->add_option("--seed", o->req.seed, "seed for random placement (and simulator noise)")->transform(seed_validator());
   add_csv_flag(c)->excludes(add_json_flag(c, o->json, "one compact JSON document per drive, one per line"));
   add_prom_option(c, o->prom);
   add_device_options(c, o->dev);

@@ -26,7 +26,7 @@ Action add_smr(CLI::App& app) {
   c->add_flag("--destructive", o->destructive, "allow writes to a real block device (its data is overwritten)");
   c->add_option("--budget", o->budget, "drive seconds for the write probe (default 1800)")->check(budget_validator());
   c->add_option("--idle", o->idle, "seconds to leave the drive idle after the cliff (default 30; 0: no idle check)");
-  c->add_option("--seed", o->seed, "seed of the random write positions (and of a simulated drive's noise)");
+  c->add_option("--seed", o->seed, "seed of the random write positions (and of a simulated drive's noise)")->transform(seed_validator());
   add_json_flag(c, o->json);
   add_device_options(c, o->dev);
   auto* quiet = c->add_flag("--quiet", o->quiet, "no progress line on stderr");

@@ -1,4 +1,5 @@
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -100,6 +101,21 @@ CLI::Validator finite_range(double min, double max, const std::string& what) {
         return {};
       },
       fmt::format("NUMBER in [{}, {}]", min, max), what);
+}
+
+CLI::Validator seed_validator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::uint64_t v = 0;
+        const char* end = text.c_str() + text.size();
+        auto [p, ec] = std::from_chars(text.c_str(), end, v);
+        if (text.empty() || ec != std::errc() || p != end)
+          return fmt::format("{} is not a seed: give a whole number from 0 to {}", text, std::uint64_t{UINT64_MAX});
+        // Decimal for CLI11 too, which would read "010" as octal (strtoull with base 0).
+        text = std::to_string(v);
+        return {};
+      },
+      "", "seed");
 }
 
 CLI::Validator budget_validator() {

@@ -43,6 +43,13 @@ int main(int argc, char** argv) {
                    word.c_str(), known.c_str());
       return ds::app::kExitUsage;
     }
+    // `drivescope bench --version`: CLI11 would say "target is required", or that --version was
+    // not expected; it is drivescope's own option, before any command (as the man page says).
+    for (int i = 2; i < argc; ++i)
+      if (std::string(argv[i]) == "--version") {
+        std::fprintf(stderr, "drivescope: --version comes before any command: drivescope --version [--json]\n");
+        return ds::app::kExitUsage;
+      }
   }
   try {
     app.parse(argc, argv);

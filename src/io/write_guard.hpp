@@ -1,4 +1,4 @@
-// The write guard (product.md "Safety", issue 7): decides whether a write test may touch a
+// The write guard (docs/safety.md, issue 7): decides whether a write test may touch a
 // target, before any engine is opened read-write.
 //
 //   regular file  → needs --write.

@@ -1,4 +1,4 @@
-// The passthrough allowlist (product.md, Safety): drivescope sends a drive only commands that read
+// The passthrough allowlist (docs/safety.md): drivescope sends a drive only commands that read
 // or query, plus the handful of SET FEATURES subcommands behind `aam`, `apm`, `write-cache` and
 // `read-ahead`. Everything else is refused before it reaches a backend. The checks are pure
 // functions; GuardedDevice applies them to every command of a device it wraps.

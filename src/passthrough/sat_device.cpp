@@ -22,17 +22,6 @@ DeviceInfo sat_info(const DeviceInfo& inner) {
   return i;
 }
 
-DataDirection direction_of(AtaProtocol p) {
-  switch (p) {
-    case AtaProtocol::non_data: return DataDirection::none;
-    case AtaProtocol::pio_in:
-    case AtaProtocol::dma_in: return DataDirection::from_device;
-    case AtaProtocol::pio_out:
-    case AtaProtocol::dma_out: return DataDirection::to_device;
-  }
-  return DataDirection::none;
-}
-
 bool is_invalid_opcode(const CommandResult& r) {
   if (r.outcome != Outcome::check_condition) return false;
   auto s = decode_sense(r.sense);
@@ -72,6 +61,17 @@ void interpret(CommandResult& r, std::uint8_t command) {
 }
 
 }  // namespace
+
+DataDirection direction_of(AtaProtocol p) {
+  switch (p) {
+    case AtaProtocol::non_data: return DataDirection::none;
+    case AtaProtocol::pio_in:
+    case AtaProtocol::dma_in: return DataDirection::from_device;
+    case AtaProtocol::pio_out:
+    case AtaProtocol::dma_out: return DataDirection::to_device;
+  }
+  return DataDirection::none;
+}
 
 SatDevice::SatDevice(std::unique_ptr<Device> inner, SatCdbSize size)
     : owned_(std::move(inner)), inner_(owned_.get()), info_(sat_info(inner_->info())), size_(size) {}

@@ -8,6 +8,10 @@
 
 namespace ds {
 
+// The SCSI data direction an ATA protocol moves data in (the PASS-THROUGH CDB's T_DIR follows the
+// PROTOCOL field, SAT-3); the CDB builder and the command tracer (trace_device) both need it.
+DataDirection direction_of(AtaProtocol p);
+
 enum class SatCdbSize : std::uint8_t { pt16, pt12 };
 
 class SatDevice final : public Device {

@@ -6,21 +6,11 @@
 
 #include "drivescope/sat.hpp"
 #include "passthrough/allowlist.hpp"
+#include "passthrough/sat_device.hpp"
 #include "passthrough/sense.hpp"
 
 namespace ds {
 namespace {
-
-DataDirection direction_of(AtaProtocol p) {
-  switch (p) {
-    case AtaProtocol::non_data: return DataDirection::none;
-    case AtaProtocol::pio_in:
-    case AtaProtocol::dma_in: return DataDirection::from_device;
-    case AtaProtocol::pio_out:
-    case AtaProtocol::dma_out: return DataDirection::to_device;
-  }
-  return DataDirection::none;
-}
 
 // "SMART" alone says little: its subcommand is in FEATURES (ACS-3 7.45), as it is for SET FEATURES.
 std::string ata_name(const AtaRegisters& regs) {

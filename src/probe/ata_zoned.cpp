@@ -22,16 +22,20 @@ AtaZoned probe_ata_zoned(Device& dev, std::uint8_t identify_zoned) {
     }
   }
   if (!z.is_zoned()) return z;
-  // 4 KiB (8 pages): the header counts every zone, the descriptors are the first 63.
-  std::vector<std::uint8_t> reply(4096);
-  auto res = ata::report_zones_ext(dev, 0, reply);
-  if (!res.ok()) {
-    z.note = "REPORT ZONES EXT failed: " + res.message;
-    return z;
-  }
-  auto rep = decode_report_zones(reply, ZoneByteOrder::kZacLittleEndian);
+  // The whole list, in replies of 64 KiB (128 pages) from where the last one ended.
+  bool first_failed = false;
+  auto fetch = [&](std::uint64_t lba) -> Expected<std::vector<std::uint8_t>> {
+    std::vector<std::uint8_t> reply(kZoneReplyBytes);
+    auto res = ata::report_zones_ext(dev, lba, reply);
+    if (!res.ok()) {
+      first_failed = lba == 0;
+      return make_error(res.message);
+    }
+    return reply;
+  };
+  auto rep = read_zone_list(fetch, ZoneByteOrder::kZacLittleEndian, kMaxZoneReplies);
   if (rep) z.zones = std::move(*rep);
-  else z.note = "REPORT ZONES EXT not decodable: " + rep.error().message;
+  else z.note = (first_failed ? "REPORT ZONES EXT failed: " : "REPORT ZONES EXT not decodable: ") + rep.error().message;
   return z;
 }
 

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <optional>
+#include <string>
 
 #include "drivescope/wire.hpp"
 #include "probe/identify.hpp"
@@ -32,6 +34,8 @@ bool looks_like_text(std::span<const std::uint8_t> b) {
   return true;
 }
 
+bool is_device_line(std::string_view tok) { return tok.size() > 1 && tok.back() == ':'; }
+
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -40,7 +44,9 @@ int hex_value(char c) {
 }
 
 // hdparm --Istdin text: 256 tokens of exactly four hex digits. Each token is the word's value,
-// so word w becomes bytes (w & 0xFF, w >> 8) in the little-endian block.
+// so word w becomes bytes (w & 0xFF, w >> 8) in the little-endian block. `hdparm --Istdout DEV`
+// writes its device line ("/dev/sda:") before the words: a token ending in ':' before the first
+// word is that line and is skipped.
 Expected<std::array<std::uint8_t, 512>> parse_hex_words(std::span<const std::uint8_t> b,
                                                         std::string_view name) {
   std::array<std::uint8_t, 512> out{};
@@ -55,6 +61,10 @@ Expected<std::array<std::uint8_t, 512>> parse_hex_words(std::span<const std::uin
     std::size_t j = i;
     while (j < b.size() && b[j] > 0x20 && b[j] < 0x7F) ++j;
     const std::string_view tok(reinterpret_cast<const char*>(b.data() + i), j - i);
+    if (count == 0 && is_device_line(tok)) {
+      i = j;
+      continue;
+    }
     unsigned v = 0;
     bool good = tok.size() == 4;
     for (std::size_t k = 0; good && k < tok.size(); ++k) {
@@ -87,6 +97,71 @@ Expected<std::array<std::uint8_t, 512>> parse_hex_words(std::span<const std::uin
 
 std::uint32_t be32(const std::uint8_t* p) { return wire::get_be32({p, 4}, 0); }
 
+std::optional<unsigned> hex_word(std::string_view t) {
+  if (t.size() != 4) return std::nullopt;
+  unsigned v = 0;
+  for (char c : t) {
+    const int h = hex_value(c);
+    if (h < 0) return std::nullopt;
+    v = v * 16u + static_cast<unsigned>(h);
+  }
+  return v;
+}
+
+void put_word(std::array<std::uint8_t, 512>& out, std::size_t i, unsigned v) {
+  out[2 * i] = static_cast<std::uint8_t>(v & 0xFF);
+  out[2 * i + 1] = static_cast<std::uint8_t>(v >> 8);
+}
+
+// `identify --raw`'s word table, wherever it sits in the saved output: a line "word +0 ... +7",
+// then 32 lines "   N: w w w w w w w w" for N = 0, 8, ..., 248 (report/ata_identity_report.cpp,
+// identify_words_text). The rest of the output (UTF-8 signs included) is not read.
+std::optional<std::array<std::uint8_t, 512>> word_table(std::string_view t) {
+  const auto head = t.find("word   +0   +1   +2   +3   +4   +5   +6   +7\n");
+  if (head == std::string_view::npos) return std::nullopt;
+  std::array<std::uint8_t, 512> out{};
+  std::size_t at = t.find('\n', head) + 1;
+  for (std::size_t row = 0; row < 32; ++row) {
+    const auto end = t.find('\n', at);
+    if (end == std::string_view::npos) return std::nullopt;
+    std::string_view line = t.substr(at, end - at);
+    at = end + 1;
+    const auto colon = line.find(':');
+    if (colon == std::string_view::npos) return std::nullopt;
+    std::string_view label = line.substr(0, colon);
+    while (!label.empty() && label.front() == ' ') label.remove_prefix(1);
+    if (label != std::to_string(row * 8)) return std::nullopt;
+    std::string_view rest = line.substr(colon + 1);
+    for (std::size_t c = 0; c < 8; ++c) {
+      if (rest.size() < 5 || rest[0] != ' ') return std::nullopt;
+      auto v = hex_word(rest.substr(1, 4));
+      if (!v) return std::nullopt;
+      put_word(out, row * 8 + c, *v);
+      rest.remove_prefix(5);
+    }
+  }
+  return out;
+}
+
+// `identify --raw --json`'s "raw_words": an array of 256 strings of four hex digits.
+std::optional<std::array<std::uint8_t, 512>> json_raw_words(std::string_view t) {
+  auto at = t.find("\"raw_words\"");
+  if (at == std::string_view::npos) return std::nullopt;
+  at = t.find('[', at);
+  const auto end = t.find(']', at);
+  if (at == std::string_view::npos || end == std::string_view::npos) return std::nullopt;
+  std::array<std::uint8_t, 512> out{};
+  std::size_t n = 0;
+  for (std::size_t q = t.find('"', at); q < end; q = t.find('"', q + 6)) {
+    if (n == 256 || q + 5 >= t.size() || t[q + 5] != '"') return std::nullopt;
+    auto v = hex_word(t.substr(q + 1, 4));
+    if (!v) return std::nullopt;
+    put_word(out, n++, *v);
+  }
+  if (n != 256) return std::nullopt;
+  return out;
+}
+
 }  // namespace
 
 const char* dump_format_name(DumpFormat f) {
@@ -94,6 +169,8 @@ const char* dump_format_name(DumpFormat f) {
     case DumpFormat::kHdparmHex: return "hdparm-hex";
     case DumpFormat::kRaw512: return "raw-512";
     case DumpFormat::kAtasmartBlob: return "libatasmart-blob";
+    case DumpFormat::kDrivescopeRaw: return "drivescope-raw";
+    case DumpFormat::kDrivescopeJson: return "drivescope-json";
   }
   return "?";
 }
@@ -141,6 +218,12 @@ Expected<std::vector<BlobRecord>> list_blob_records(std::span<const std::uint8_t
   return recs;
 }
 
+bool is_drivescope_capture(std::span<const std::uint8_t> bytes) {
+  if (bytes.empty()) return false;
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  return (text.front() == '{' ? json_raw_words(text) : word_table(text)).has_value();
+}
+
 Expected<IdentifyDump> parse_identify_dump(std::span<const std::uint8_t> bytes,
                                            std::string_view name, bool allow_bad_checksum) {
   if (bytes.empty()) return make_error(fmt::format("{}: file is empty", name));
@@ -168,6 +251,11 @@ Expected<IdentifyDump> parse_identify_dump(std::span<const std::uint8_t> bytes,
     if (!info) return make_error(fmt::format("{}: {}", name, info.error().message));
     if (info->status_good) dump.smart_status_good = info->status_good;
     dump.blob.assign(bytes.begin(), bytes.end());
+  } else if (const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+             auto words = text.front() == '{' ? json_raw_words(text) : word_table(text)) {
+    // What `identify --raw` printed, as text or as JSON: it reads back.
+    dump.format = text.front() == '{' ? DumpFormat::kDrivescopeJson : DumpFormat::kDrivescopeRaw;
+    dump.identify = *words;
   } else if (looks_like_text(bytes)) {
     dump.format = DumpFormat::kHdparmHex;
     auto words = parse_hex_words(bytes, name);

@@ -3,7 +3,9 @@
 //   - hdparm hex words: what `hdparm --Istdin` reads (and `hdparm --Istdout` writes): 256 words
 //     of 4 hex digits separated by white space, each the word's value (most significant first);
 //   - a raw 512-byte IDENTIFY block, little-endian words as the drive sent it;
-//   - a libatasmart blob (`skdump --save`): records IDFY, SMST, SMDT, SMTH.
+//   - a libatasmart blob (`skdump --save`): records IDFY, SMST, SMDT, SMTH;
+//   - what `drivescope identify --raw` printed: its word table in the saved text output, or
+//     "raw_words" in its --json document (so a capture made with drivescope reads back).
 #pragma once
 #include <array>
 #include <cstdint>
@@ -17,8 +19,9 @@
 
 namespace ds::probe {
 
-enum class DumpFormat { kHdparmHex, kRaw512, kAtasmartBlob };
-const char* dump_format_name(DumpFormat f);  // "hdparm-hex", "raw-512", "libatasmart-blob"
+enum class DumpFormat { kHdparmHex, kRaw512, kAtasmartBlob, kDrivescopeRaw, kDrivescopeJson };
+// "hdparm-hex", "raw-512", "libatasmart-blob", "drivescope-raw", "drivescope-json"
+const char* dump_format_name(DumpFormat f);
 
 struct IdentifyDump {
   DumpFormat format = DumpFormat::kRaw512;
@@ -40,6 +43,10 @@ Expected<IdentifyDump> read_identify_dump(const std::string& path, bool allow_ba
 Expected<IdentifyDump> parse_identify_dump(std::span<const std::uint8_t> bytes,
                                            std::string_view name,
                                            bool allow_bad_checksum = false);
+
+// Whether the bytes hold what `identify --raw` printed (its word table, or its JSON's raw_words):
+// `decode --identify` then reads them as a dump, not as inhex text.
+bool is_drivescope_capture(std::span<const std::uint8_t> bytes);
 
 // One record of a libatasmart blob, as found by walking the container.
 struct BlobRecord {

@@ -145,7 +145,7 @@ struct BlockCharacteristics {
   std::uint8_t nominal_form_factor = 0;    // 0 not reported, 1 5.25", 2 3.5", 3 2.5", 4 1.8", 5 <1.8"
   std::uint8_t zoned = 0;                  // 0 not reported, 1 host aware, 2 device managed
   bool fuab = false, vbuls = false;
-  // JSON convention (product.md): null when not reported, 1 for solid state, else rpm.
+  // JSON convention (docs/cli.md): null when not reported, 1 for solid state, else rpm.
   std::optional<std::uint32_t> rotation_rate_rpm() const {
     if (medium_rotation_rate == 0 || (medium_rotation_rate >= 2 && medium_rotation_rate <= 0x400) ||
         medium_rotation_rate == 0xFFFF)

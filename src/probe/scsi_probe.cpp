@@ -144,14 +144,23 @@ void zone_report(Prober& pr, Device& dev) {
   auto& p = pr.p;
   const bool host_managed = p.inquiry && p.inquiry->device_type == 0x14;
   const bool host_aware = p.block_characteristics && p.block_characteristics->zoned == 1;
-  if (host_managed || host_aware) {
-    if (auto d = pr.run("REPORT ZONES", 4096, [&](std::span<std::uint8_t> b) {
-          return scsi::report_zones(dev, 0, b);
-        })) {
-      if (auto z = decode_report_zones(*d, ZoneByteOrder::kZbcBigEndian)) p.zones = std::move(*z);
-      else pr.decode_failed(z.error());
-    }
-  }
+  if (!host_managed && !host_aware) return;
+  // The first reply is the probe's step (and its raw page); the rest of the list follows in
+  // replies of the same size from where the last one ended (read_zone_list).
+  auto first = pr.run("REPORT ZONES", kZoneReplyBytes, [&](std::span<std::uint8_t> b) {
+    return scsi::report_zones(dev, 0, b);
+  });
+  if (!first) return;
+  auto fetch = [&](std::uint64_t lba) -> Expected<std::vector<std::uint8_t>> {
+    if (lba == 0) return *first;
+    std::vector<std::uint8_t> buf(kZoneReplyBytes, 0);
+    const CommandResult r = scsi::report_zones(dev, lba, buf);
+    if (!r.ok()) return make_error(r.message.empty() ? std::string(to_string(r.outcome)) : r.message);
+    buf.resize(transferred(r, buf.size()));
+    return buf;
+  };
+  if (auto z = read_zone_list(fetch, ZoneByteOrder::kZbcBigEndian, kMaxZoneReplies)) p.zones = std::move(*z);
+  else pr.decode_failed(z.error());
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include "probe/zones.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -187,6 +188,59 @@ Expected<ZoneReport> decode_report_zones(std::span<const std::uint8_t> reply, Zo
   }
   summarise(r);
   return r;
+}
+
+namespace {
+
+// Why a multi-reply read stopped before the list's end (nullopt: it may go on), and the next
+// reply decoded into `next` when it may.
+std::optional<std::string> next_piece(const ZoneFetch& fetch, ZoneByteOrder order, const ZoneReport& all,
+                                      ZoneReport& next) {
+  const Zone& last = all.zones.back();
+  const std::uint64_t from = last.start_lba + last.length;
+  if (last.length == 0 || from <= last.start_lba || (all.max_lba != 0 && from > all.max_lba))
+    return fmt::format("zone {} (LBA {}, length {}) leaves no LBA to read the next zones from", all.zones.size() - 1,
+                       last.start_lba, last.length);
+  auto reply = fetch(from);
+  if (!reply) return fmt::format("the reply from LBA {} failed: {}", from, reply.error().message);
+  auto d = decode_report_zones(*reply, order);
+  if (!d) return fmt::format("the reply from LBA {} is not decodable: {}", from, d.error().message);
+  if (d->zones.empty()) return fmt::format("the reply from LBA {} holds no zone", from);
+  if (d->zones.front().start_lba != from)
+    return fmt::format("the reply from LBA {} starts with a zone at LBA {}", from, d->zones.front().start_lba);
+  next = std::move(*d);
+  return std::nullopt;
+}
+
+}  // namespace
+
+Expected<ZoneReport> read_zone_list(const ZoneFetch& fetch, ZoneByteOrder order, std::size_t max_replies) {
+  auto first = fetch(0);
+  if (!first) return first.error();
+  auto decoded = decode_report_zones(*first, order);
+  if (!decoded) return decoded.error();
+  ZoneReport all = std::move(*decoded);
+  std::size_t replies = 1;
+  std::optional<std::string> stopped;
+  while (all.zones.size() < all.zones_listed && !all.zones.empty()) {
+    if (replies >= max_replies) {
+      stopped = fmt::format("reading stopped after {} replies", replies);
+      break;
+    }
+    ZoneReport more;
+    stopped = next_piece(fetch, order, all, more);
+    if (stopped) break;
+    ++replies;
+    all.zones.insert(all.zones.end(), more.zones.begin(), more.zones.end());
+  }
+  all.truncated = all.zones.size() < all.zones_listed;
+  // The summary again, over every zone read (each reply's own covered only itself).
+  all.types.clear(), all.sizes.clear(), all.conditions.clear(), all.problems.clear();
+  summarise(all);
+  if (all.truncated)
+    all.problems.push_back(fmt::format("the summary covers the first {} of {} zones{}", all.zones.size(),
+                                       all.zones_listed, stopped ? ": " + *stopped : std::string()));
+  return all;
 }
 
 std::string_view zone_type_name(std::uint8_t type) {

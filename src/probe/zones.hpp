@@ -7,6 +7,7 @@
 // place its zone sizes and types are written down.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -102,6 +103,19 @@ struct ZoneReport {
 // NON_SEQ, bit 0 RESET; bytes 8..15 zone length; 16..23 zone start LBA; 24..31 write pointer LBA).
 // Needs the whole header; the reply may stop before the list does (the allocation length).
 Expected<ZoneReport> decode_report_zones(std::span<const std::uint8_t> reply, ZoneByteOrder order);
+
+// A drive's whole zone list, which one reply of bounded size does not hold (a 14 TB drive with
+// 256 MiB zones has 52156: 3.3 MB of descriptors). `fetch(start_lba)` returns one reply of the
+// zones from start_lba (the caller's command and allocation length); the first is asked from
+// LBA 0, each next one from the end of the last zone decoded, until the first header's count is
+// read or `max_replies` were asked. Stopping early (the limit, a failed or odd reply) leaves
+// `truncated` set and says why under `problems`: the summary then covers the zones decoded.
+// The probes' bounds: 64 KiB a reply (1023 zones), at most 256 replies (261888 zones: a 30 TB
+// drive of 256 MiB zones has about 112000), so identify sends at most 256 commands for it.
+inline constexpr std::size_t kZoneReplyBytes = 64 * 1024;
+inline constexpr std::size_t kMaxZoneReplies = 256;
+using ZoneFetch = std::function<Expected<std::vector<std::uint8_t>>(std::uint64_t start_lba)>;
+Expected<ZoneReport> read_zone_list(const ZoneFetch& fetch, ZoneByteOrder order, std::size_t max_replies);
 
 std::string_view zone_type_name(std::uint8_t type);            // "conventional", ...
 std::string_view zone_condition_name(std::uint8_t condition);  // "empty", "full", ...

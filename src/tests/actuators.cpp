@@ -97,9 +97,9 @@ void choose_ranges(const ActuatorsOptions& opt, std::uint64_t span, ActuatorsRes
 
 Expected<ActuatorsResult> run_actuators(IoEngine& io, const ActuatorsOptions& opt, const ProgressFn* progress) {
   const IoTargetInfo& info = io.info();
-  const std::uint32_t bb = info.logical_block_bytes ? info.logical_block_bytes : 512;
-  std::uint64_t span = info.capacity_bytes / bb;
-  if (opt.span_blocks) span = std::min(span, opt.span_blocks);
+  const Span sp = span_of(info, opt.span_blocks);
+  const std::uint32_t bb = sp.block_bytes;
+  const std::uint64_t span = sp.blocks;
   const std::uint32_t bytes = std::max(kTuning.read_bytes, bb);
   if (span < 4 * (bytes / bb)) return make_error("the span is too small to hold two ranges of reads");
   ActuatorsResult r;

@@ -112,7 +112,10 @@ void bench_actuators(IoEngine& io, const BenchOptions& opt, double budget_s, con
 }
 
 void bench_rmw(IoEngine& io, const BenchOptions& opt, double budget_s, const ProgressFn* pf, BenchResult& r) {
-  keep(r, "rmw", run_rmw(io, sampling_options<RmwOptions>(opt, budget_s, r), pf), r.rmw);
+  auto o = sampling_options<RmwOptions>(opt, budget_s, r);
+  o.claimed_physical_bytes = opt.claimed_physical_bytes;
+  o.claimed_by = opt.claimed_by;
+  keep(r, "rmw", run_rmw(io, o, pf), r.rmw);
 }
 
 struct BenchTest {
@@ -138,12 +141,18 @@ const BenchTest* find_test(const std::string& name) {
 
 }  // namespace
 
+std::vector<std::string> bench_test_names() {
+  std::vector<std::string> names;
+  for (const auto& t : kTests) names.emplace_back(t.name);
+  return names;
+}
+
 Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const ProgressFn& progress) {
   double wsum = 0;
   for (const auto& t : opt.tests) {
     const BenchTest* test = find_test(t);
     if (!test)
-      return make_error("unknown test '" + t + "' (known: access, transfer, cache, blocksize, queue, patterns, actuators, rmw)");
+      return make_error(fmt::format("unknown test '{}' (known: {})", t, fmt::join(bench_test_names(), ", ")));
     wsum += test->weight;
   }
   BenchResult r;

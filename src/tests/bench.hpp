@@ -1,5 +1,5 @@
 // bench: runs the chosen measurement tests over one I/O engine within a drive-time budget and
-// turns their results into the JSON of product.md ("tests.*") and aligned text tables.
+// turns their results into the JSON of docs/cli.md and docs/schema ("tests.*") and aligned text tables.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -32,6 +32,10 @@ struct BenchOptions {
   // The positioning ranges the drive reports (ATA log 47h / SCSI VPD B9h), read by the caller
   // through the probe layer; used by the actuators test (empty: it compares the halves).
   std::vector<LbaRange> positioning_ranges;
+  // The physical sector size the drive claims and where (IDENTIFY word 106, READ CAPACITY (16)),
+  // read by the caller; the rmw test reports it, and without writes reports only it.
+  std::uint32_t claimed_physical_bytes = 0;
+  std::string claimed_by;
 };
 
 struct BenchResult {
@@ -46,13 +50,16 @@ struct BenchResult {
   std::optional<QueueResult> queue;        // only when asked for (not in the default set)
   std::optional<PatternsResult> patterns;  // only when asked for (not in the default set)
   std::optional<ActuatorsResult> actuators;  // only when asked for (not in the default set)
-  std::optional<RmwResult> rmw;              // only when asked for, and only with writes
+  std::optional<RmwResult> rmw;              // only when asked for (without writes: the claims only)
   std::vector<std::pair<std::string, Error>> errors;  // test name → what stopped it
   double drive_time_s = 0;
 };
 
-// Known test names: access, transfer, cache, blocksize, queue, patterns, actuators, rmw. An unknown name is an error before any
-// I/O is done.
+// The test names --tests takes, in running order: transfer, access, cache, blocksize, queue,
+// patterns, actuators, rmw.
+std::vector<std::string> bench_test_names();
+
+// An unknown test name is an error before any I/O is done.
 Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const ProgressFn& progress = {});
 
 nlohmann::json bench_to_json(const BenchResult& r);  // the object that goes under "tests"

@@ -26,9 +26,9 @@ constexpr BlocksizeTuning kTuning{};
 Expected<BlocksizeResult> run_blocksize(IoEngine& io, const BlocksizeOptions& opt,
                                         const ProgressFn* progress) {
   BlocksizeResult res;
-  const std::uint32_t lb = io.info().logical_block_bytes ? io.info().logical_block_bytes : 512;
-  const std::uint64_t cap = io.info().capacity_bytes / lb;
-  const std::uint64_t span = opt.span_blocks ? std::min(opt.span_blocks, cap) : cap;
+  const Span sp = span_of(io.info(), opt.span_blocks);
+  const std::uint32_t lb = sp.block_bytes;
+  const std::uint64_t span = sp.blocks;
   Budget budget(opt.budget_s);
   std::vector<std::uint32_t> sizes;
   for (std::uint32_t b = std::max(kTuning.smallest_bytes, lb); b <= kTuning.largest_bytes; b *= 2)
@@ -46,7 +46,6 @@ Expected<BlocksizeResult> run_blocksize(IoEngine& io, const BlocksizeOptions& op
       if (at + count * blocks >= span) at = 0;
       auto plan = sequential_plan(at, blocks, count, span);
       for (auto& p : plan) p.write = w == 1;
-      at += static_cast<std::uint64_t>(plan.size()) * blocks + kTuning.gap_blocks;
       RunOptions ro;
       ro.queue_depth = opt.queue_depth;
       ro.first_alone = true;  // a reordering drive would otherwise start mid-stream
@@ -66,6 +65,14 @@ Expected<BlocksizeResult> run_blocksize(IoEngine& io, const BlocksizeOptions& op
       budget.charge(r.drive_ns);
       std::size_t n = 0;
       while (n < r.done.size() && r.done[n]) ++n;
+      // The next size starts past what this one read, not past what it planned: a plan is sized
+      // for a fast target and its share usually ends it early, and stepping over the unread rest
+      // carried the large sizes into inner zones (on sim:raptor 1 MiB read at 68.9 MB/s against
+      // 72.6 for 8 KiB, one zone apart: large blocks looked slower than they are).
+      std::size_t reached = 0;
+      for (std::size_t k = 0; k < r.done.size(); ++k)
+        if (r.done[k]) reached = k + 1;
+      at = (reached ? plan[reached - 1].lba + blocks : at) + kTuning.gap_blocks;
       // The budget ending a size early is the normal way out; anything else is the drive failing.
       // Going on with the next sizes would only fail again (or wait out a timeout per size).
       if (failed(r.stop)) res.error = r.error;

@@ -15,6 +15,14 @@ std::string io_errno_text(int e) {
   return "errno " + std::to_string(e);
 }
 
+Span span_of(const IoTargetInfo& info, std::uint64_t span_blocks) {
+  Span s;
+  if (info.logical_block_bytes) s.block_bytes = info.logical_block_bytes;
+  s.blocks = info.capacity_bytes / s.block_bytes;
+  if (span_blocks) s.blocks = std::min(s.blocks, span_blocks);
+  return s;
+}
+
 std::vector<PlanEntry> sequential_plan(std::uint64_t lba, std::uint32_t blocks, std::size_t count,
                                        std::uint64_t end_lba) {
   std::vector<PlanEntry> p;

@@ -64,6 +64,16 @@ struct PlanEntry {
 // How a failed I/O's errno reads in an error message ("the device is gone (errno 19)").
 std::string io_errno_text(int err);
 
+// The part of the target a test may use, from LBA 0: the whole capacity, cut to --span's
+// `span_blocks` when that is shorter (0: no --span). A target that reports no logical block size
+// is taken as 512-byte, the size of every drive before 4Kn (and the Linux block layer's unit).
+struct Span {
+  std::uint32_t block_bytes = 512;
+  std::uint64_t blocks = 0;
+  std::uint64_t bytes() const { return blocks * block_bytes; }
+};
+Span span_of(const IoTargetInfo& info, std::uint64_t span_blocks);
+
 // A plan of `count` consecutive reads of `blocks` blocks starting at `lba` (clipped to `end_lba`).
 std::vector<PlanEntry> sequential_plan(std::uint64_t lba, std::uint32_t blocks, std::size_t count,
                                        std::uint64_t end_lba);

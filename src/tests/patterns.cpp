@@ -234,10 +234,10 @@ Expected<PatternsResult> run_patterns(IoEngine& io, const PatternsOptions& opt, 
   PatternsResult res;
   res.allow_write = opt.allow_write;
   Extent x;
-  x.lb = info.logical_block_bytes ? info.logical_block_bytes : 512;
+  const Span sp = span_of(info, opt.span_blocks);
+  x.lb = sp.block_bytes;
   x.pb = info.physical_block_bytes >= x.lb ? info.physical_block_bytes : x.lb;
-  x.span = info.capacity_bytes / x.lb;
-  if (opt.span_blocks) x.span = std::min(x.span, opt.span_blocks);
+  x.span = sp.blocks;
   if (x.span < kTuning.min_span_blocks)
     return make_error(fmt::format("patterns: the target is too small (needs at least {} blocks)",
                                   kTuning.min_span_blocks));

@@ -150,10 +150,10 @@ Expected<QueueResult> run_queue(IoEngine& io, const QueueOptions& opt, const Pro
     if (d < 1 || d > 256) return make_error(fmt::format("queue: depth {} is out of range (1..256)", d));
   const IoTargetInfo& info = io.info();
   QueueResult res;
-  res.block_bytes = info.logical_block_bytes ? info.logical_block_bytes : 512;
+  const Span sp = span_of(info, opt.span_blocks);
+  res.block_bytes = sp.block_bytes;
   res.scheduler = opt.scheduler;
-  std::uint64_t span = info.capacity_bytes / res.block_bytes;
-  if (opt.span_blocks) span = std::min(span, opt.span_blocks);
+  const std::uint64_t span = sp.blocks;
   if (span < 2) return make_error("queue: the target reports no capacity");
   std::vector<unsigned> depths = opt.depths;
   std::sort(depths.begin(), depths.end());

@@ -125,16 +125,45 @@ void judge(RmwResult& r) {
                           "(physical sector {} bytes{})", *first_free, r.logical_bytes, r.penalty_ms, *first_free, reported);
 }
 
+// "4096-byte physical sectors behind 512-byte logical ones (512e)".
+std::string sector_words(std::uint32_t physical, std::uint32_t logical) {
+  if (physical == logical) return fmt::format("{}-byte physical sectors, as its logical ones", physical);
+  return fmt::format("{}-byte physical sectors behind {}-byte logical ones{}", physical, logical,
+                     physical == 4096 && logical == 512 ? " (512e)" : "");
+}
+
+// What the drive and the block device say, when no write may be timed.
+RmwResult claims_only(RmwResult r) {
+  std::string said;
+  if (r.claimed_physical_bytes) {
+    said = fmt::format("{} claims {}", r.claimed_by.empty() ? "the drive" : r.claimed_by,
+                       sector_words(r.claimed_physical_bytes, r.logical_bytes));
+    if (r.reported_physical_bytes && r.reported_physical_bytes != r.claimed_physical_bytes)
+      said += fmt::format(", though the block device reports {} bytes", r.reported_physical_bytes);
+  } else if (r.reported_physical_bytes) {
+    said = "the block device reports " + sector_words(r.reported_physical_bytes, r.logical_bytes);
+  } else {
+    said = "the drive does not say its physical sector size";
+  }
+  r.verdict = "not measured: " + said + "; the timing check needs writes (--write: the data at the written blocks is lost)";
+  r.notes.push_back("a claim is not a measurement: some early 512e drives claimed 512-byte physical sectors (docs/methods.md)");
+  return r;
+}
+
 }  // namespace
 
 Expected<RmwResult> run_rmw(IoEngine& io, const RmwOptions& opt, const ProgressFn* progress) {
-  if (!opt.allow_write) return make_error("the rmw test writes: it needs --write");
   const IoTargetInfo& info = io.info();
   RmwResult r;
-  r.logical_bytes = info.logical_block_bytes ? info.logical_block_bytes : 512;
+  const Span sp = span_of(info, opt.span_blocks);
+  r.logical_bytes = sp.block_bytes;
   r.reported_physical_bytes = info.physical_block_bytes;
-  std::uint64_t span = info.capacity_bytes / r.logical_bytes;
-  if (opt.span_blocks) span = std::min(span, opt.span_blocks);
+  r.claimed_physical_bytes = opt.claimed_physical_bytes;
+  r.claimed_by = opt.claimed_physical_bytes ? opt.claimed_by : std::string();
+  if (!opt.allow_write) return claims_only(std::move(r));
+  if (!info.writable) return make_error("the rmw test writes: the target is not open for writing");
+  r.measured = true;
+  const std::uint64_t span = sp.blocks;
   if (span * r.logical_bytes < 4 * std::uint64_t{kLargest}) return make_error("the rmw test needs a span of at least 64 KiB");
   // Aligned sizes from one block up to 16 KiB, then 4 KiB one block off a 4 KiB boundary.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> kinds;
@@ -164,10 +193,14 @@ nlohmann::json rmw_to_json(const RmwResult& r) {
                      {"mean_ms", std::round(k.mean_ms * 1000) / 1000}, {"sd_ms", std::round(k.sd_ms * 1000) / 1000},
                      {"mean_se_ms", std::round(k.se_ms * 1000) / 1000},
                      {"penalty_ms", std::round(k.penalty_ms * 1000) / 1000}, {"pays", k.pays}});
-  return {{"logical_bytes", r.logical_bytes},
-          {"reported_physical_bytes", r.reported_physical_bytes ? nlohmann::json(r.reported_physical_bytes) : nlohmann::json()},
+  auto or_null = [](std::uint32_t v) { return v ? nlohmann::json(v) : nlohmann::json(); };
+  return {{"measured", r.measured},
+          {"logical_bytes", r.logical_bytes},
+          {"reported_physical_bytes", or_null(r.reported_physical_bytes)},
+          {"claimed_physical_bytes", or_null(r.claimed_physical_bytes)},
+          {"claimed_by", r.claimed_physical_bytes ? nlohmann::json(r.claimed_by) : nlohmann::json()},
           {"physical_bytes_estimate", r.physical_bytes_estimate ? nlohmann::json(*r.physical_bytes_estimate) : nlohmann::json()},
-          {"penalty_ms", std::round(r.penalty_ms * 1000) / 1000},
+          {"penalty_ms", r.measured ? nlohmann::json(std::round(r.penalty_ms * 1000) / 1000) : nlohmann::json()},
           {"buffer_writes", r.buffer_writes ? nlohmann::json(*r.buffer_writes) : nlohmann::json()},
           {"kinds", kinds},
           {"verdict", r.verdict},
@@ -177,6 +210,10 @@ nlohmann::json rmw_to_json(const RmwResult& r) {
 
 std::string rmw_to_text(const RmwResult& r) {
   std::string o = "Read-modify-write (512e)\n  " + r.verdict + "\n";
+  if (r.kinds.empty()) {
+    for (const auto& n : r.notes) o += "  note: " + n + "\n";
+    return o;
+  }
   o += "  write               per write   more than aligned 16 KiB\n";
   for (const auto& k : r.kinds)
     o += fmt::format("  {:>6} B{:<12} {:>8.2f} ms  {:>+8.2f} ms{}\n", k.bytes,

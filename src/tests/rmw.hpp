@@ -6,7 +6,9 @@
 // its own at queue depth 1: the first writes of a block fill the drive's write buffer (until writes
 // start taking milliseconds), the rest run at the rate the media takes them. A kind pays the penalty when it is slower than aligned 16 KiB
 // writes by a good share of the largest difference; the physical sector is the smallest aligned
-// size that does not pay. See docs/methods.md, "Read-modify-write (512e)".
+// size that does not pay. Without writes nothing is timed: the result says what the drive claims
+// (IDENTIFY word 106, READ CAPACITY (16); passed in by the caller) and the block device reports,
+// and that the timing check needs writes. See docs/methods.md, "Read-modify-write (512e)".
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -25,7 +27,11 @@ struct RmwOptions {
   double budget_s = 30;  // about 1000 writes at 15-25 ms each on a 7200 rpm 512e drive
   std::uint64_t seed = 1;
   std::uint64_t span_blocks = 0;  // 0: the whole target
-  bool allow_write = false;       // required: the test writes (the data there is lost)
+  bool allow_write = false;       // the timing check writes (the data there is lost); without: the claims only
+  // The physical sector size the drive claims and where it says so ("IDENTIFY word 106", "READ
+  // CAPACITY (16)"), read by the caller through the probe layer; 0: not known.
+  std::uint32_t claimed_physical_bytes = 0;
+  std::string claimed_by;
   // Per kind, at most this many writes before the measured ones (the drive's write buffer fills and
   // turns over: see run_kind).
   std::size_t max_warmup_writes = 1024;
@@ -45,8 +51,11 @@ struct RmwKind {
 };
 
 struct RmwResult {
+  bool measured = false;                      // false: no writes allowed, only the claims below
   std::uint32_t logical_bytes = 512;
   std::uint32_t reported_physical_bytes = 0;  // what the target reports (0: unknown)
+  std::uint32_t claimed_physical_bytes = 0;   // what the drive claims (RmwOptions; 0: unknown)
+  std::string claimed_by;
   std::vector<RmwKind> kinds;                 // aligned sizes ascending, then the misaligned one
   std::optional<std::uint32_t> physical_bytes_estimate;  // null: the kinds do not tell
   double penalty_ms = 0;           // mean of the kinds that pay less that of those that do not (0: none pay)

@@ -270,11 +270,12 @@ void judge(SmrProbeResult& r, std::uint32_t write_bytes) {
 Expected<SmrProbeResult> run_smr_probe(IoEngine& io, const SmrProbeOptions& opt, const ProgressFn* progress) {
   const IoTargetInfo& info = io.info();
   if (!info.writable) return make_error("the smr write probe needs a target opened for writing");
-  if (opt.write_bytes == 0 || opt.write_bytes % info.logical_block_bytes)
+  const Span sp = span_of(info, opt.span_blocks);
+  if (opt.write_bytes == 0 || opt.write_bytes % sp.block_bytes)
     return make_error("the probe's write size must be a multiple of the logical block size");
   Ctx c{io, opt, progress, Budget(opt.budget_s), Rng(opt.seed ^ kTuning.seed_mix)};
-  c.block = info.logical_block_bytes;
-  c.span_bytes = opt.span_blocks ? std::min(info.capacity_bytes, opt.span_blocks * c.block) : info.capacity_bytes;
+  c.block = sp.block_bytes;
+  c.span_bytes = sp.bytes();
   if (c.span_bytes < kTuning.min_span_writes * opt.write_bytes) return make_error("the span is too small for the smr probe");
   if (auto e = read_phase(c)) return *e;
   auto cliff = fill_phase(c);

@@ -89,7 +89,7 @@ TEST_CASE("usage errors exit 2") {
   CHECK(run("identify --from-file x sim:raptor").rc == 2);
 }
 
-TEST_CASE("identify on simulated drives gives product.md's keys") {
+TEST_CASE("identify on simulated drives gives the documented keys") {
   for (const char* preset : {"raptor", "7k400", "cheetah15k3"}) {
     auto r = run(std::string("identify --json sim:") + preset);
     CAPTURE(preset);

@@ -4,11 +4,14 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <string>
 
 #include "cli_run.hpp"
@@ -193,4 +196,172 @@ TEST_CASE("identify --from-file: every real dump decodes clean (no implausibilit
     CHECK_FALSE(has(r.out, "implausible"));
   }
   CHECK(drives > 0);
+}
+
+// Found in session 8 (each failed on the binary before its fix).
+
+TEST_CASE("bench --tests: an unknown, empty or repeated name is a usage error (exit 2) before any I/O") {
+  // Before: an unknown name exited 1 (ab's --tests said 2), --tests "" and "access,,cache" ran the
+  // default set or skipped the empty name without a word, and "access,access" counted access's
+  // share of the budget twice.
+  struct Case {
+    const char* tests;
+    const char* says;
+  } cases[] = {{"nope", "unknown test 'nope' (known: transfer, access, cache, blocksize, queue, patterns, actuators, rmw)"},
+               {"''", "no test given"},
+               {"access,,cache", "an empty test name"},
+               {"access,", "an empty test name"},
+               {"access,access", "'access' is named twice"}};
+  for (const auto& c : cases) {
+    CAPTURE(c.tests);
+    Run r = run_all(std::string("bench sim:raptor --budget 1 --json --tests ") + c.tests);
+    CHECK(r.rc == 2);
+    CHECK(has(r.out, c.says));
+    CHECK_FALSE(has(r.out, "\"tests\":"));  // refused before the run: no results
+  }
+  CHECK(run_all("bench sim:raptor --budget 1 --json --tests cache").rc == 0);
+}
+
+TEST_CASE("--seed takes a decimal whole number: -1 and 0x10 refused, 010 is ten") {
+  // Before: CLI11 read --seed with strtoull, so -1 became 18446744073709551615 and 010 was 8.
+  for (const char* cmd : {"bench sim:raptor --tests cache --budget 1", "ncq sim:raptor --budget 1", "smr sim:raptor",
+                          "scan sim:raptor", "replay sim:raptor /dev/null",
+                          "ab sim:maxline3 --feature aam=quiet,fast --rounds 2 --budget 0.2"}) {
+    for (const char* seed : {"-1", "0x10", "1.5", "ten", "99999999999999999999"}) {
+      CAPTURE(cmd);
+      CAPTURE(seed);
+      Run r = run_all(std::string(cmd) + " --seed " + seed);
+      CHECK(r.rc == 2);
+      CHECK(has(r.out, "is not a seed"));
+    }
+  }
+  Run r = clitest::run("bench sim:raptor --tests cache --budget 0.5 --seed 010 --json", false);
+  REQUIRE(r.rc == 0);
+  CHECK(nlohmann::json::parse(r.out)["settings"]["seed"] == 10);
+}
+
+TEST_CASE("feature commands: a wrong action or value is a usage error (exit 2), get takes no value") {
+  // Before: these exited 1 (the code of a device that failed), and `aam get 5` ignored the 5.
+  for (const char* args : {"aam sim:raptor set 300", "aam sim:raptor set", "aam sim:raptor frob", "aam sim:raptor get 5",
+                           "aam sim:raptor quiet 5", "apm sim:raptor set 0", "write-cache sim:raptor maybe",
+                           "read-ahead sim:raptor get on"}) {
+    CAPTURE(args);
+    Run r = clitest::run(std::string(args) + " --json", false);
+    CHECK(r.rc == 2);
+    const auto j = nlohmann::json::parse(r.out, nullptr, false);
+    REQUIRE(j.is_object());
+    CHECK(j["drivescope"]["exit_status"] == 2);
+    CHECK(j.contains("error"));
+  }
+  CHECK(run_all("aam sim:raptor get").rc == 0);
+}
+
+TEST_CASE("--prom FILE that cannot be written is refused before the run (exit 2), not after it") {
+  // Before: identify, bench and scan ran to the end, printed their results and only then failed
+  // to write the file (exit 1): on a real drive, a bench of two minutes lost for a typo.
+  const fs::path dir = fs::temp_directory_path() / ("ds-prom-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  for (const std::string cmd : {"identify sim:raptor", "bench sim:raptor --tests cache --budget 1", "scan sim:raptor",
+                                "ncq sim:raptor --budget 1"}) {
+    for (const std::string& path : {(dir / "missing" / "x.prom").string(), dir.string()}) {
+      CAPTURE(cmd);
+      CAPTURE(path);
+      Run r = run_all(cmd + " --prom " + path);
+      CHECK(r.rc == 2);
+      CHECK(has(r.out, "--prom"));
+      CHECK(std::count(r.out.begin(), r.out.end(), '\n') <= 2);  // CLI11's two lines: nothing was run
+    }
+    Run ok = run_all(cmd + " --prom " + (dir / "ok.prom").string());
+    CHECK(ok.rc == 0);
+    CHECK(fs::exists(dir / "ok.prom"));
+    fs::remove(dir / "ok.prom");
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("--version after a command says where it goes (exit 2), not 'target is required'") {
+  // Before: `drivescope bench --version` said "target is required", `identify sim:raptor
+  // --version` "The following argument was not expected".
+  for (const char* args : {"bench --version", "identify sim:raptor --version", "scan --version --json"}) {
+    CAPTURE(args);
+    Run r = run_all(args);
+    CHECK(r.rc == 2);
+    CHECK(has(r.out, "--version comes before any command"));
+  }
+  CHECK(run_all("--version").rc == 0);
+}
+
+TEST_CASE("bench --help's --tests names every test bench knows") {
+  // The issue found the help naming 4 of 6 tests. The known list is the binary's own, from the
+  // refusal of an unknown name.
+  Run bad = run_all("bench sim:raptor --tests nope");
+  const auto at = bad.out.find("(known: ");
+  REQUIRE(at != std::string::npos);
+  std::string known = bad.out.substr(at + 8, bad.out.find(')', at) - at - 8);
+  Run help = run_all("bench --help");
+  const auto line_at = help.out.find("--tests");
+  REQUIRE(line_at != std::string::npos);
+  const std::string line = help.out.substr(line_at, help.out.find('\n', line_at) - line_at);
+  int names = 0;
+  for (std::size_t s = 0; s <= known.size();) {
+    const auto e = std::min(known.find(", ", s), known.size());
+    const std::string name = known.substr(s, e - s);
+    CAPTURE(name);
+    CHECK(has(line, name));
+    ++names;
+    s = e + 2;
+  }
+  CHECK(names >= 8);  // access, transfer, cache, blocksize, queue, patterns, actuators, rmw at least
+}
+
+TEST_CASE("ab: a figure its test gives but the run did not measure is listed with why, not dropped") {
+  // Before: at the default budget full stroke and track-to-track were missing from the table
+  // and the JSON without a word.
+  Run r = clitest::run("ab sim:maxline3 --feature aam=quiet,fast --rounds 2 --budget 1 --json", false);
+  REQUIRE(r.rc == 0);
+  const auto ab = nlohmann::json::parse(r.out)["ab"];
+  std::set<std::string> compared, listed;
+  for (const auto& c : ab["results"]) compared.insert(c["figure"].get<std::string>());
+  for (const auto& n : ab["not_compared"]) {
+    CHECK(n["test"] == "access");
+    CHECK_FALSE(n["reason"].get<std::string>().empty());
+    listed.insert(n["figure"].get<std::string>());
+  }
+  CHECK(listed.count("track_to_track_ms"));
+  // Every figure of the access test is either compared or listed, never both.
+  for (const char* f : {"read.mean_ms", "read.p50_ms", "read.p99_ms", "avg_seek_ms", "full_stroke_ms",
+                        "track_to_track_ms", "rotation_ms"}) {
+    CAPTURE(f);
+    CHECK(compared.count(f) + listed.count(f) == 1);
+  }
+  Run text = run_all("ab sim:maxline3 --feature aam=quiet,fast --rounds 2 --budget 1");
+  CHECK(has(text.out, "track_to_track_ms          not compared: "));
+}
+
+TEST_CASE("bench's zone table: each zone's sectors per track agree with its own MB/s") {
+  // Issue 15 found the table's spt column disagreeing with its MB/s column. A zone streams at
+  // spt sectors a revolution, less the track and cylinder switches: the same fraction of the
+  // media rate in every zone of a drive whose switch times do not change (each preset's), and
+  // below 1.
+  for (const char* preset : {"raptor", "modern8tb"}) {
+    CAPTURE(preset);
+    Run r = clitest::run(std::string("bench sim:") + preset + " --tests transfer --json", false);
+    REQUIRE(r.rc == 0);
+    const auto t = nlohmann::json::parse(r.out)["tests"]["transfer"];
+    const double rot_ms = t["rotation_ms"].is_object() ? t["rotation_ms"]["value"].get<double>()
+                                                       : t["rotation_ms"].get<double>();
+    double lo = 2, hi = 0;
+    int zones = 0;
+    for (const auto& z : t["zones"]) {
+      if (!z["sectors_per_track"].is_number() || z["sectors_per_track"] == 0) continue;
+      const double media = z["sectors_per_track"].get<double>() * 512 / (rot_ms * 1e3);  // MB/s
+      const double f = z["mb_s"].get<double>() / media;
+      lo = std::min(lo, f), hi = std::max(hi, f);
+      ++zones;
+    }
+    CHECK(zones >= 10);
+    CHECK(hi < 1.0);
+    CHECK(lo > 0.8);
+    CHECK(hi / lo < 1.02);
+  }
 }

@@ -56,6 +56,15 @@ TEST_CASE("zoned: identify and smr on the host-managed SCSI model") {
   CHECK(z["max_lba"] == 52156ull * 524288 - 1);
   CHECK(z["types"][0]["type"] == "conventional");
   CHECK(z["problems"].empty());
+  // The whole list, not the 63 zones of the first 4 KiB: 524 conventional zones, then sequential
+  // write required ones (the model's notes), read in replies of 64 KiB.
+  CHECK(z["zones_decoded"] == 52156);
+  CHECK(z["truncated"] == false);
+  REQUIRE(z["types"].size() == 2);
+  CHECK(z["types"][0]["zones"] == 524);
+  CHECK(z["types"][1]["type"] == "sequential write required");
+  CHECK(z["types"][1]["zones"] == 52156 - 524);
+  CHECK(z["types"][1]["first_lba"] == 524ull * 524288);
 
   const auto text = clitest::run("identify sim:" + hs14(), false);
   CHECK(text.out.find("Zones (ZBC REPORT ZONES)") != std::string::npos);
@@ -81,6 +90,8 @@ TEST_CASE("zoned: identify and smr on host-aware and host-managed ATA models") {
   REQUIRE(id["identify"]["zones"].is_object());
   CHECK(id["identify"]["zones"]["source"] == "ZAC REPORT ZONES EXT");
   CHECK(id["identify"]["zones"]["zones_listed"] == 52156);
+  CHECK(id["identify"]["zones"]["zones_decoded"] == 52156);  // all of it, through ZAC too
+  CHECK(id["identify"]["zones"]["truncated"] == false);
   CHECK(run_json("smr " + ha.spec() + " --quiet")["smr"]["verdict"] == "host-aware");
 
   const AtaVariant hm("host-managed");

@@ -126,7 +126,7 @@ TEST_CASE("queue: reorder verdict right on every simulated drive, depth-32 gain 
   CHECK(fifo >= 16);
 }
 
-TEST_CASE("queue: JSON has product.md's keys, histogram buckets sum to the count") {
+TEST_CASE("queue: JSON has the documented keys, histogram buckets sum to the count") {
   auto t = ds::sim::open("sim:raptor");
   REQUIRE(t.ok());
   ds::measure::QueueOptions o;

@@ -60,16 +60,55 @@ TEST_CASE("rmw: a drive with 512-byte physical sectors pays nothing") {
   CHECK(std::abs(r.penalty_ms) < 0.2 * rev);
 }
 
-TEST_CASE("rmw: refuses to run without writes, and bench records that as the test's error") {
-  auto t = ds::sim::open("sim:raptor");
+TEST_CASE("rmw: without writes, the claimed sector size and that the timing needs writes; no I/O") {
+  auto t = ds::sim::open("sim:modern8tb");
   REQUIRE(t.ok());
-  CHECK_FALSE(ds::measure::run_rmw(*t->io, {}).ok());
+  ds::measure::RmwOptions o;
+  o.claimed_physical_bytes = 4096;
+  o.claimed_by = "IDENTIFY word 106";
+  auto r = ds::measure::run_rmw(*t->io, o);
+  REQUIRE(r.ok());
+  CHECK_FALSE(r->measured);
+  CHECK(r->kinds.empty());
+  CHECK(r->drive_time_s == 0);
+  CHECK_FALSE(r->physical_bytes_estimate.has_value());
+  CHECK(r->claimed_physical_bytes == 4096);
+  CHECK(r->reported_physical_bytes == 4096);
+  CHECK(r->verdict.find("IDENTIFY word 106 claims 4096-byte physical sectors behind 512-byte logical ones (512e)") !=
+        std::string::npos);
+  CHECK(r->verdict.find("needs writes") != std::string::npos);
+  const auto j = ds::measure::rmw_to_json(*r);
+  CHECK(j["measured"] == false);
+  CHECK(j["penalty_ms"].is_null());
+  CHECK(j["claimed_by"] == "IDENTIFY word 106");
+
+  // A claim the block device contradicts is said so; no claim at all falls back to the device.
+  o.claimed_physical_bytes = 512;
+  auto c = ds::measure::run_rmw(*t->io, o);
+  REQUIRE(c.ok());
+  CHECK(c->verdict.find("though the block device reports 4096 bytes") != std::string::npos);
+  auto n = ds::measure::run_rmw(*t->io, {});
+  REQUIRE(n.ok());
+  CHECK(n->verdict.find("the block device reports 4096-byte physical sectors") != std::string::npos);
+
+  // In bench: a result, not an error, and still no drive time.
   ds::measure::BenchOptions b;
   b.tests = {"rmw"};
   b.budget_s = 5;
-  auto r = ds::measure::run_bench(*t->io, b);
-  REQUIRE(r.ok());
-  REQUIRE(r->errors.size() == 1);
-  CHECK(r->errors[0].first == "rmw");
-  CHECK_FALSE(r->rmw.has_value());
+  b.claimed_physical_bytes = 4096;
+  b.claimed_by = "IDENTIFY word 106";
+  auto br = ds::measure::run_bench(*t->io, b);
+  REQUIRE(br.ok());
+  CHECK(br->errors.empty());
+  REQUIRE(br->rmw.has_value());
+  CHECK(br->rmw->claimed_physical_bytes == 4096);
+  CHECK(br->drive_time_s == 0);
+}
+
+TEST_CASE("rmw: with writes allowed but a target not open for writing, an error") {
+  auto t = ds::sim::open("sim:raptor");
+  REQUIRE(t.ok());
+  ds::measure::RmwOptions o;
+  o.allow_write = true;
+  CHECK_FALSE(ds::measure::run_rmw(*t->io, o).ok());
 }

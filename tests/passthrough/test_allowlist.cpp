@@ -1,4 +1,4 @@
-// The passthrough allowlist (product.md, Safety): every allowed command passes, dangerous ones are
+// The passthrough allowlist (docs/safety.md): every allowed command passes, dangerous ones are
 // refused with a message naming them, and GuardedDevice never lets a refused one reach the device.
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-// identity_to_json / identity_to_text / identify_words_text on the real drives: the product.md
+// identity_to_json / identity_to_text / identify_words_text on the real drives: the docs/cli.md
 // JSON keys are present with the right types and values, the text keeps the three feature
 // states apart, and the word table reads back to the original block.
 #include <doctest/doctest.h>
@@ -46,7 +46,7 @@ std::string text_value(const std::string& text, const std::string& label) {
 
 }  // namespace
 
-TEST_CASE("identity JSON: product.md keys on all 13 drives") {
+TEST_CASE("identity JSON: the documented keys on all 13 drives") {
   for (const auto& row : read_summary()) {
     const std::string drive = row.at("blob");
     CAPTURE(drive);

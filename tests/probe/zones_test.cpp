@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -317,4 +318,80 @@ TEST_CASE("IDENTIFY word 69: zoned capabilities, non-volatile cache, encryption,
   REQUIRE(id.ok());
   CHECK(id->zoned == 0);
   CHECK_FALSE(id->nv_write_cache);
+}
+
+namespace {
+
+// A drive of `n` zones (the first `conv` conventional, the rest sequential write required, each
+// `zl` blocks) answering REPORT ZONES from any zone start with at most `per_reply` descriptors,
+// as a drive does for an allocation length that holds no more: the header counts every zone from
+// the start LBA (PARTIAL clear). `asked` records the start LBAs.
+struct ZonedDrive {
+  std::uint64_t n, conv, zl;
+  std::size_t per_reply;
+  bool big;
+  std::vector<std::uint64_t> asked;
+  ds::Expected<Bytes> operator()(std::uint64_t lba) {
+    asked.push_back(lba);
+    if (lba % zl != 0 || lba / zl >= n) return ds::make_error("no zone starts at that LBA");
+    std::vector<Z> zs;
+    for (std::uint64_t z = lba / zl; z < n && zs.size() < per_reply; ++z)
+      zs.push_back(z < conv ? Z{1, 0x0, zl, z * zl, 0} : Z{2, 0x1, zl, z * zl, z * zl});
+    return zones_reply(zs, n * zl - 1, big, static_cast<std::size_t>(n - lba / zl));
+  }
+};
+
+}  // namespace
+
+TEST_CASE("REPORT ZONES: a list longer than one reply is read whole, in replies from where the last ended") {
+  for (bool big : {true, false}) {
+    CAPTURE(big);
+    // 2500 zones in replies of 1023 (64 KiB): three replies; 30 conventional zones, 2470 others.
+    ZonedDrive d{2500, 30, 524288, 1023, big, {}};
+    auto r = read_zone_list(std::ref(d), big ? ZoneByteOrder::kZbcBigEndian : ZoneByteOrder::kZacLittleEndian, 256);
+    REQUIRE(r.ok());
+    CHECK(d.asked == std::vector<std::uint64_t>{0, 1023 * d.zl, 2046 * d.zl});
+    CHECK(r->zones_listed == 2500);
+    CHECK(r->zones.size() == 2500);
+    CHECK_FALSE(r->truncated);
+    REQUIRE(r->types.size() == 2);
+    CHECK(r->types[0].zones == 30);
+    CHECK(r->types[1].zones == 2470);  // one reply alone would have said 993
+    CHECK(r->types[1].blocks == 2470 * d.zl);
+    REQUIRE(r->sizes.size() == 1);
+    CHECK(r->sizes[0].zones == 2500);
+    CHECK(r->problems.empty());
+  }
+}
+
+TEST_CASE("REPORT ZONES: a read stopped early says the summary is partial, and why") {
+  ZonedDrive d{2500, 30, 1000, 100, true, {}};
+  auto r = read_zone_list(std::ref(d), ZoneByteOrder::kZbcBigEndian, 4);  // 4 replies of 100
+  REQUIRE(r.ok());
+  CHECK(d.asked.size() == 4);
+  CHECK(r->zones.size() == 400);
+  CHECK(r->truncated);
+  REQUIRE_FALSE(r->problems.empty());
+  CHECK(r->problems.back() == "the summary covers the first 400 of 2500 zones: reading stopped after 4 replies");
+
+  // A later reply that fails, or that does not start where asked, ends the read with what it has.
+  int calls = 0;
+  auto failing = [&](std::uint64_t lba) -> ds::Expected<Bytes> {
+    if (++calls > 1) return ds::make_error("ABORTED COMMAND");
+    return d(lba);
+  };
+  auto f = read_zone_list(failing, ZoneByteOrder::kZbcBigEndian, 256);
+  REQUIRE(f.ok());
+  CHECK(f->zones.size() == 100);
+  CHECK(f->truncated);
+  CHECK(f->problems.back().find("the reply from LBA 100000 failed: ABORTED COMMAND") != std::string::npos);
+  auto shifted = [&](std::uint64_t lba) { return d(lba == 0 ? 0 : lba + 1000); };
+  auto s = read_zone_list(shifted, ZoneByteOrder::kZbcBigEndian, 256);
+  REQUIRE(s.ok());
+  CHECK(s->zones.size() == 100);
+  CHECK(s->problems.back().find("starts with a zone at LBA 101000") != std::string::npos);
+  // The first reply failing is the read's error.
+  CHECK_FALSE(read_zone_list([](std::uint64_t) -> ds::Expected<Bytes> { return ds::make_error("x"); },
+                             ZoneByteOrder::kZbcBigEndian, 256)
+                  .ok());
 }

@@ -69,9 +69,12 @@ done
 # Atomic: the file is replaced whole and no temporary file stays in the directory.
 left=$(find "$work" -name '.*.tmp' | wc -l)
 [ "$left" -eq 0 ] || { echo "FAIL: $left temporary files left in $work"; fail=1; }
-# A directory that does not exist is an error (exit 1), and nothing is written.
-"$bin" identify sim:7200.7 --prom "$work/missing/x.prom" > /dev/null 2>&1; rc=$?
-[ "$rc" -eq 1 ] || { echo "FAIL: --prom into a missing directory exited $rc, not 1"; fail=1; }
+# A directory that does not exist is refused before the run (a usage error, exit 2: nothing is
+# measured, nothing written).
+out=$("$bin" identify sim:7200.7 --prom "$work/missing/x.prom" 2>&1); rc=$?
+[ "$rc" -eq 2 ] || { echo "FAIL: --prom into a missing directory exited $rc, not 2"; fail=1; }
+case $out in *Model*) echo "FAIL: --prom into a missing directory: identify ran before the refusal"; fail=1 ;; esac
+[ ! -e "$work/missing" ] || { echo "FAIL: --prom created $work/missing"; fail=1; }
 # promtool can fail: a broken file is refused (the check above could catch something).
 printf 'drivescope_x{device="a} 1\n' > "$work/broken.prom"
 if promtool check metrics < "$work/broken.prom" > /dev/null 2>&1; then echo "FAIL: promtool accepted a broken file"; fail=1; fi

@@ -50,6 +50,8 @@ class Checker:
         self.validators = {}
         self.failures = []
         self.count = {}
+        self.guest = {}  # documents from the QEMU guest, per schema
+        self.guest_required = False
 
     def validator(self, name):
         if name not in self.validators:
@@ -156,6 +158,10 @@ def run_all(c, source, work):
     c.run("bench", ["bench", "sim:atlas15k", "--tests", "queue,patterns", "--json=c"] + fast)
     c.run("bench", ["bench", "sim:exos2x14", "--tests", "actuators", "--json=c"] + fast)
     c.run("bench", ["bench", "sim:modern8tb", "--tests", "rmw", "--write", "--json=c"] + fast)
+    # Without --write: what IDENTIFY word 106 (ATA) or READ CAPACITY(16) (SCSI) claims; no writes.
+    docs["rmw-claims"] = c.run("bench", ["bench", "sim:modern8tb", "--tests", "rmw", "--json=c"] + fast)
+    c.run("bench", ["bench", "sim:atlas15k", "--tests", "rmw", "--json=c"] + fast)
+    c.run("bench", ["bench", "sim:raptor", "--tests", "access,nope", "--json=c"] + fast, ok_codes=(2,))
     img = os.path.join(work, "file.img")
     with open(img, "wb") as f:
         f.truncate(64 << 20)
@@ -184,6 +190,22 @@ def run_all(c, source, work):
     docs["smr-cmr"] = c.run("smr", ["smr", "sim:raptor", "--write", "--budget", "3", "--quiet", "--json=c"])
     c.run("smr", ["smr", "sim:archive8tb-smr", "--write", "--budget", "3", "--idle", "0", "--quiet", "--json=c"])
     c.run("smr", ["smr", "sim:no-such-preset", "--json=c"], ok_codes=(1,))
+
+    # decode: captured pages from files (tests/data), every kind it reads, and a file it cannot.
+    pages, scsi = os.path.join(data, "pages"), os.path.join(data, "scsi")
+    ident_bin = sorted(glob.glob(os.path.join(data, "identify", "*", "identify.bin")))[0]
+    docs["decode"] = c.run("decode", ["decode", "--identify", ident_bin, "--json=c"])
+    for args in (["--ata-log", "0x47", os.path.join(pages, "ata_log47_dual.hex")],
+                 ["--vpd", os.path.join(pages, "vpd_b9_dual.hex")],
+                 ["--vpd", os.path.join(pages, "vpd_b1_hostaware.hex")],
+                 ["--vpd", os.path.join(scsi, "vpd_atai.hex")],
+                 ["--zones", "zbc", os.path.join(pages, "report_zones_zbc.hex")],
+                 ["--zones", "zac", os.path.join(pages, "report_zones_zac.hex")],
+                 ["--inquiry", os.path.join(scsi, "inq_standard.hex")],
+                 ["--sense", os.path.join(scsi, "descriptor_sense.hex")]):
+        c.run("decode", ["decode"] + args + ["--json"])
+    docs["decode-sense"] = c.run("decode", ["decode", "--sense", os.path.join(scsi, "fixed_sense.hex"), "--json=c"])
+    c.run("decode", ["decode", "--inquiry", os.path.join(scsi, "fixed_sense.hex"), "--json=c"], ok_codes=(1,))
 
     c.run("compare", ["compare", b1, b2, "--json=c", "--color", "never"])
     c.run("report", ["report", b1, b2, "--svg", os.path.join(work, "charts"), "--json=c"])
@@ -266,6 +288,76 @@ def negative_checks(c, docs):
     feat = {"json_format_version": [1, 0], "drivescope": ident["drivescope"],
             "target": ident["target"], "feature": {"name": "apm", "action": "get"}}
     c.must_fail("aam", feat, "an apm document checked as aam")
+    rmw = docs.get("rmw-claims")
+    if rmw is None or "rmw" not in rmw.get("tests", {}):
+        c.fail("negative checks: no read-only rmw document")
+    else:
+        broken = copy.deepcopy(rmw)
+        del broken["tests"]["rmw"]["measured"]
+        c.must_fail("bench", broken, "an rmw result without measured")
+        broken = copy.deepcopy(rmw)
+        broken["tests"]["rmw"]["penalty_ms"] = 0.5
+        c.must_fail("bench", broken, "a read-only rmw result with a penalty")
+    dec = docs.get("decode")
+    if dec is None or docs.get("decode-sense") is None:
+        c.fail("negative checks: no decode document")
+        return
+    broken = copy.deepcopy(dec)
+    del broken["identify"]
+    c.must_fail("decode", broken, "a decode document with neither identify nor sense")
+    broken = copy.deepcopy(dec)
+    broken["target"]["decoded_as"] = "tea leaves"
+    c.must_fail("decode", broken, "a decode document decoded as something decode does not read")
+    broken = copy.deepcopy(docs["decode-sense"])
+    broken["sense"]["sense_key"] = "Illegal Request"
+    c.must_fail("decode", broken, "a sense key as a string")
+
+
+def load_docs(path):
+    """One JSON document, or JSON lines (scan --json=c, progress lines)."""
+    with open(path) as f:
+        text = f.read()
+    try:
+        return [json.loads(text)]
+    except ValueError:
+        return [json.loads(l) for l in text.splitlines() if l.strip()]
+
+
+def check_file(c, path, schema):
+    try:
+        docs = load_docs(path)
+    except ValueError as e:
+        c.fail("%s: not JSON (%s)" % (path, e))
+        return
+    if not docs:
+        c.fail("%s: no document" % path)
+    for doc in docs:
+        for e in c.errors(schema, doc):
+            c.fail("%s: %s: /%s: %s" % (path, schema, "/".join(map(str, e.absolute_path)), e.message[:300]))
+    c.count[schema] = c.count.get(schema, 0) + len(docs)
+    c.guest[schema] = c.guest.get(schema, 0) + len(docs)
+    print("checked %s against %s (%d document%s)" % (path, schema, len(docs), "" if len(docs) == 1 else "s"))
+
+
+def guest_manifest(c, manifest):
+    """guest-json.sh's documents, json-SCHEMA--TAG.json beside the manifest; afterwards every
+    command schema must have had a guest document."""
+    c.guest_required = True
+    folder = os.path.dirname(manifest)
+    with open(manifest) as f:
+        names = [l.strip() for l in f if l.strip()]
+    for name in names:
+        if not (name.startswith("json-") and "--" in name and name.endswith(".json")):
+            c.fail("%s: %r is not json-SCHEMA--TAG.json" % (manifest, name))
+            continue
+        schema = name[len("json-"):].split("--", 1)[0]
+        path = os.path.join(folder, name)
+        if schema + ".schema.json" not in c.store:
+            c.fail("%s: %s names no schema in docs/schema" % (manifest, name))
+        elif not os.path.exists(path):
+            c.fail("%s: the guest listed %s but it was not exported" % (manifest, name))
+        else:
+            check_file(c, path, schema)
 
 
 def main():
@@ -279,19 +371,24 @@ def main():
     start = time.monotonic()
     docs = run_all(c, source, work)
     negative_checks(c, docs)
-    # Documents made elsewhere (the QEMU guest's `identify --json`, exported to the host): PATH:SCHEMA.
+    # Documents made elsewhere (the QEMU guest's, exported to the host): PATH:SCHEMA, or a
+    # guest-json.sh manifest (PATH:manifest) whose every command schema must be covered.
     for extra in sys.argv[4:]:
         path, schema = extra.rsplit(":", 1)
-        with open(path) as f:
-            doc = json.load(f)
-        for e in c.errors(schema, doc):
-            c.fail("%s: %s: /%s: %s" % (path, schema, "/".join(map(str, e.absolute_path)), e.message[:300]))
-        c.count[schema] = c.count.get(schema, 0) + 1
-        print("checked %s against %s" % (path, schema))
+        if schema == "manifest":
+            guest_manifest(c, path)
+        else:
+            check_file(c, path, schema)
     unexercised = sorted(n[: -len(".schema.json")] for n in store
                          if n != "drivescope-output.schema.json" and not c.count.get(n[: -len(".schema.json")]))
     if unexercised:
         c.fail("schemas no command output was checked against: %s" % ", ".join(unexercised))
+    if c.guest_required:
+        missing = sorted(n[: -len(".schema.json")] for n in store
+                         if n != "drivescope-output.schema.json" and not c.guest.get(n[: -len(".schema.json")]))
+        if missing:
+            c.fail("schemas no document from the QEMU guest was checked against: %s" % ", ".join(missing))
+        print("guest documents: %d against %d schemas" % (sum(c.guest.values()), len(c.guest)))
     total = sum(c.count.values())
     try:
         from importlib.metadata import version

@@ -151,7 +151,7 @@ check_virtio_blk() {
   ds_identify "$blk"
   check "--json exit status (partial)" 3 "$DS_RC"
   check "passthrough.available" false "$(jget $j .passthrough.available)"
-  # product.md: a block device drivescope can only do block I/O on is a "file" target.
+  # docs/cli.md: a block device drivescope can only do block I/O on is a "file" target.
   check "target.kind" file "$(jget $j .target.kind)"
   check "host.transport" virtio "$(jget $j .host.transport)"
   check "size from sysfs (sectors)" "$(cat /sys/block/$blk/size)" "$(jget $j .host.size_sectors)"

@@ -53,7 +53,7 @@ if mke2fs -q "/dev/${part}1" > /dev/null 2>&1 && mount -t ext2 "/dev/${part}1" /
   echo data > /mnt/p1/file
 else
   # No block filesystem module in this guest kernel: active swap is "in use" to the guard in the
-  # same way (product.md: not mounted, not swap, no holders).
+  # same way (docs/safety.md: not mounted, not swap, no holders).
   vm_skip "mounting /dev/${part}1: no ext2/ext4 module in the guest (vm-run.sh WANT_MODULES); using swap"
   mkswap "/dev/${part}1" > /dev/null 2>&1 && swapon "/dev/${part}1" && inuse=swap
   check_true "/dev/${part}1 is active swap" grep -q "^/dev/${part}1 " /proc/swaps

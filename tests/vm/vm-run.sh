@@ -34,9 +34,9 @@
 #   2 = usage or set-up error; 3 = the VM died, hung or timed out; 77 = skipped (-S only).
 #
 # Default disks (found in the guest by model/serial, never by name — see guest-lib.sh):
-#   ahci        model "VMTEST AHCI", serial AHCI0001, 7200 rpm
+#   ahci        model "VMTEST AHCI", serial AHCI0001, 7200 rpm, 512e (4096-byte physical sectors)
 #   ide         model "VMTEST PIIX", serial PIIX0001, 5400 rpm
-#   virtio-scsi vendor VMTEST, product "VIRTIO SCSI", serial VSCSI0001, 10000 rpm
+#   virtio-scsi vendor VMTEST, product "VIRTIO SCSI", serial VSCSI0001, 10000 rpm, 512e
 #   virtio-blk  serial VBLK0001
 set -euo pipefail
 
@@ -76,9 +76,9 @@ shift $((OPTIND - 1))
 for s in "$@"; do [ -f "$s" ] || fail "no such guest script: $s"; done
 [ -z "$BIN" ] || [ -x "$BIN" ] || fail "not an executable: $BIN"
 if [ ${#DISKS[@]} -eq 0 ]; then
-  DISKS=("ahci,rotation_rate=7200,model=VMTEST AHCI,serial=AHCI0001"
+  DISKS=("ahci,rotation_rate=7200,physical_block_size=4096,model=VMTEST AHCI,serial=AHCI0001"
          "ide,rotation_rate=5400,model=VMTEST PIIX,serial=PIIX0001"
-         "virtio-scsi,rotation_rate=10000,vendor=VMTEST,product=VIRTIO SCSI,serial=VSCSI0001"
+         "virtio-scsi,rotation_rate=10000,physical_block_size=4096,vendor=VMTEST,product=VIRTIO SCSI,serial=VSCSI0001"
          "virtio-blk,serial=VBLK0001")
 fi
 

@@ -1,0 +1,150 @@
+# guest-json.sh — every drivescope command's --json on QEMU's emulated drives, each document
+# exported to the host (json-SCHEMA--TAG.json, listed in json-manifest.txt), where the ctest
+# `schema` validates it against docs/schema/SCHEMA.schema.json (tests/schema/schema.sh). Here in
+# the guest: each command's exit status, that stdout is JSON, and what the documents say against
+# the reference tools and sysfs.
+#
+# identify's documents are guest-identify.sh's (identify-BLK.json), ncq's guest-ncq.sh's
+# (ncq-TAG.json); schema.sh validates those too.
+#
+# Also issue 14's decoders on what QEMU offers: the AHCI and SCSI disks are 512e
+# (physical_block_size=4096, vm-run.sh), so IDENTIFY word 106 and READ CAPACITY(16) say 4096;
+# VPD B1h (rotation rate, ZONED) and sense data come from real kernel paths. Pages QEMU does not
+# offer (ATA log 47h, VPD B9h, REPORT ZONES) are decoded from hand-built pages in
+# tests/cli/test_decode.cpp and tests/probe/zones_test.cpp.
+. "$VMTEST_LIB"
+
+DS=drivescope
+command -v $DS >/dev/null || { echo "FAIL drivescope is not in the guest (vm-run.sh -b)"; VM_FAIL=1; vm_done; }
+A=$(vm_disk_by_model "VMTEST AHCI"); S=$(vm_disk_by_model "VIRTIO SCSI")
+[ -n "$A" ] && [ -n "$S" ] || { echo "FAIL disks not found (AHCI=$A SCSI=$S)"; VM_FAIL=1; vm_done; }
+SG=/dev/$(vm_sg_of "$S")
+ST=/tmp/json-state
+mkdir -p $ST
+: > /tmp/json-manifest.txt
+
+# ds_json SCHEMA TAG CODES ARGS... — run `drivescope ARGS`; its exit status must be one of CODES
+# ("0", "0|3"); the document is /tmp/json-SCHEMA--TAG.json, exported and listed in the manifest.
+ds_json() {
+  local schema=$1 tag=$2 codes=$3 f; shift 3
+  f=/tmp/json-$schema--$tag.json
+  $DS "$@" > "$f" 2> "$f.err"; DS_RC=$?
+  case "|$codes|" in
+    *"|$DS_RC|"*) VM_PASS=$((VM_PASS + 1)); echo "ok   $schema $tag: exit $DS_RC" ;;
+    *) VM_FAIL=$((VM_FAIL + 1)); echo "FAIL $schema $tag: exit $DS_RC, expected $codes"; sed 's/^/   | /' "$f.err" | head -5 ;;
+  esac
+  check_true "$schema $tag: stdout is JSON" quiet jq -e . "$f"
+  vm_export "json-$schema--$tag.json" "$f"
+  echo "json-$schema--$tag.json" >> /tmp/json-manifest.txt
+}
+
+vm_section "version, sim, list"
+ds_json version guest 0 --version --json
+ds_json sim-list guest 0 sim list --json
+ds_json sim-show guest 0 sim show raptor --json
+ds_json list guest 0 list --json
+# What sysfs says of the AHCI disk (list sends no command): 512e, not zoned, one actuator.
+ldrive() { jq -r --arg n "$A" ".drives[] | select(.name == \$n) | $1" /tmp/json-list--guest.json 2>/dev/null; }
+check "list: physical_block_size = sysfs" "$(cat "/sys/block/$A/queue/physical_block_size")" "$(ldrive .physical_block_size)"
+check "list: zoned = sysfs queue/zoned" "$(cat "/sys/block/$A/queue/zoned")" "$(ldrive .zoned)"
+check "list: no independent access ranges" 0 "$(ldrive '.independent_access_ranges | length')"
+
+vm_section "identify with -d, and decode of what QEMU's disks answer"
+ds_json identify ahci-scsi-only 0 identify -d scsi --json "/dev/$A"
+check "-d scsi on the SATA disk: identified as SCSI" scsi "$(jget /tmp/json-identify--ahci-scsi-only.json .target.kind)"
+# IDENTIFY words as hdparm prints them, decoded: the keys and values identify gives the drive.
+hdparm --Istdout "/dev/$A" > /tmp/words.txt 2>/dev/null
+ds_json decode identify 0 decode --identify /tmp/words.txt --json
+j=/tmp/json-decode--identify.json
+pbs=$(cat "/sys/block/$A/queue/physical_block_size")
+check "sysfs physical_block_size (vm-run.sh: 4096)" 4096 "$pbs"
+check "decode: IDENTIFY word 106 physical sector = sysfs" "$pbs" "$(jget $j .identify.physical_sector_bytes)"
+check "decode: 8 logical per physical" 8 "$(jget $j .identify.logical_per_physical_sectors)"
+check "decode: physical_block_size (smartctl key)" "$pbs" "$(jget $j .physical_block_size)"
+check "decode: serial = identify's" "$(jget /tmp/ds-$A.json .identify.serial)" "$(jget $j .identify.serial)"
+check "decode: word 69 zoned (sysfs queue/zoned: $(cat /sys/block/$A/queue/zoned))" "not reported" "$(jget $j .identify.zoned)"
+check_true "hdparm -I agrees: 4096-byte physical sectors" contains "$(hdparm -I "/dev/$A" 2>/dev/null)" 'Physical Sector size:.*4096'
+check_true "sysfs: no independent_access_ranges (one actuator)" not test -e "/sys/block/$A/queue/independent_access_ranges"
+check "identify: no positioning ranges either" null "$(jget /tmp/ds-$A.json .identify.concurrent_positioning_ranges)"
+# VPD B1h and standard INQUIRY of the SCSI disk, raw, decoded.
+sg_vpd -p bdc -r "$SG" > /tmp/bdc.bin 2>/dev/null
+ds_json decode vpd-b1 0 decode --vpd /tmp/bdc.bin --json
+check "decode --vpd B1h: rotation rate (configured)" 10000 "$(jget /tmp/json-decode--vpd-b1.json .identify.rotation_rate_rpm)"
+check "decode --vpd B1h: ZONED" "not reported" "$(jget /tmp/json-decode--vpd-b1.json .identify.zoned)"
+sg_inq -r "$SG" > /tmp/inq.bin 2>/dev/null
+ds_json decode inquiry 0 decode --inquiry /tmp/inq.bin --json
+check "decode --inquiry: vendor" VMTEST "$(jget /tmp/json-decode--inquiry.json .identify.vendor)"
+# Sense data real kernel paths returned (--trace prints it): libata's SAT answers SMART RETURN
+# STATUS, sent with CK_COND, with RECOVERED ERROR and an ATA Status Return descriptor (SAT-3), and
+# READ LOG EXT, which QEMU aborts, with ABORTED COMMAND. The trace names them
+# "[ATA PASS-THROUGH(16): COMMAND]".
+$DS identify --logs --trace "/dev/$A" 2> /tmp/trace.txt > /dev/null
+# sense_after COMMAND — the sense line right under COMMAND's trace line (none: empty).
+sense_after() {
+  awk -v cmd=": $1]" 'want { if (sub(/^  sense /, "")) { print; exit } want = 0 } index($0, cmd) { want = 1 }' /tmp/trace.txt
+}
+for s in "SMART (feature dah):recovered:1:Recovered Error" "READ LOG EXT:aborted:11:Aborted Command"; do
+  cmd=${s%%:*}; rest=${s#*:}; tag=${rest%%:*}; rest=${rest#*:}; key=${rest%%:*}; text=${rest#*:}
+  sense=$(sense_after "$cmd")
+  check_nonempty "sense bytes after $cmd (--trace)" "$sense"
+  echo "$sense" > /tmp/sense-$tag.hex
+  ds_json decode sense-$tag 0 decode --sense /tmp/sense-$tag.hex --json
+  check "decode --sense ($cmd): sense key" "$key" "$(jget /tmp/json-decode--sense-$tag.json .sense.sense_key)"
+  check "decode --sense ($cmd): = sg_decode_sense" "$(sg_decode_sense $sense 2>&1 | sed -n 's/.*Sense key: //p' | head -n1 | trim)" \
+    "$(jget /tmp/json-decode--sense-$tag.json .sense.sense_key_text)"
+  check_true "sg_decode_sense says $text" contains "$(sg_decode_sense $sense 2>&1)" "$text"
+done
+
+vm_section "scan"
+# The worst drive's status: the virtio-blk disk has no passthrough (3, partial).
+ds_json scan all 3 scan --json=c
+check "scan: one line per drive list finds" "$(jq -r '.drives | length' /tmp/json-list--guest.json 2>/dev/null)" \
+  "$(grep -c . /tmp/json-scan--all.json)"
+ds_json scan bench 0 scan "/dev/$A" --bench 1 --json=c
+check "scan --bench: status" ok "$(jq -r .scan.status /tmp/json-scan--bench.json)"
+
+vm_section "bench (reads only)"
+ds_json bench ahci 0 bench "/dev/$A" --tests access,transfer --budget 2 --progress=json --json
+# --progress=json: the stderr lines scripts read, one JSON object each.
+grep '^{' /tmp/json-bench--ahci.json.err > /tmp/json-progress--ahci.json
+check_true "bench --progress=json: progress lines on stderr" test -s /tmp/json-progress--ahci.json
+vm_export json-progress--ahci.json /tmp/json-progress--ahci.json
+echo json-progress--ahci.json >> /tmp/json-manifest.txt
+# rmw without --write: the claims, no writes.
+ds_json bench rmw-ata 0 bench "/dev/$A" --tests rmw --quiet --json
+j=/tmp/json-bench--rmw-ata.json
+check "rmw: measured" false "$(jget $j .tests.rmw.measured)"
+check "rmw: claimed by" "IDENTIFY word 106" "$(jget $j .tests.rmw.claimed_by)"
+check "rmw: claimed physical sector = sysfs" "$pbs" "$(jget $j .tests.rmw.claimed_physical_bytes)"
+check "rmw: block device reports the same" "$pbs" "$(jget $j .tests.rmw.reported_physical_bytes)"
+ds_json bench rmw-scsi 0 bench "/dev/$S" --tests rmw --quiet --json
+j=/tmp/json-bench--rmw-scsi.json
+check "rmw (SCSI): claimed by" "READ CAPACITY(16)" "$(jget $j .tests.rmw.claimed_by)"
+check "rmw (SCSI): claimed = sg_readcap -l" \
+  "$(sg_readcap -l "$SG" 2>/dev/null | sed -n 's/.*physical block length=\([0-9]*\).*/\1/p')" \
+  "$(jget $j .tests.rmw.claimed_physical_bytes)"
+
+vm_section "smr, ncq, features, ab, restore"
+ds_json smr ahci 0 smr "/dev/$A" --json
+ds_json smr scsi 0 smr "/dev/$S" --json
+# QEMU reports no AAM and no APM (3: not reported); the caches are read back from IDENTIFY.
+ds_json aam ahci 3 aam "/dev/$A" --json
+ds_json apm ahci 3 apm "/dev/$A" --json
+ds_json write-cache ahci 0 write-cache "/dev/$A" --json
+ds_json read-ahead ahci "0|3" read-ahead "/dev/$A" --json
+ds_json write-cache scsi 0 write-cache "/dev/$S" --json
+ds_json ab ahci 0 ab "/dev/$A" --feature write-cache=on,off --rounds 2 --budget 0.2 --state-dir $ST --quiet --json
+ds_json restore guest 0 restore --state-dir $ST --json
+
+vm_section "replay, compare, report (on what the guest measured)"
+# fio iolog v2, reads only: 64 random 4 KiB reads.
+{ echo "fio version 2 iolog"; echo "/dev/$A add"; echo "/dev/$A open"
+  i=0; while [ $i -lt 64 ]; do echo "/dev/$A read $(( (i * 7919 % 2000) * 4096 * 64 )) 4096"; i=$((i + 1)); done
+  echo "/dev/$A close"; } > /tmp/reads.iolog
+ds_json replay ahci 0 replay "/dev/$A" /tmp/reads.iolog --json
+ds_json compare guest 0 compare /tmp/json-bench--ahci.json /tmp/json-bench--rmw-ata.json --color never --json
+# No gnuplot in the guest: the charts' data and scripts are written, not rendered (3).
+ds_json report guest "0|3" report /tmp/json-bench--ahci.json --svg /tmp/charts --json
+
+vm_export json-manifest.txt /tmp/json-manifest.txt
+vm_done
