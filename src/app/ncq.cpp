@@ -11,6 +11,7 @@
 #include "drivescope/commands.hpp"
 #include "probe/scsi_decode.hpp"
 #include "probe/sysfs.hpp"
+#include "tests/result_keys.hpp"
 
 namespace ds::app {
 
@@ -300,7 +301,7 @@ Report ncq_report(const Target& t, const NcqResult& r) {
     rep.json["identify"] = {{"ncq", {{"supported", ncq}, {"depth", ncq ? opt_u(r.claim.depth) : json(nullptr)}}},
                             {"tcq", {{"supported", tcq}, {"depth", tcq ? opt_u(r.claim.depth) : json(nullptr)}}}};
   }
-  if (r.queue) rep.json["tests"] = {{"queue", measure::queue_to_json(*r.queue)}};
+  if (r.queue) rep.json[measure::key::kDocumentKey] = {{measure::key::tests::queue, measure::queue_to_json(*r.queue)}};
 
   std::string& o = rep.text;
   o = fmt::format("Command queuing on {}\n", t.spec);
