@@ -242,7 +242,7 @@ Expected<AbResult> run_ab(Target& t, const AbOptions& o, const StopFn& stop, con
   res.budget_s = o.budget_s;
   if (*file) res.state_file = (*file)->string();
 
-  FeatureControl fc = FeatureControl::for_target(t, o.root);
+  FeatureControl fc = feature_control(t, o.root);
   if (auto refused = refuse_unusable_feature(fc, t, o)) return *refused;
   RestoreState header;
   header.target = t.spec;
