@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "app/restore.hpp"
+#include "tests/result_keys.hpp"
 
 namespace ds::app {
 
@@ -30,6 +31,13 @@ std::vector<std::string> split(std::string_view s, char sep) {
 
 void put(std::map<std::string, double>& m, const std::string& key, double v) {
   if (std::isfinite(v) && v != 0) m[key] = v;
+}
+
+// A figure is named after where it sits in the bench result: "access/avg_seek_ms",
+// "access/read.mean_ms" (tests/result_keys.hpp).
+std::string figure(const char* test, const char* key) { return fmt::format("{}/{}", test, key); }
+std::string figure(const char* test, const char* block, const char* key) {
+  return fmt::format("{}/{}.{}", test, block, key);
 }
 
 }  // namespace
@@ -73,25 +81,30 @@ Expected<std::optional<fs::path>> ab_state_file(const Target& t, const AbOptions
 
 std::map<std::string, double> bench_figures(const measure::BenchResult& r) {
   std::map<std::string, double> m;
+  namespace K = measure::key;
   if (r.access) {
+    namespace A = K::access;
+    namespace L = K::latency;
     const auto& a = *r.access;
-    put(m, "access/read.mean_ms", a.read.mean_ms);
-    put(m, "access/read.p50_ms", a.read.p50_ms);
-    put(m, "access/read.p99_ms", a.read.p99_ms);
-    put(m, "access/avg_seek_ms", a.avg_seek_ms.value);
-    put(m, "access/full_stroke_ms", a.full_stroke_ms.value);
-    put(m, "access/track_to_track_ms", a.track_to_track_ms.value);
-    put(m, "access/rotation_ms", a.rotation_ms.value);
-    if (a.write) put(m, "access/write.mean_ms", a.write->mean_ms);
+    const char* test = K::tests::access;
+    put(m, figure(test, A::read, L::mean_ms), a.read.mean_ms);
+    put(m, figure(test, A::read, L::p50_ms), a.read.p50_ms);
+    put(m, figure(test, A::read, L::p99_ms), a.read.p99_ms);
+    put(m, figure(test, A::avg_seek_ms), a.avg_seek_ms.value);
+    put(m, figure(test, A::full_stroke_ms), a.full_stroke_ms.value);
+    put(m, figure(test, A::track_to_track_ms), a.track_to_track_ms.value);
+    put(m, figure(test, A::rotation_ms), a.rotation_ms.value);
+    if (a.write) put(m, figure(test, A::write, L::mean_ms), a.write->mean_ms);
   }
   if (r.transfer) {
-    put(m, "transfer/outer_mb_s", r.transfer->outer_mb_s.value);
-    put(m, "transfer/inner_mb_s", r.transfer->inner_mb_s.value);
+    put(m, figure(K::tests::transfer, K::transfer::outer_mb_s), r.transfer->outer_mb_s.value);
+    put(m, figure(K::tests::transfer, K::transfer::inner_mb_s), r.transfer->inner_mb_s.value);
   }
-  if (r.cache) put(m, "cache/burst_mb_s", r.cache->burst_mb_s.value);
+  if (r.cache) put(m, figure(K::tests::cache, K::cache::burst_mb_s), r.cache->burst_mb_s.value);
   if (r.blocksize)
     for (const auto& row : r.blocksize->rows)
-      put(m, fmt::format("blocksize/read_mb_s@{}", row.block_bytes), row.read_mb_s);
+      put(m, fmt::format("{}@{}", figure(K::tests::blocksize, K::blocksize_row::read_mb_s), row.block_bytes),
+          row.read_mb_s);
   return m;
 }
 
@@ -265,7 +278,7 @@ Expected<AbResult> run_ab(Target& t, const AbOptions& o, const StopFn& stop, con
   res.budget_s = o.budget_s;
   if (*file) res.state_file = (*file)->string();
 
-  FeatureControl fc = FeatureControl::for_target(t, o.root);
+  FeatureControl fc = feature_control(t, o.root);
   if (auto refused = refuse_unusable_feature(fc, t, o)) return *refused;
   RestoreState header;
   header.target = t.spec;

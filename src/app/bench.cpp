@@ -13,6 +13,7 @@
 
 #include "app/target.hpp"
 #include "tests/bench.hpp"
+#include "tests/result_keys.hpp"
 
 namespace ds::app {
 
@@ -256,7 +257,7 @@ Expected<Report> run_bench(const BenchRequest& req, const measure::ProgressFn& p
   auto res = measure::run_bench(io, bo, progress);
   if (!res) return res.error();
   const bool interrupted = req.stop && req.stop();
-  r.json["tests"] = measure::bench_to_json(*res);
+  r.json[measure::key::kDocumentKey] = measure::bench_to_json(*res);
   r.json["settings"] = {{"tests", bo.tests}, {"seed", bo.seed}, {"budget_s", bo.budget_s},
                         {"write", bo.allow_write},
                         {"span_bytes", bo.span_bytes ? nlohmann::json(*bo.span_bytes) : nlohmann::json()},

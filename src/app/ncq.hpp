@@ -19,28 +19,13 @@
 #include "app/identify.hpp"
 #include "app/target.hpp"
 #include "probe/identify.hpp"
+#include "tests/ncq_verdict.hpp"
 #include "tests/queue.hpp"
 
 namespace ds::app {
 
-struct NcqClaim {
-  bool known = false;        // the drive could be asked
-  bool claimed = false;
-  std::string protocol;      // "NCQ", "TCQ", "command queuing"
-  std::optional<unsigned> depth;
-  std::string source;        // where the claim was read
-  std::string note;          // why unknown
-};
-
-struct NcqHost {
-  std::optional<bool> enabled;     // host depth > 1
-  std::optional<unsigned> depth;
-  std::string source;
-  std::string scheduler;           // in effect during the measurement ("" none known)
-  std::string original_scheduler;  // before drivescope switched it
-  bool scheduler_switched = false;
-  std::string scheduler_note;      // restored / could not switch / not applicable
-};
+using measure::NcqClaim;
+using measure::NcqHost;
 
 struct NcqOptions {
   bool measure = true;             // run the queue test (effective)
@@ -62,11 +47,12 @@ struct NcqResult {
   std::vector<std::string> warnings;
 };
 
-// Pure pieces (tested on their own).
+// Pure pieces (tested on their own): the claim from IDENTIFY or INQUIRY, and the verdict
+// (tests/ncq_verdict.hpp, next to the queue test it reads).
 NcqClaim claim_from_identify(const probe::AtaIdentity& id);
 NcqClaim claim_from_inquiry(bool cmd_que);
-std::string ncq_summary(const NcqClaim& c, const NcqHost& h, const std::optional<measure::QueueResult>& q);
-std::string ncq_sentence(const NcqClaim& c, const NcqHost& h, const std::optional<measure::QueueResult>& q);
+using measure::ncq_sentence;
+using measure::ncq_summary;
 
 // The target must have been opened with want_io when o.measure is set.
 Expected<NcqResult> run_ncq(Target& t, const NcqOptions& o);

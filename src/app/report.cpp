@@ -12,6 +12,7 @@
 #include "report/charts.hpp"
 #include "report/compare.hpp"
 #include "report/html.hpp"
+#include "tests/result_keys.hpp"
 
 namespace ds::app {
 
@@ -25,11 +26,12 @@ Expected<json> load_results(const std::string& path) {
   ss << f.rdbuf();
   json doc = json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return make_error(fmt::format("{}: not valid JSON", path));
-  const bool result = doc.is_object() && (doc.contains("tests") || doc.contains("ab") || doc.contains("replay"));
+  const char* tests = measure::key::kDocumentKey;
+  const bool result = doc.is_object() && (doc.contains(tests) || doc.contains("ab") || doc.contains("replay"));
   if (!result)
     return make_error(fmt::format("{}: not a drivescope result (no \"tests\", \"ab\" or \"replay\"; make one "
                                   "with `drivescope bench TARGET --json > FILE`)", path));
-  if (doc.contains("error") && !doc.contains("tests") && !doc.contains("ab") && !doc.contains("replay"))
+  if (doc.contains("error") && !doc.contains(tests) && !doc.contains("ab") && !doc.contains("replay"))
     return make_error(fmt::format("{}: the run failed: {}", path, doc["error"].dump()));
   return doc;
 }

@@ -1,114 +1,38 @@
-// Putting a drive's settings back. Every feature drivescope changes (AAM, APM, write cache,
-// look-ahead, I/O scheduler, host queue depth) goes through a RestoreStack, which reads and
-// records the original value BEFORE the change, writes it to a state file (atomic write + fsync),
-// and puts everything back when it is destroyed or asked to: normal end, error return, exception
-// unwinding. SIGINT/SIGTERM are turned into a flag by SignalGuard so the run loops unwind
-// normally; a second signal restores from the state file on a fresh handle and exits at once.
-// After a SIGKILL or a crash, `drivescope restore` reads the state file (restore_from_state_dir).
-// See docs/features.md.
+// Putting a drive's settings back after the run that changed them is gone: `drivescope restore`
+// reads the state files that src/control's RestoreStack writes (control/restore.hpp), opens each
+// device again and sets every feature back. The control area's names are used here as app's
+// own (app::RestoreStack, app::SignalGuard, ...). See docs/features.md.
 #pragma once
-#include <atomic>
 #include <filesystem>
 #include <functional>
-#include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "app/features.hpp"
 #include "app/identify.hpp"
+#include "control/restore.hpp"
+#include "control/signals.hpp"
 #include "drivescope/expected.hpp"
 
 namespace ds::app {
 
-inline constexpr const char* kStateFormat = "drivescope-restore-state/1";
+using control::kStateFormat;
+using control::read_state_file;
+using control::restore_command_line;
+using control::RestoreStack;
+using control::RestoreState;
+using control::SavedSetting;
+using control::state_dir;
+using control::state_file_name;
+using control::state_from_json;
+using control::state_to_json;
+using control::write_state_file;
 
-struct SavedSetting {
-  FeatureId feature = FeatureId::aam;
-  FeatureValue original;
-  std::string status = "pending";  // pending | restored | unverified | failed
-  std::string message;
-};
-
-struct RestoreState {
-  std::string target;       // the spec as typed (sim:NAME, /dev/sdX)
-  std::string kind;         // target.kind
-  std::string device_path;  // where commands go (/dev/sdX, /dev/sgN); empty for sim
-  std::string block_name;   // sysfs name (sda); empty for sim
-  long pid = 0;             // the process that made the changes
-  std::string status = "active";  // active | restored | failed
-  std::vector<SavedSetting> settings;  // in the order they were first changed
-};
-
-nlohmann::json state_to_json(const RestoreState& s);
-Expected<RestoreState> state_from_json(const nlohmann::json& j);
-Expected<RestoreState> read_state_file(const std::filesystem::path& p);
-// Write to a temporary file in the same directory, fsync it, rename over `p`, fsync the directory:
-// a crash leaves either the old or the new file, never half of one.
-Expected<bool> write_state_file(const std::filesystem::path& p, const RestoreState& s);
-
-// The state directory: $DRIVESCOPE_STATE_DIR, else /run/drivescope when it can be created,
-// else $XDG_RUNTIME_DIR/drivescope, else /tmp/drivescope-UID. Created (mode 0700) if missing.
-Expected<std::filesystem::path> state_dir();
-// state-<block name or sanitised spec>.json
-std::string state_file_name(const std::string& target_spec, const std::string& block_name);
-// The command that puts back what the state file `file` records: `drivescope restore TARGET
-// --state-dir DIR` (the directory always named: a file outside the default one is otherwise not
-// found). Quoted for a POSIX shell when needed.
-std::string restore_command_line(const std::string& target, const std::filesystem::path& file);
-
-class RestoreStack {
+// control::SignalGuard whose second signal ends the process with kExitInterrupted.
+class SignalGuard : public control::SignalGuard {
  public:
-  // `file`: where to keep the state (nullopt: in-process only, e.g. a simulated drive with no
-  // state dir asked for). `keep_file`: after a successful restore, keep the file marked
-  // "restored" (tests and audits) instead of removing it.
-  RestoreStack(FeatureControl& fc, RestoreState header, std::optional<std::filesystem::path> file,
-               bool keep_file = false);
-  ~RestoreStack();  // restore_all() if anything is still changed; never throws
-  RestoreStack(const RestoreStack&) = delete;
-  RestoreStack& operator=(const RestoreStack&) = delete;
-
-  // Refuse to start when an earlier run left an active state file for this device (its changes
-  // would be recorded as "original"), or another live process holds it.
-  Expected<bool> check_no_leftover() const;
-  // Record the current value of `f` (first time only; an unreadable value is an error and nothing
-  // is changed), write the state file, then change it and read it back.
-  Expected<SetResult> change(FeatureId f, const FeatureValue& v);
-  // Put every recorded feature back (last changed first). Idempotent. Returns the messages.
-  std::vector<std::string> restore_all();
-  bool all_restored() const;
-  const RestoreState& state() const { return state_; }
-  const std::optional<std::filesystem::path>& file() const { return file_; }
-
- private:
-  FeatureControl& fc_;
-  RestoreState state_;
-  std::optional<std::filesystem::path> file_;
-  bool keep_file_;
-  bool done_ = false;
-};
-
-// Blocks SIGINT and SIGTERM in the calling thread (call it before starting other threads) and
-// watches them from a thread of its own with sigtimedwait, so no work happens in a signal
-// handler. The first signal sets interrupted(); the run loops check it and unwind, and the
-// RestoreStack's normal path restores. A second signal runs `forced(sig)` on the watcher thread
-// (e.g. restore from the state file through a fresh device handle) and then _exit(4).
-class SignalGuard {
- public:
-  explicit SignalGuard(std::function<void(int)> forced = {});
-  ~SignalGuard();
-  SignalGuard(const SignalGuard&) = delete;
-  SignalGuard& operator=(const SignalGuard&) = delete;
-  bool interrupted() const { return sig_.load() != 0; }
-  int signal_number() const { return sig_.load(); }
-
- private:
-  std::atomic<int> sig_{0};
-  std::atomic<bool> stop_{false};
-  std::function<void(int)> forced_;
-  std::thread watcher_;
-  bool active_ = false;
-  unsigned char old_mask_[128] = {};  // a sigset_t, kept opaque here
+  explicit SignalGuard(std::function<void(int)> forced = {})
+      : control::SignalGuard(std::move(forced), kExitInterrupted) {}
 };
 
 // Restore what one state file records: opens the device it names, puts each feature back, and
@@ -127,5 +51,6 @@ RestoreFileResult restore_state_file(const std::filesystem::path& file, bool kee
 // process that is still running.
 Expected<Report> restore_command(const std::string& target, const std::filesystem::path& dir,
                                  const std::filesystem::path& root = "/");
+
 
 }  // namespace ds::app

@@ -8,6 +8,7 @@
 #include "drivescope/commands.hpp"
 #include "report/envelope.hpp"
 #include "report/scan_report.hpp"
+#include "tests/result_keys.hpp"
 
 namespace ds::app {
 
@@ -72,7 +73,7 @@ json bench_part(Report& r, const Target& t, const std::optional<sysfs::DriveFact
     r.exit_code = worse(r.exit_code, kExitPartial);
     return {{"status", "failed"}, {"reason", res.error().message}};
   }
-  r.json["tests"] = res->json["tests"];
+  r.json[measure::key::kDocumentKey] = res->json[measure::key::kDocumentKey];
   r.json["settings"] = res->json["settings"];
   for (const auto& w : res->warnings) r.warnings.push_back(fmt::format("{}: bench: {}", t.spec, w));
   r.exit_code = worse(r.exit_code, res->exit_code);

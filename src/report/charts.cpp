@@ -1,6 +1,7 @@
 #include "report/charts.hpp"
 #include "report/json_read.hpp"
 #include "report/patterns_read.hpp"
+#include "tests/result_keys.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -25,6 +26,7 @@
 namespace ds::report {
 
 using nlohmann::json;
+namespace K = measure::key;
 
 namespace {
 
@@ -39,9 +41,9 @@ const json* arr(const json& j, const char* key) {
 }
 
 const json* test(const json& doc, const char* name) {
-  if (!doc.is_object() || !doc.contains("tests") || !doc["tests"].is_object()) return nullptr;
-  auto it = doc["tests"].find(name);
-  return it != doc["tests"].end() && it->is_object() ? &*it : nullptr;
+  if (!doc.is_object() || !doc.contains(K::kDocumentKey) || !doc[K::kDocumentKey].is_object()) return nullptr;
+  auto it = doc[K::kDocumentKey].find(name);
+  return it != doc[K::kDocumentKey].end() && it->is_object() ? &*it : nullptr;
 }
 
 double sector_bytes(const json& doc) {
@@ -96,18 +98,18 @@ ChartSource transfer_chart(const json& t, double sb, const std::string& name, co
   ChartSource c{name, "transfer", with_label("Sequential transfer rate by position", label), "", ""};
   std::string pts = "# index 0: samples: position_gb mb_s\n", anom = "# index 2: anomalous samples\n";
   std::size_t n_anom = 0;
-  for (const auto& p : *arr(t, "points")) {
-    auto lba = num(p, "lba"), mb = num(p, "mb_s");
+  for (const auto& p : *arr(t, K::transfer::points)) {
+    auto lba = num(p, K::transfer_point::lba), mb = num(p, K::transfer_point::mb_s);
     if (!lba || !mb) continue;
     auto line = fmt::format("{:.4f} {:.3f}\n", *lba * sb / 1e9, *mb);
     pts += line;
-    if (p.value("anomalous", false)) { anom += line; ++n_anom; }
+    if (p.value(K::transfer_point::anomalous, false)) { anom += line; ++n_anom; }
   }
   std::string zones = "# index 1: detected zones as segments: position_gb mb_s\n";
   std::size_t n_zones = 0;
-  if (const json* z = arr(t, "zones"))
+  if (const json* z = arr(t, K::transfer::zones))
     for (const auto& zj : *z) {
-      auto f = num(zj, "first_lba"), l = num(zj, "last_lba"), mb = num(zj, "mb_s");
+      auto f = num(zj, K::zone::first_lba), l = num(zj, K::zone::last_lba), mb = num(zj, K::zone::mb_s);
       if (!f || !l || !mb) continue;
       zones += fmt::format("{:.4f} {:.3f}\n{:.4f} {:.3f}\n\n", *f * sb / 1e9, *mb, (*l + 1) * sb / 1e9, *mb);
       ++n_zones;
@@ -122,7 +124,8 @@ ChartSource transfer_chart(const json& t, double sb, const std::string& name, co
     plot += fmt::format(" index 1 using 1:2 with lines lw 7 lc rgb '#f5c77e' title 'detected zones ({})', ''", n_zones);
   plot += " index 0 using 1:2 with linespoints lw 1.2 pt 7 ps 0.5 lc rgb '#1f5fa8' title 'measured rate'";
   if (n_anom) plot += ", '' index 2 using 1:2 with points pt 6 ps 1.4 lc rgb '#c0392b' title 'anomalous sample'";
-  auto outer = num(t, "outer_mb_s"), inner = num(t, "inner_mb_s"), ratio = num(t, "outer_inner_ratio");
+  auto outer = num(t, K::transfer::outer_mb_s), inner = num(t, K::transfer::inner_mb_s),
+       ratio = num(t, K::transfer::outer_inner_ratio);
   if (outer && inner)
     s += fmt::format("set label 1 {} at graph 0.98, graph 0.06 right font ',10' tc rgb '#444444'\n",
                      q(fmt::format("outer {:.1f} MB/s, inner {:.1f} MB/s{}", *outer, *inner,
@@ -135,10 +138,10 @@ ChartSource transfer_chart(const json& t, double sb, const std::string& name, co
 // empty when the document is older and has none.
 std::vector<std::pair<double, double>> access_reads(const json& a) {
   std::vector<std::pair<double, double>> out;
-  if (!a.contains("reads") || !a["reads"].is_object()) return out;
-  const json& r = a["reads"];
-  const json* lba = arr(r, "lba");
-  const json* ms = arr(r, "ms");
+  if (!a.contains(K::access::reads) || !a[K::access::reads].is_object()) return out;
+  const json& r = a[K::access::reads];
+  const json* lba = arr(r, K::reads::lba);
+  const json* ms = arr(r, K::reads::ms);
   if (!lba || !ms) return out;
   for (std::size_t i = 0; i < std::min(lba->size(), ms->size()); ++i)
     if ((*lba)[i].is_number() && (*ms)[i].is_number()) {
@@ -152,9 +155,9 @@ std::vector<std::pair<double, double>> access_reads(const json& a) {
 std::string slow_region_objects(const json& a, double sb) {
   std::string s;
   int obj = 1;
-  if (const json* sr = arr(a, "slow_regions"))
+  if (const json* sr = arr(a, K::access::slow_regions))
     for (const auto& r : *sr) {
-      auto f = num(r, "first_lba"), l = num(r, "last_lba");
+      auto f = num(r, K::slow_region::first_lba), l = num(r, K::slow_region::last_lba);
       if (!f || !l) continue;
       s += fmt::format("set object {} rect from {:.4f}, graph 0 to {:.4f}, graph 1 behind fc rgb '#f6caca' fs solid 0.6 noborder\n",
                        obj++, *f * sb / 1e9, (*l + 1) * sb / 1e9);
@@ -163,9 +166,9 @@ std::string slow_region_objects(const json& a, double sb) {
 }
 
 bool in_slow_region(const json& a, double lba) {
-  if (const json* sr = arr(a, "slow_regions"))
+  if (const json* sr = arr(a, K::access::slow_regions))
     for (const auto& r : *sr) {
-      auto f = num(r, "first_lba"), l = num(r, "last_lba");
+      auto f = num(r, K::slow_region::first_lba), l = num(r, K::slow_region::last_lba);
       if (f && l && *f <= lba && lba <= *l) return true;
     }
   return false;
@@ -178,20 +181,21 @@ ChartSource access_map_chart(const json& a, double sb, const std::string& name, 
                                          : "Random read access time by position",
                            label),
                 "", ""};
-  const std::optional<double> thr = num(a, "slow_threshold_ms");
+  const std::optional<double> thr = num(a, K::access::slow_threshold_ms);
   // index 0: reads (or region means when there are no reads); index 1: slow ones; index 2: the
   // region means as a line over the reads.
   std::string normal, slow, regions = "# index 2: region means: position_gb(mid) mean_ms samples\n";
   std::size_t n_slow = 0, n_regions = 0;
-  if (const json* map = arr(a, "map"))
+  if (const json* map = arr(a, K::access::map))
     for (const auto& m : *map) {
-      auto f = num(m, "first_lba"), l = num(m, "last_lba"), ms = num(m, "mean_ms");
-      if (!f || !l || !ms || num(m, "samples").value_or(1) <= 0) continue;
-      auto line = fmt::format("{:.4f} {:.4f} {}\n", (*f + *l + 1) / 2 * sb / 1e9, *ms, num(m, "samples").value_or(0));
+      namespace M = K::map_region;
+      auto f = num(m, M::first_lba), l = num(m, M::last_lba), ms = num(m, M::mean_ms);
+      if (!f || !l || !ms || num(m, M::samples).value_or(1) <= 0) continue;
+      auto line = fmt::format("{:.4f} {:.4f} {}\n", (*f + *l + 1) / 2 * sb / 1e9, *ms, num(m, M::samples).value_or(0));
       regions += line;
       ++n_regions;
       if (reads.empty()) {
-        if (m.value("slow", false)) { slow += line; ++n_slow; }
+        if (m.value(M::slow, false)) { slow += line; ++n_slow; }
         else normal += line;
       }
     }
@@ -230,12 +234,12 @@ ChartSource access_map_chart(const json& a, double sb, const std::string& name, 
     if (n_regions)
       plot += ", '' index 2 using 1:2 with lines lw 2 lc rgb '#e08a00' title 'mean of each region'";
   }
-  if (arr(a, "slow_regions"))
+  if (arr(a, K::access::slow_regions))
     plot += ", NaN with boxes fs solid 0.6 fc rgb '#f6caca' title 'located slow region'";
   // The axis ends where the span ends, not at gnuplot's next round number.
-  if (const json* map = arr(a, "map"))
-    if (auto l = num(map->back(), "last_lba")) s += fmt::format("set xrange [0:{:.4f}]\n", (*l + 1) * sb / 1e9);
-  if (auto mean = num(a.value("read", json::object()), "mean_ms"))
+  if (const json* map = arr(a, K::access::map))
+    if (auto l = num(map->back(), K::map_region::last_lba)) s += fmt::format("set xrange [0:{:.4f}]\n", (*l + 1) * sb / 1e9);
+  if (auto mean = num(a.value(K::access::read, json::object()), K::latency::mean_ms))
     plot += fmt::format(", {:.4f} with lines dt 2 lw 1.5 lc rgb '#2e8b57' title 'mean over the span ({:.2f} ms)'", *mean, *mean);
   c.script = s + plot + "\n";
   return c;
@@ -247,7 +251,7 @@ ChartSource access_map_chart(const json& a, double sb, const std::string& name, 
 ChartSource access_hist_chart(const json& a, const std::string& name, const std::string& label) {
   std::string d = "# drivescope: access time distribution: low_ms high_ms share_pct slow_share_pct\n";
   const auto reads = access_reads(a);
-  const std::optional<double> thr = num(a, "slow_threshold_ms");
+  const std::optional<double> thr = num(a, K::access::slow_threshold_ms);
   const bool individual = !reads.empty();
   std::vector<std::pair<double, double>> values;  // (ms, weight)
   std::vector<bool> slow_flag;
@@ -256,13 +260,13 @@ ChartSource access_hist_chart(const json& a, const std::string& name, const std:
       values.emplace_back(ms, 1.0);
       slow_flag.push_back((thr && ms > *thr) || in_slow_region(a, lba));
     }
-  } else if (const json* map = arr(a, "map")) {
+  } else if (const json* map = arr(a, K::access::map)) {
     for (const auto& m : *map) {
-      auto ms = num(m, "mean_ms");
-      double w = num(m, "samples").value_or(1);
+      auto ms = num(m, K::map_region::mean_ms);
+      double w = num(m, K::map_region::samples).value_or(1);
       if (!ms || w <= 0) continue;
       values.emplace_back(*ms, w);
-      slow_flag.push_back(m.value("slow", false));
+      slow_flag.push_back(m.value(K::map_region::slow, false));
     }
   }
   std::size_t n_slow_reads = 0;
@@ -306,13 +310,13 @@ ChartSource access_hist_chart(const json& a, const std::string& name, const std:
     plot += fmt::format(", '' using (($1+$2)/2):4:($2-$1) with boxes lc rgb '#c0392b' title 'slow reads ({}{})'",
                         individual ? fmt::format("{}", n_slow_reads) : "regions",
                         thr ? fmt::format(", over {:.0f} ms or in a slow region", *thr) : std::string());
-  const json read = a.value("read", json::object());
+  const json read = a.value(K::access::read, json::object());
   // The percentile markers must be inside the plot even when they lie beyond the histogram.
   double xmax = top;
-  if (auto p99 = num(read, "p99_ms")) xmax = std::max(xmax, *p99);
+  if (auto p99 = num(read, K::latency::p99_ms)) xmax = std::max(xmax, *p99);
   if (xmax > 0) s += fmt::format("set xrange [0:{:.3f}]\n", xmax * 1.05);
   int arrow = 1;
-  for (auto [key, colour, what] : {std::tuple{"p50_ms", "#2e8b57", "median"}, {"p99_ms", "#c0392b", "99th percentile"}})
+  for (auto [key, colour, what] : {std::tuple{K::latency::p50_ms, "#2e8b57", "median"}, {K::latency::p99_ms, "#c0392b", "99th percentile"}})
     if (auto v = num(read, key)) {
       s += fmt::format("set arrow {} from {:.4f}, graph 0 to {:.4f}, graph 1 nohead front dt 2 lw 1.5 lc rgb '{}'\n", arrow, *v, *v, colour);
       s += fmt::format("set label {} {} at {:.4f}, graph {} right front offset -0.5,0 font ',10' tc rgb '{}'\n", arrow,
@@ -327,15 +331,15 @@ ChartSource seek_chart(const json& a, double sb, const std::string& name, const 
   ChartSource c{name, "seek_curve", with_label("Seek time by distance", label), "", ""};
   c.data = "# drivescope: seek curve: distance_gb(max of the bin) seek_ms samples\n";
   double xmin = 0, xmax = 0, ymax = 0;
-  for (const auto& b : *arr(a, "seek_curve")) {
-    auto d = num(b, "max_distance_sectors"), ms = num(b, "seek_ms");
+  for (const auto& b : *arr(a, K::access::seek_curve)) {
+    auto d = num(b, K::seek_bin::max_distance_sectors), ms = num(b, K::seek_bin::seek_ms);
     if (!d || !ms) continue;
     const double gb = *d * sb / 1e9;
-    c.data += fmt::format("{:.5f} {:.4f} {}\n", gb, *ms, num(b, "samples").value_or(0));
+    c.data += fmt::format("{:.5f} {:.4f} {}\n", gb, *ms, num(b, K::seek_bin::samples).value_or(0));
     if (gb > 0) xmin = xmin > 0 ? std::min(xmin, gb) : gb, xmax = std::max(xmax, gb);
     ymax = std::max(ymax, *ms);
   }
-  if (auto v = num(a, "full_stroke_ms")) ymax = std::max(ymax, *v);
+  if (auto v = num(a, K::access::full_stroke_ms)) ymax = std::max(ymax, *v);
   // The curve can cross any corner (short seeks are noisy): the key goes above the plot.
   std::string s = preamble(name, c.title);
   s += "set key tmargin center horizontal maxrows 2 width -2 samplen 2 spacing 1\n";
@@ -345,11 +349,11 @@ ChartSource seek_chart(const json& a, double sb, const std::string& name, const 
   s += ymax > 0 ? fmt::format("set yrange [0:{:.3f}]\n", ymax * 1.12) : std::string("set yrange [0:*]\n");
   if (xmax > xmin && xmin > 0) s += fmt::format("set xrange [{:.5f}:{:.5f}]\n", xmin / 1.5, xmax * 1.5);
   std::string plot = "plot '" + name + ".dat' using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f5fa8' title 'seek time (access minus rotation and overhead)'";
-  if (auto v = num(a, "avg_seek_ms"))
+  if (auto v = num(a, K::access::avg_seek_ms))
     plot += fmt::format(", {:.4f} with lines dt 2 lc rgb '#2e8b57' title 'average seek {:.2f} ms'", *v, *v);
-  if (auto v = num(a, "full_stroke_ms"))
+  if (auto v = num(a, K::access::full_stroke_ms))
     plot += fmt::format(", {:.4f} with lines dt 3 lc rgb '#c0392b' title 'full stroke {:.2f} ms'", *v, *v);
-  if (auto v = num(a, "track_to_track_ms"))
+  if (auto v = num(a, K::access::track_to_track_ms))
     s += fmt::format("set label 1 {} at graph 0.02, graph 0.06 font ',10' tc rgb '#444444'\n",
                      q(fmt::format("track to track {:.2f} ms", *v)));
   c.script = s + plot + "\n";
@@ -367,23 +371,24 @@ struct QueueGrid {
 std::optional<QueueGrid> queue_grid(const json& qt) {
   QueueGrid g;
   double lo = 1e300, hi = 0;
-  for (const auto& d : *arr(qt, "depths"))
-    if (const json* h = arr(d, "histogram"))
+  for (const auto& d : *arr(qt, K::queue::depths))
+    if (const json* h = arr(d, K::queue_depth::histogram))
       for (const auto& b : *h)
-        if (auto l = num(b, "lower_ms"), u = num(b, "upper_ms"); l && u && *u > 0)
+        if (auto l = num(b, K::histogram_bucket::lower_ms), u = num(b, K::histogram_bucket::upper_ms); l && u && *u > 0)
           lo = std::min(lo, std::max(*l, 1e-3)), hi = std::max(hi, *u);
   if (!(hi > 0)) return std::nullopt;
   const double per_octave = 4;
   double k0 = std::floor(std::log2(lo) * per_octave), k1 = std::ceil(std::log2(hi) * per_octave);
   for (double k = k0; k <= k1; ++k) g.edges.push_back(std::exp2(k / per_octave));
-  for (const auto& d : *arr(qt, "depths")) {
-    auto depth = num(d, "depth");
-    const json* h = arr(d, "histogram");
+  for (const auto& d : *arr(qt, K::queue::depths)) {
+    auto depth = num(d, K::queue_depth::depth);
+    const json* h = arr(d, K::queue_depth::histogram);
     if (!depth || !h) continue;
     std::vector<double> s(g.edges.size() - 1, 0);
     double total = 0;
     for (const auto& b : *h) {
-      auto l = num(b, "lower_ms"), u = num(b, "upper_ms"), n = num(b, "count");
+      auto l = num(b, K::histogram_bucket::lower_ms), u = num(b, K::histogram_bucket::upper_ms),
+           n = num(b, K::histogram_bucket::count);
       if (!l || !u || !n) continue;
       double mid = std::sqrt(std::max(*l, 1e-3) * *u);
       auto it = std::upper_bound(g.edges.begin(), g.edges.end(), mid);
@@ -458,17 +463,18 @@ ChartSource queue_surface_chart(const QueueGrid& g, const std::string& name, con
 ChartSource queue_iops_chart(const json& qt, const std::string& name, const std::string& label) {
   ChartSource c{name, "queue_iops", with_label("Random reads: IOPS and latency by queue depth", label), "", ""};
   c.data = "# drivescope: queue test: depth iops mean_ms p99_ms\n";
-  for (const auto& d : *arr(qt, "depths"))
-    if (auto depth = num(d, "depth"), iops = num(d, "iops"); depth && iops)
-      c.data += fmt::format("{} {:.3f} {:.4f} {:.4f}\n", *depth, *iops, num(d, "mean_ms").value_or(NAN), num(d, "p99_ms").value_or(NAN));
+  for (const auto& d : *arr(qt, K::queue::depths))
+    if (auto depth = num(d, K::queue_depth::depth), iops = num(d, K::queue_depth::iops); depth && iops)
+      c.data += fmt::format("{} {:.3f} {:.4f} {:.4f}\n", *depth, *iops, num(d, K::queue_depth::mean_ms).value_or(NAN),
+                            num(d, K::queue_depth::p99_ms).value_or(NAN));
   std::string s = preamble(name, c.title, "top left");
   s += "set xlabel 'Outstanding requests (queue depth, log scale)'\nset ylabel 'I/O per second' tc rgb '#1f5fa8'\n"
        "set y2label 'Latency (ms)' tc rgb '#c0392b'\nset logscale x 2\nset yrange [0:*]\nset y2range [0:*]\n"
        "set ytics nomirror\nset y2tics\nset border 11 lc rgb '#555555'\n";
   std::string verdict;
-  if (qt.contains("reorders") && qt["reorders"].is_boolean())
-    verdict = qt["reorders"].get<bool>() ? "the drive reorders queued reads" : "no reordering: served in arrival order";
-  else if (qt.contains("reorders"))
+  if (qt.contains(K::queue::reorders) && qt[K::queue::reorders].is_boolean())
+    verdict = qt[K::queue::reorders].get<bool>() ? "the drive reorders queued reads" : "no reordering: served in arrival order";
+  else if (qt.contains(K::queue::reorders))
     verdict = "reordering inconclusive";
   if (!verdict.empty())
     s += fmt::format("set label 1 {} at graph 0.02, graph 0.94 font ',10' tc rgb '#444444'\n", q(verdict));
@@ -479,7 +485,7 @@ ChartSource queue_iops_chart(const json& qt, const std::string& name, const std:
 }
 
 ChartSource blocksize_chart(const json& b, const std::string& name, const std::string& label) {
-  auto qd = num(b, "queue_depth");
+  auto qd = num(b, K::blocksize::queue_depth);
   ChartSource c{name, "blocksize",
                 with_label(fmt::format("Sequential rate by block size{}", qd ? fmt::format(" (queue depth {:g})", *qd) : ""), label), "", ""};
   c.data = "# drivescope: block size test: block_bytes read_mb_s write_mb_s\n";
@@ -487,10 +493,10 @@ ChartSource blocksize_chart(const json& b, const std::string& name, const std::s
   double bmin = 0, bmax = 0;
   std::string tics = "set xtics (";
   bool first = true;
-  for (const auto& r : *arr(b, "rows")) {
-    auto bytes = num(r, "block_bytes"), rd = num(r, "read_mb_s");
+  for (const auto& r : *arr(b, K::blocksize::rows)) {
+    auto bytes = num(r, K::blocksize_row::block_bytes), rd = num(r, K::blocksize_row::read_mb_s);
     if (!bytes || !rd) continue;
-    auto wr = num(r, "write_mb_s");
+    auto wr = num(r, K::blocksize_row::write_mb_s);
     any_write |= wr.has_value();
     bmin = bmin > 0 ? std::min(bmin, *bytes) : *bytes, bmax = std::max(bmax, *bytes);
     c.data += fmt::format("{:g} {:.3f} {}\n", *bytes, *rd, wr ? fmt::format("{:.3f}", *wr) : "NaN");
@@ -650,25 +656,25 @@ std::vector<ChartSource> build_charts(const nlohmann::json& doc, const std::stri
   std::vector<ChartSource> out;
   if (!doc.is_object()) return out;
   double sb = sector_bytes(doc);
-  if (const json* t = test(doc, "transfer"); t && arr(*t, "points"))
+  if (const json* t = test(doc, K::tests::transfer); t && arr(*t, K::transfer::points))
     out.push_back(transfer_chart(*t, sb, prefix + "transfer", label));
-  if (const json* a = test(doc, "access")) {
-    if (arr(*a, "map") || !access_reads(*a).empty()) {
+  if (const json* a = test(doc, K::tests::access)) {
+    if (arr(*a, K::access::map) || !access_reads(*a).empty()) {
       out.push_back(access_map_chart(*a, sb, prefix + "access_map", label));
       out.push_back(access_hist_chart(*a, prefix + "access_histogram", label));
     }
-    if (arr(*a, "seek_curve")) out.push_back(seek_chart(*a, sb, prefix + "seek_curve", label));
+    if (arr(*a, K::access::seek_curve)) out.push_back(seek_chart(*a, sb, prefix + "seek_curve", label));
   }
-  if (const json* qt = test(doc, "queue"); qt && arr(*qt, "depths")) {
+  if (const json* qt = test(doc, K::tests::queue); qt && arr(*qt, K::queue::depths)) {
     if (auto g = queue_grid(*qt)) {
       out.push_back(queue_heatmap_chart(*g, prefix + "queue_heatmap", label));
       out.push_back(queue_surface_chart(*g, prefix + "queue_surface", label));
     }
     out.push_back(queue_iops_chart(*qt, prefix + "queue_iops", label));
   }
-  if (const json* b = test(doc, "blocksize"); b && arr(*b, "rows"))
+  if (const json* b = test(doc, K::tests::blocksize); b && arr(*b, K::blocksize::rows))
     out.push_back(blocksize_chart(*b, prefix + "blocksize", label));
-  if (const json* p = test(doc, "patterns")) {
+  if (const json* p = test(doc, K::tests::patterns)) {
     auto series = pattern_series(*p);
     if (!series.empty()) out.push_back(patterns_chart(series, *p, prefix + "patterns", label));
   }

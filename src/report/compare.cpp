@@ -1,6 +1,7 @@
 #include "report/compare.hpp"
 #include "report/json_read.hpp"
 #include "report/patterns_read.hpp"
+#include "tests/result_keys.hpp"
 
 #include <fmt/core.h>
 
@@ -11,6 +12,7 @@
 namespace ds::report {
 
 using nlohmann::json;
+namespace K = measure::key;
 
 namespace {
 
@@ -45,82 +47,94 @@ std::string size_text(double bytes) {
 
 std::vector<Cell> cells_of(const json& doc) {
   std::vector<Cell> out;
-  const json& tests = sub(doc, "tests");
+  const json& tests = sub(doc, K::kDocumentKey);
   auto add = [&](const char* test, const char* title, std::string label, const char* unit, Better b,
                  std::optional<double> v, bool summary = false) {
     if (v) out.push_back({test, title, std::move(label), unit, b, *v, summary});
   };
-  if (tests.contains("access")) {
-    const json& a = sub(tests, "access");
+  if (tests.contains(K::tests::access)) {
+    namespace A = K::access;
+    namespace L = K::latency;
+    const json& a = sub(tests, K::tests::access);
+    const char* test = K::tests::access;
     const char* T = "Random access (single-sector reads over the span)";
-    add("access", T, "read access, mean", "ms", Better::lower, num(sub(a, "read"), "mean_ms"));
-    add("access", T, "read access, median", "ms", Better::lower, num(sub(a, "read"), "p50_ms"));
-    add("access", T, "read access, 99th percentile", "ms", Better::lower, num(sub(a, "read"), "p99_ms"));
-    add("access", T, "write access, mean", "ms", Better::lower, num(sub(a, "write"), "mean_ms"));
-    add("access", T, "average seek", "ms", Better::lower, num(a, "avg_seek_ms"));
-    add("access", T, "track to track", "ms", Better::lower, num(a, "track_to_track_ms"));
-    add("access", T, "full stroke", "ms", Better::lower, num(a, "full_stroke_ms"));
-    add("access", T, "command overhead", "ms", Better::lower, num(a, "command_overhead_ms"));
-    add("access", T, "rotation (measured)", "rpm", Better::none, num(a, "rpm_estimate"));
-    if (const json* s = arr(a, "slow_regions")) add("access", T, "slow regions", "", Better::lower, static_cast<double>(s->size()));
+    add(test, T, "read access, mean", "ms", Better::lower, num(sub(a, A::read), L::mean_ms));
+    add(test, T, "read access, median", "ms", Better::lower, num(sub(a, A::read), L::p50_ms));
+    add(test, T, "read access, 99th percentile", "ms", Better::lower, num(sub(a, A::read), L::p99_ms));
+    add(test, T, "write access, mean", "ms", Better::lower, num(sub(a, A::write), L::mean_ms));
+    add(test, T, "average seek", "ms", Better::lower, num(a, A::avg_seek_ms));
+    add(test, T, "track to track", "ms", Better::lower, num(a, A::track_to_track_ms));
+    add(test, T, "full stroke", "ms", Better::lower, num(a, A::full_stroke_ms));
+    add(test, T, "command overhead", "ms", Better::lower, num(a, A::command_overhead_ms));
+    add(test, T, "rotation (measured)", "rpm", Better::none, num(a, A::rpm_estimate));
+    if (const json* s = arr(a, A::slow_regions)) add(test, T, "slow regions", "", Better::lower, static_cast<double>(s->size()));
   }
-  if (tests.contains("transfer")) {
-    const json& t = sub(tests, "transfer");
+  if (tests.contains(K::tests::transfer)) {
+    namespace X = K::transfer;
+    const json& t = sub(tests, K::tests::transfer);
+    const char* test = K::tests::transfer;
     const char* T = "Sequential transfer (ZCAV)";
-    add("transfer", T, "outer rate", "MB/s", Better::higher, num(t, "outer_mb_s"));
-    add("transfer", T, "inner rate", "MB/s", Better::higher, num(t, "inner_mb_s"));
-    if (const json* p = arr(t, "points"); p && !p->empty()) {
+    add(test, T, "outer rate", "MB/s", Better::higher, num(t, X::outer_mb_s));
+    add(test, T, "inner rate", "MB/s", Better::higher, num(t, X::inner_mb_s));
+    if (const json* p = arr(t, X::points); p && !p->empty()) {
       double sum = 0; int n = 0;
-      for (const auto& pt : *p) if (auto v = num(pt, "mb_s")) sum += *v, ++n;
-      if (n) add("transfer", T, "average over the span", "MB/s", Better::higher, sum / n);
+      for (const auto& pt : *p) if (auto v = num(pt, K::transfer_point::mb_s)) sum += *v, ++n;
+      if (n) add(test, T, "average over the span", "MB/s", Better::higher, sum / n);
     }
-    add("transfer", T, "outer/inner ratio", "", Better::none, num(t, "outer_inner_ratio"));
-    if (const json* z = arr(t, "zones")) add("transfer", T, "zones detected", "", Better::none, static_cast<double>(z->size()));
-    add("transfer", T, "surfaces (estimate)", "", Better::none, num(t, "surfaces_estimate"));
-    add("transfer", T, "platters (estimate)", "", Better::none, num(t, "platters_estimate"));
-    if (auto v = num(t, "bytes_per_platter_estimate")) add("transfer", T, "data per platter (estimate)", "GB", Better::none, *v / 1e9);
+    add(test, T, "outer/inner ratio", "", Better::none, num(t, X::outer_inner_ratio));
+    if (const json* z = arr(t, X::zones)) add(test, T, "zones detected", "", Better::none, static_cast<double>(z->size()));
+    add(test, T, "surfaces (estimate)", "", Better::none, num(t, X::surfaces_estimate));
+    add(test, T, "platters (estimate)", "", Better::none, num(t, X::platters_estimate));
+    if (auto v = num(t, X::bytes_per_platter_estimate)) add(test, T, "data per platter (estimate)", "GB", Better::none, *v / 1e9);
   }
-  if (tests.contains("cache")) {
-    const json& c = sub(tests, "cache");
+  if (tests.contains(K::tests::cache)) {
+    namespace C = K::cache;
+    const json& c = sub(tests, K::tests::cache);
+    const char* test = K::tests::cache;
     const char* T = "Drive cache";
-    add("cache", T, "burst rate", "MB/s", Better::higher, num(c, "burst_mb_s"));
-    add("cache", T, "cache hit overhead", "ms", Better::lower, num(c, "hit_overhead_ms"));
-    if (auto v = num(c, "size_bytes_estimate")) add("cache", T, "cache size (estimate)", "MiB", Better::higher, *v / 1048576);
+    add(test, T, "burst rate", "MB/s", Better::higher, num(c, C::burst_mb_s));
+    add(test, T, "cache hit overhead", "ms", Better::lower, num(c, C::hit_overhead_ms));
+    if (auto v = num(c, C::size_bytes_estimate)) add(test, T, "cache size (estimate)", "MiB", Better::higher, *v / 1048576);
   }
-  if (tests.contains("blocksize")) {
-    const json& b = sub(tests, "blocksize");
+  if (tests.contains(K::tests::blocksize)) {
+    namespace R = K::blocksize_row;
+    const json& b = sub(tests, K::tests::blocksize);
+    const char* test = K::tests::blocksize;
     const char* T = "Sequential rate by block size";
-    if (const json* rows = arr(b, "rows")) {
+    if (const json* rows = arr(b, K::blocksize::rows)) {
       for (const auto& r : *rows)
-        if (auto bytes = num(r, "block_bytes")) add("blocksize", T, "read " + size_text(*bytes), "MB/s", Better::higher, num(r, "read_mb_s"));
+        if (auto bytes = num(r, R::block_bytes)) add(test, T, "read " + size_text(*bytes), "MB/s", Better::higher, num(r, R::read_mb_s));
       for (const auto& r : *rows)
-        if (auto bytes = num(r, "block_bytes")) add("blocksize", T, "write " + size_text(*bytes), "MB/s", Better::higher, num(r, "write_mb_s"));
+        if (auto bytes = num(r, R::block_bytes)) add(test, T, "write " + size_text(*bytes), "MB/s", Better::higher, num(r, R::write_mb_s));
     }
   }
-  if (tests.contains("queue")) {
-    const json& q = sub(tests, "queue");
+  if (tests.contains(K::tests::queue)) {
+    namespace D = K::queue_depth;
+    const json& q = sub(tests, K::tests::queue);
+    const char* test = K::tests::queue;
     const char* T = "Read queuing (random single-sector reads)";
-    if (const json* d = arr(q, "depths")) {
+    if (const json* d = arr(q, K::queue::depths)) {
       for (const auto& r : *d)
-        if (auto depth = num(r, "depth")) add("queue", T, fmt::format("depth {:g}: IOPS", *depth), "IOPS", Better::higher, num(r, "iops"));
+        if (auto depth = num(r, D::depth)) add(test, T, fmt::format("depth {:g}: IOPS", *depth), "IOPS", Better::higher, num(r, D::iops));
       for (const auto& r : *d)
-        if (auto depth = num(r, "depth")) add("queue", T, fmt::format("depth {:g}: mean latency", *depth), "ms", Better::lower, num(r, "mean_ms"));
+        if (auto depth = num(r, D::depth)) add(test, T, fmt::format("depth {:g}: mean latency", *depth), "ms", Better::lower, num(r, D::mean_ms));
       for (const auto& r : *d)
-        if (auto depth = num(r, "depth")) add("queue", T, fmt::format("depth {:g}: 99th percentile", *depth), "ms", Better::lower, num(r, "p99_ms"));
+        if (auto depth = num(r, D::depth)) add(test, T, fmt::format("depth {:g}: 99th percentile", *depth), "ms", Better::lower, num(r, D::p99_ms));
     }
   }
-  if (tests.contains("patterns")) {
-    const json& p = sub(tests, "patterns");
+  if (tests.contains(K::tests::patterns)) {
+    const json& p = sub(tests, K::tests::patterns);
+    const char* test = K::tests::patterns;
     const char* T = "IOMeter-style access patterns (total I/O per second)";
     const auto rows = pattern_rows(p);
     for (const auto& r : rows) {
       std::string label = r.pattern + fmt::format(", depth {:g}", r.depth);
       if (r.pattern == "database") label += fmt::format(", {:g} % writes", r.write_pct);
-      add("patterns", T, label, "IOPS", Better::higher, r.iops);
+      add(test, T, label, "IOPS", Better::higher, r.iops);
     }
     for (const auto& nm : pattern_names(rows))
-      add("patterns", T, nm + ": average over loads", "IOPS", Better::higher, pattern_average(p, rows, nm), true);
-    add("patterns", T, "workstation rating (sum of IOPS(q)/q, q = 1..32)", "", Better::higher,
+      add(test, T, nm + ": average over loads", "IOPS", Better::higher, pattern_average(p, rows, nm), true);
+    add(test, T, "workstation rating (sum of IOPS(q)/q, q = 1..32)", "", Better::higher,
         workstation_rating_of(p, rows), true);
   }
   if (doc.is_object() && doc.contains("ab") && doc["ab"].is_object())

@@ -9,10 +9,12 @@
 
 #include "report/json_read.hpp"
 #include "report/patterns_read.hpp"
+#include "tests/result_keys.hpp"
 
 namespace ds::report {
 
 using nlohmann::json;
+namespace K = measure::key;
 
 std::string inline_svg(std::string_view svg_in, const std::string& id_prefix) {
   std::string svg(svg_in);
@@ -123,8 +125,9 @@ std::string settings_html(const json& doc) {
     rows.push_back({"A/B drive time per test, arm and round (s)", str(ab, "budget_s_per_test")});
     rows.push_back({"A/B confidence", str(ab, "confidence")});
   }
-  if (const json* tests = doc.contains("tests") ? &doc["tests"] : nullptr; tests && tests->is_object())
-    if (tests->contains("drive_time_s")) rows.push_back({"drive time used (s)", str(*tests, "drive_time_s")});
+  if (const json* tests = doc.contains(K::kDocumentKey) ? &doc[K::kDocumentKey] : nullptr; tests && tests->is_object())
+    if (tests->contains(K::tests::drive_time_s))
+      rows.push_back({"drive time used (s)", str(*tests, K::tests::drive_time_s)});
   if (rows.empty()) return {};
   return "<h3>Settings of the run</h3>\n" + kv_table(rows);
 }
@@ -188,15 +191,17 @@ std::string ab_html(const json& ab) {
 
 std::string notes_html(const json& doc) {
   std::string o;
-  if (!doc.contains("tests") || !doc["tests"].is_object()) return o;
-  for (auto it = doc["tests"].begin(); it != doc["tests"].end(); ++it) {
-    if (!it->is_object() || !it->contains("notes") || !(*it)["notes"].is_array()) continue;
-    for (const auto& n : (*it)["notes"])
+  if (!doc.contains(K::kDocumentKey) || !doc[K::kDocumentKey].is_object()) return o;
+  const json& tests = doc[K::kDocumentKey];
+  constexpr const char* notes = K::kNotes;
+  for (auto it = tests.begin(); it != tests.end(); ++it) {
+    if (!it->is_object() || !it->contains(notes) || !(*it)[notes].is_array()) continue;
+    for (const auto& n : (*it)[notes])
       if (n.is_string()) o += "<li><b>" + html_escape(it.key()) + ":</b> " + html_escape(n.get<std::string>()) + "</li>\n";
   }
-  if (doc["tests"].contains("errors") && doc["tests"]["errors"].is_object())
-    for (auto it = doc["tests"]["errors"].begin(); it != doc["tests"]["errors"].end(); ++it)
-      o += "<li class=\"err\"><b>" + html_escape(it.key()) + " failed:</b> " + html_escape(str(doc["tests"]["errors"], it.key().c_str())) + "</li>\n";
+  if (tests.contains(K::tests::errors) && tests[K::tests::errors].is_object())
+    for (auto it = tests[K::tests::errors].begin(); it != tests[K::tests::errors].end(); ++it)
+      o += "<li class=\"err\"><b>" + html_escape(it.key()) + " failed:</b> " + html_escape(str(tests[K::tests::errors], it.key().c_str())) + "</li>\n";
   return o.empty() ? o : "<h3>Notes</h3>\n<ul>\n" + o + "</ul>\n";
 }
 
@@ -245,12 +250,13 @@ std::string render_html(const std::vector<HtmlDocument>& docs, const Comparison*
     // The figures of this drive alone, as one column (the comparison below lines drives up).
     Comparison one = compare_documents({d.doc}, {d.name});
     // The patterns have their own tables below (with MB/s and latency), A/B runs theirs.
-    std::erase_if(one.tables, [](const CompareTable& t) { return t.test == "patterns"; });
+    std::erase_if(one.tables, [](const CompareTable& t) { return t.test == K::tests::patterns; });
     if (!one.tables.empty() && !d.doc.contains("ab")) {
       o += "<h3>Figures</h3>\n" + comparison_to_html(one);
     }
-    if (d.doc.contains("tests") && d.doc["tests"].is_object() && d.doc["tests"].contains("patterns"))
-      o += patterns_html(d.doc["tests"]["patterns"]);
+    if (d.doc.contains(K::kDocumentKey) && d.doc[K::kDocumentKey].is_object() &&
+        d.doc[K::kDocumentKey].contains(K::tests::patterns))
+      o += patterns_html(d.doc[K::kDocumentKey][K::tests::patterns]);
     if (d.doc.contains("ab")) o += ab_html(d.doc["ab"]);
     for (const auto& c : d.charts) {
       o += "<figure>\n";

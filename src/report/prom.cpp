@@ -8,10 +8,12 @@
 
 #include "report/envelope.hpp"
 #include "report/json_read.hpp"
+#include "tests/result_keys.hpp"
 
 namespace ds::report {
 
 using nlohmann::json;
+namespace K = measure::key;
 
 namespace {
 
@@ -103,8 +105,9 @@ void identity_metrics(Metrics& m, const json& doc) {
     if (qd) m.add_bool("drivescope_ncq_enabled", "NCQ claimed and enabled by the host (queue depth above 1), 0/1",
                        *claimed && *qd > 1);
   }
-  const json& queue = at(at(doc, "tests"), "queue");
-  m.add_bool("drivescope_ncq_effective", "the queue test saw the drive reorder queued reads, 0/1", flag(queue, "reorders"));
+  const json& queue = at(at(doc, K::kDocumentKey), K::tests::queue);
+  m.add_bool("drivescope_ncq_effective", "the queue test saw the drive reorder queued reads, 0/1",
+             flag(queue, K::queue::reorders));
 
   const json& aam = at(id, "aam");
   m.add_bool("drivescope_aam_enabled", "Automatic Acoustic Management enabled, 0/1",
@@ -127,33 +130,36 @@ void identity_metrics(Metrics& m, const json& doc) {
 }
 
 void bench_metrics(Metrics& m, const json& doc) {
-  const json& tests = at(doc, "tests");
-  const json& access = at(tests, "access");
-  const json& read = at(access, "read");
+  const json& tests = at(doc, K::kDocumentKey);
+  namespace A = K::access;
+  const json& access = at(tests, K::tests::access);
+  const json& read = at(access, A::read);
   const std::string at_help = "random read access time (seek + rotational latency + overhead), seconds";
-  m.add("drivescope_access_time_seconds", at_help, seconds(read, "mean_ms"), {{"stat", "mean"}});
-  m.add("drivescope_access_time_seconds", at_help, seconds(read, "p50_ms"), {{"stat", "p50"}});
-  m.add("drivescope_access_time_seconds", at_help, seconds(read, "p99_ms"), {{"stat", "p99"}});
+  m.add("drivescope_access_time_seconds", at_help, seconds(read, K::latency::mean_ms), {{"stat", "mean"}});
+  m.add("drivescope_access_time_seconds", at_help, seconds(read, K::latency::p50_ms), {{"stat", "p50"}});
+  m.add("drivescope_access_time_seconds", at_help, seconds(read, K::latency::p99_ms), {{"stat", "p99"}});
   const std::string seek_help = "seek time by kind, seconds";
-  m.add("drivescope_seek_time_seconds", seek_help, seconds(access, "avg_seek_ms"), {{"kind", "average"}});
-  m.add("drivescope_seek_time_seconds", seek_help, seconds(access, "track_to_track_ms"), {{"kind", "track_to_track"}});
-  m.add("drivescope_seek_time_seconds", seek_help, seconds(access, "full_stroke_ms"), {{"kind", "full_stroke"}});
+  m.add("drivescope_seek_time_seconds", seek_help, seconds(access, A::avg_seek_ms), {{"kind", "average"}});
+  m.add("drivescope_seek_time_seconds", seek_help, seconds(access, A::track_to_track_ms), {{"kind", "track_to_track"}});
+  m.add("drivescope_seek_time_seconds", seek_help, seconds(access, A::full_stroke_ms), {{"kind", "full_stroke"}});
   m.add("drivescope_measured_rotation_rate_rpm", "rotation rate measured from access times, rpm",
-        json_number(access, "rpm_estimate"));
-  const json& slow = at(access, "slow_regions");
+        json_number(access, A::rpm_estimate));
+  const json& slow = at(access, A::slow_regions);
   if (slow.is_array())
     m.add("drivescope_slow_regions", "regions whose reads were far slower than the rest", static_cast<double>(slow.size()));
-  const json& transfer = at(tests, "transfer");
+  namespace T = K::transfer;
+  const json& transfer = at(tests, K::tests::transfer);
   const std::string rate_help = "sequential read rate at the outer and inner zones, bytes per second";
-  m.add("drivescope_transfer_rate_bytes_per_second", rate_help, scaled(transfer, "outer_mb_s", 1e6), {{"zone", "outer"}});
-  m.add("drivescope_transfer_rate_bytes_per_second", rate_help, scaled(transfer, "inner_mb_s", 1e6), {{"zone", "inner"}});
+  m.add("drivescope_transfer_rate_bytes_per_second", rate_help, scaled(transfer, T::outer_mb_s, 1e6), {{"zone", "outer"}});
+  m.add("drivescope_transfer_rate_bytes_per_second", rate_help, scaled(transfer, T::inner_mb_s, 1e6), {{"zone", "inner"}});
   m.add("drivescope_transfer_outer_inner_ratio", "outer zone rate over inner zone rate",
-        json_number(transfer, "outer_inner_ratio"));
-  const json& cache = at(tests, "cache");
+        json_number(transfer, T::outer_inner_ratio));
+  const json& cache = at(tests, K::tests::cache);
   m.add("drivescope_cache_burst_rate_bytes_per_second", "read rate from the drive's cache, bytes per second",
-        scaled(cache, "burst_mb_s", 1e6));
-  m.add("drivescope_cache_size_bytes", "cache size estimate, bytes", json_number(cache, "size_bytes_estimate"));
-  m.add("drivescope_bench_drive_time_seconds", "drive time the bench used, seconds", json_number(tests, "drive_time_s"));
+        scaled(cache, K::cache::burst_mb_s, 1e6));
+  m.add("drivescope_cache_size_bytes", "cache size estimate, bytes", json_number(cache, K::cache::size_bytes_estimate));
+  m.add("drivescope_bench_drive_time_seconds", "drive time the bench used, seconds",
+        json_number(tests, K::tests::drive_time_s));
 }
 
 }  // namespace
@@ -254,7 +260,7 @@ std::vector<PromMetric> prom_metrics(const json& doc, int exit_status, std::stri
     return m.take();
   }
   if (at(doc, "identify").is_object()) identity_metrics(m, doc);
-  if (at(doc, "tests").is_object()) bench_metrics(m, doc);
+  if (at(doc, K::kDocumentKey).is_object()) bench_metrics(m, doc);
   // scan: a drive left in standby has no identity series; this one says why they are missing.
   if (const json& mode = at(at(doc, "scan"), "power_mode"); mode.is_string())
     m.add_bool("drivescope_device_standby", "the drive was in standby and left asleep (scan), 0/1",

@@ -7,10 +7,12 @@
 
 #include "report/envelope.hpp"
 #include "report/list_report.hpp"
+#include "tests/result_keys.hpp"
 
 namespace ds::report {
 
 using nlohmann::json;
+namespace K = measure::key;
 
 namespace {
 
@@ -43,17 +45,18 @@ Row row(const json& doc) {
   // A drive without passthrough: what sysfs knows (identify's "source": "sysfs" block).
   else if (identify.is_object() && identify.contains("capacity_sectors") && identify.contains("logical_sector_bytes"))
     size = human_size(identify["capacity_sectors"].get<std::uint64_t>() * identify["logical_sector_bytes"].get<std::uint64_t>());
-  const json& tests = doc.value("tests", json());
-  const json& access = tests.is_object() ? tests.value("access", json()) : json();
-  const json& transfer = tests.is_object() ? tests.value("transfer", json()) : json();
+  const json& tests = doc.value(K::kDocumentKey, json());
+  const json& access = tests.is_object() ? tests.value(K::tests::access, json()) : json();
+  const json& transfer = tests.is_object() ? tests.value(K::tests::transfer, json()) : json();
   std::string status = str(scan, "status");
   const json& bench = scan.value("bench", json());
   if (status == "ok" && bench.is_object()) status = "bench " + str(bench, "status");
   return Row{str(doc.value("target", json()), "name"), str(id, "model_name"), str(id, "serial_number"),
              str(id, "firmware_version"), size, smart_text(scan.value("smart", json())),
              str(scan, "power_mode"), status,
-             number(access.is_object() ? access.value("read", json()) : json(), "mean_ms", "{:.2f} ms"),
-             number(transfer, "outer_mb_s", "{:.1f} MB/s"), number(transfer, "inner_mb_s", "{:.1f} MB/s")};
+             number(access.is_object() ? access.value(K::access::read, json()) : json(), K::latency::mean_ms, "{:.2f} ms"),
+             number(transfer, K::transfer::outer_mb_s, "{:.1f} MB/s"),
+             number(transfer, K::transfer::inner_mb_s, "{:.1f} MB/s")};
 }
 
 // Why a drive was skipped or failed (the scan's, else its bench's), or "".
@@ -75,7 +78,7 @@ std::string scan_table(const std::vector<json>& docs) {
   bool benched = false;
   for (const auto& d : docs) {
     rows.push_back(row(d));
-    benched = benched || d.contains("tests");
+    benched = benched || d.contains(K::kDocumentKey);
   }
   const std::size_t shown = benched ? kColumns : kColumns - 3;
   std::array<std::size_t, kColumns> width{};

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cmath>
 
+#include "tests/result_keys.hpp"
+
 namespace ds::measure {
 
 namespace {
@@ -162,20 +164,22 @@ Expected<ActuatorsResult> run_actuators(IoEngine& io, const ActuatorsOptions& op
 
 nlohmann::json actuators_to_json(const ActuatorsResult& r) {
   using nlohmann::json;
+  namespace K = key::actuators;
+  namespace R = key::actuator_range;
   json ranges = json::array();
-  for (const auto& x : r.ranges) ranges.push_back({{"first_lba", x.first_lba}, {"lba_count", x.lba_count}});
-  return json{{"ranges", std::move(ranges)},
-              {"ranges_source", r.ranges_source},
-              {"reported_ranges", r.reported_count},
-              {"together_iops", r3(r.together_iops)},
-              {"apart_iops", r3(r.apart_iops)},
-              {"gain", r3(r.gain)},
-              {"gain_uncertainty", r3(r.gain_uncertainty)},
-              {"rounds", r.rounds},
-              {"independent", r.independent ? json(*r.independent) : json(nullptr)},
-              {"verdict", r.verdict},
-              {"drive_time_s", r3(r.drive_time_s)},
-              {"notes", r.notes}};
+  for (const auto& x : r.ranges) ranges.push_back({{R::first_lba, x.first_lba}, {R::lba_count, x.lba_count}});
+  return json{{K::ranges, std::move(ranges)},
+              {K::ranges_source, r.ranges_source},
+              {K::reported_ranges, r.reported_count},
+              {K::together_iops, r3(r.together_iops)},
+              {K::apart_iops, r3(r.apart_iops)},
+              {K::gain, r3(r.gain)},
+              {K::gain_uncertainty, r3(r.gain_uncertainty)},
+              {K::rounds, r.rounds},
+              {K::independent, r.independent ? json(*r.independent) : json(nullptr)},
+              {K::verdict, r.verdict},
+              {K::drive_time_s, r3(r.drive_time_s)},
+              {K::notes, r.notes}};
 }
 
 std::string actuators_to_text(const ActuatorsResult& r) {

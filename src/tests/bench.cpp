@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tests/result_keys.hpp"
+
 namespace ds::measure {
 
 namespace {
@@ -192,128 +194,142 @@ json fig(const Figure& f) { return f.value > 0 ? json(r4(f.value)) : json(nullpt
 json unc(const Figure& f) { return f.value > 0 ? json(r4(f.uncertainty)) : json(nullptr); }
 
 json access_json(const AccessResult& a) {
+  namespace K = key::access;
   json j;
   auto lat = [](const LatencyStats& s) {
-    return json{{"mean_ms", r4(s.mean_ms)}, {"p50_ms", r4(s.p50_ms)}, {"p99_ms", r4(s.p99_ms)},
-                {"mean_uncertainty_ms", r4(s.stderr_ms)}, {"samples", s.n}};
+    namespace L = key::latency;
+    return json{{L::mean_ms, r4(s.mean_ms)}, {L::p50_ms, r4(s.p50_ms)}, {L::p99_ms, r4(s.p99_ms)},
+                {L::mean_uncertainty_ms, r4(s.stderr_ms)}, {L::samples, s.n}};
   };
-  j["block_bytes"] = a.block_bytes;  // every read of this test is one logical block
-  j["read"] = lat(a.read);
-  if (a.write) j["write"] = lat(*a.write);
-  j["rpm_estimate"] = a.rpm.value > 0 ? json(std::round(a.rpm.value * 10) / 10) : json(nullptr);
-  j["rpm_uncertainty"] = unc(a.rpm);
-  j["rotation_ms"] = fig(a.rotation_ms);
-  j["rotation_uncertainty_ms"] = unc(a.rotation_ms);
-  j["command_overhead_ms"] = fig(a.overhead_ms);
-  j["avg_seek_ms"] = fig(a.avg_seek_ms);
-  j["avg_seek_uncertainty_ms"] = unc(a.avg_seek_ms);
-  j["track_to_track_ms"] = fig(a.track_to_track_ms);
-  j["track_to_track_uncertainty_ms"] = unc(a.track_to_track_ms);
-  j["full_stroke_ms"] = fig(a.full_stroke_ms);
-  j["full_stroke_uncertainty_ms"] = unc(a.full_stroke_ms);
-  j["slow_regions"] = json::array();
+  j[K::block_bytes] = a.block_bytes;  // every read of this test is one logical block
+  j[K::read] = lat(a.read);
+  if (a.write) j[K::write] = lat(*a.write);
+  j[K::rpm_estimate] = a.rpm.value > 0 ? json(std::round(a.rpm.value * 10) / 10) : json(nullptr);
+  j[K::rpm_uncertainty] = unc(a.rpm);
+  j[K::rotation_ms] = fig(a.rotation_ms);
+  j[K::rotation_uncertainty_ms] = unc(a.rotation_ms);
+  j[K::command_overhead_ms] = fig(a.overhead_ms);
+  j[K::avg_seek_ms] = fig(a.avg_seek_ms);
+  j[K::avg_seek_uncertainty_ms] = unc(a.avg_seek_ms);
+  j[K::track_to_track_ms] = fig(a.track_to_track_ms);
+  j[K::track_to_track_uncertainty_ms] = unc(a.track_to_track_ms);
+  j[K::full_stroke_ms] = fig(a.full_stroke_ms);
+  j[K::full_stroke_uncertainty_ms] = unc(a.full_stroke_ms);
+  j[K::slow_regions] = json::array();
+  namespace SR = key::slow_region;
   for (auto& s : a.slow_regions)
-    j["slow_regions"].push_back({{"first_lba", s.first_lba}, {"last_lba", s.last_lba},
-                                 {"mean_ms", r3(s.mean_ms)},
-                                 {"location_uncertainty_sectors", s.location_uncertainty_blocks}});
-  j["slow_spikes"] = json::array();
-  for (auto& s : a.slow_spikes) j["slow_spikes"].push_back({{"lba", s.lba}, {"mean_ms", r3(s.mean_ms)}});
-  j["outliers"] = {{"count", a.outliers}, {"median_excess_ms", a.outliers ? json(r3(a.outlier_excess_ms)) : json(nullptr)}};
-  j["seek_curve"] = json::array();
+    j[K::slow_regions].push_back({{SR::first_lba, s.first_lba}, {SR::last_lba, s.last_lba},
+                                  {SR::mean_ms, r3(s.mean_ms)},
+                                  {SR::location_uncertainty_sectors, s.location_uncertainty_blocks}});
+  j[K::slow_spikes] = json::array();
+  namespace SS = key::slow_spike;
+  for (auto& s : a.slow_spikes) j[K::slow_spikes].push_back({{SS::lba, s.lba}, {SS::mean_ms, r3(s.mean_ms)}});
+  j[K::outliers] = {{key::outliers::count, a.outliers},
+                    {key::outliers::median_excess_ms, a.outliers ? json(r3(a.outlier_excess_ms)) : json(nullptr)}};
+  j[K::seek_curve] = json::array();
+  namespace SB = key::seek_bin;
   for (auto& b : a.seek_curve)
-    j["seek_curve"].push_back({{"max_distance_sectors", b.max_distance}, {"samples", b.n}, {"seek_ms", r3(b.seek_ms)}});
-  j["map"] = json::array();
+    j[K::seek_curve].push_back({{SB::max_distance_sectors, b.max_distance}, {SB::samples, b.n}, {SB::seek_ms, r3(b.seek_ms)}});
+  j[K::map] = json::array();
+  namespace M = key::map_region;
   for (auto& m : a.map)
-    j["map"].push_back({{"first_lba", m.first_lba}, {"last_lba", m.last_lba}, {"samples", m.n},
-                        {"mean_ms", r3(m.mean_ms)}, {"slow", m.slow}});
+    j[K::map].push_back({{M::first_lba, m.first_lba}, {M::last_lba, m.last_lba}, {M::samples, m.n},
+                         {M::mean_ms, r3(m.mean_ms)}, {M::slow, m.slow}});
   // Per-read samples as two parallel arrays (compact: up to kMaxReadSamples reads).
   json lba = json::array(), ms = json::array();
   for (const auto& s : a.reads) lba.push_back(s.lba), ms.push_back(r4(s.ms));
-  j["reads"] = {{"lba", std::move(lba)}, {"ms", std::move(ms)}};
-  j["slow_threshold_ms"] = a.slow_threshold_ms > 0 ? json(r3(a.slow_threshold_ms)) : json(nullptr);
-  j["drive_time_s"] = r3(a.drive_time_s);
-  j["notes"] = a.notes;
+  j[K::reads] = {{key::reads::lba, std::move(lba)}, {key::reads::ms, std::move(ms)}};
+  j[K::slow_threshold_ms] = a.slow_threshold_ms > 0 ? json(r3(a.slow_threshold_ms)) : json(nullptr);
+  j[K::drive_time_s] = r3(a.drive_time_s);
+  j[K::notes] = a.notes;
   return j;
 }
 
 json transfer_json(const TransferResult& x, std::uint32_t block_bytes) {
+  namespace K = key::transfer;
   json j;
-  j["points"] = json::array();
+  j[K::points] = json::array();
+  namespace P = key::transfer_point;
   for (auto& p : x.points) {
-    json pj{{"lba", p.lba}, {"mb_s", r3(p.mb_s)}};
-    if (p.sectors_per_track) pj["sectors_per_track"] = p.sectors_per_track;
-    if (p.anomalous) pj["anomalous"] = true;
-    j["points"].push_back(pj);
+    json pj{{P::lba, p.lba}, {P::mb_s, r3(p.mb_s)}};
+    if (p.sectors_per_track) pj[P::sectors_per_track] = p.sectors_per_track;
+    if (p.anomalous) pj[P::anomalous] = true;
+    j[K::points].push_back(pj);
   }
-  j["zones"] = json::array();
+  j[K::zones] = json::array();
+  namespace Z = key::zone;
   for (auto& z : x.zones) {
-    json zj{{"first_lba", z.first_lba}, {"last_lba", z.last_lba}, {"mb_s", r3(z.mb_s)},
-            {"mb_s_uncertainty", r3(z.mb_s_uncertainty)}};
+    json zj{{Z::first_lba, z.first_lba}, {Z::last_lba, z.last_lba}, {Z::mb_s, r3(z.mb_s)},
+            {Z::mb_s_uncertainty, r3(z.mb_s_uncertainty)}};
     if (z.sectors_per_track) {
-      zj["sectors_per_track"] = z.sectors_per_track;
-      zj["bytes_per_track"] = z.bytes_per_track;
+      zj[Z::sectors_per_track] = z.sectors_per_track;
+      zj[Z::bytes_per_track] = z.bytes_per_track;
     }
-    j["zones"].push_back(zj);
+    j[K::zones].push_back(zj);
   }
-  j["outer_mb_s"] = fig(x.outer_mb_s);
-  j["inner_mb_s"] = fig(x.inner_mb_s);
-  j["outer_inner_ratio"] = fig(x.outer_inner_ratio);
-  j["outer_inner_ratio_uncertainty"] = unc(x.outer_inner_ratio);
-  j["bytes_per_track"] = x.bytes_per_track_outer ? json(x.bytes_per_track_outer) : json(nullptr);
-  j["rotation_ms"] = fig(x.rotation_ms);
-  j["surfaces_estimate"] = x.surfaces_estimate ? json(x.surfaces_estimate) : json(nullptr);
-  j["surfaces_confidence"] = r3(x.surfaces_confidence);
-  j["layout"] = x.layout.empty() ? json(nullptr) : json(x.layout);
-  j["platters_estimate"] = x.platters_estimate ? json(x.platters_estimate) : json(nullptr);
-  j["platters_range"] = x.platters_estimate ? json::array({x.platters_low, x.platters_high}) : json(nullptr);
-  j["bytes_per_platter_estimate"] =
+  j[K::outer_mb_s] = fig(x.outer_mb_s);
+  j[K::inner_mb_s] = fig(x.inner_mb_s);
+  j[K::outer_inner_ratio] = fig(x.outer_inner_ratio);
+  j[K::outer_inner_ratio_uncertainty] = unc(x.outer_inner_ratio);
+  j[K::bytes_per_track] = x.bytes_per_track_outer ? json(x.bytes_per_track_outer) : json(nullptr);
+  j[K::rotation_ms] = fig(x.rotation_ms);
+  j[K::surfaces_estimate] = x.surfaces_estimate ? json(x.surfaces_estimate) : json(nullptr);
+  j[K::surfaces_confidence] = r3(x.surfaces_confidence);
+  j[K::layout] = x.layout.empty() ? json(nullptr) : json(x.layout);
+  j[K::platters_estimate] = x.platters_estimate ? json(x.platters_estimate) : json(nullptr);
+  j[K::platters_range] = x.platters_estimate ? json::array({x.platters_low, x.platters_high}) : json(nullptr);
+  j[K::bytes_per_platter_estimate] =
       x.platters_estimate ? json(std::llround(x.bytes_per_platter_estimate)) : json(nullptr);
-  j["read_size_bytes"] = x.read_blocks * block_bytes;
-  j["drive_time_s"] = r3(x.drive_time_s);
-  j["notes"] = x.notes;
+  j[K::read_size_bytes] = x.read_blocks * block_bytes;
+  j[K::drive_time_s] = r3(x.drive_time_s);
+  j[K::notes] = x.notes;
   return j;
 }
 
 json cache_json(const CacheResult& c) {
-  return {{"burst_mb_s", fig(c.burst_mb_s)}, {"burst_uncertainty_mb_s", unc(c.burst_mb_s)},
-           {"hit_overhead_ms", r4(c.hit_overhead_ms.value)},
-           {"size_bytes_estimate", c.size_bytes_estimate ? json(c.size_bytes_estimate) : json(nullptr)},
-           {"size_at_least", c.size_at_least},
-           {"segment_bytes_estimate", c.segment_bytes_estimate ? json(c.segment_bytes_estimate) : json(nullptr)},
-           {"largest_hit_bytes", c.largest_hit_bytes},
-           {"read_ahead", c.read_ahead},
-           {"read_ahead_bytes_estimate", c.read_ahead_bytes_estimate},
-           {"drive_time_s", r3(c.drive_time_s)}, {"notes", c.notes}};
+  namespace K = key::cache;
+  return {{K::burst_mb_s, fig(c.burst_mb_s)}, {K::burst_uncertainty_mb_s, unc(c.burst_mb_s)},
+           {K::hit_overhead_ms, r4(c.hit_overhead_ms.value)},
+           {K::size_bytes_estimate, c.size_bytes_estimate ? json(c.size_bytes_estimate) : json(nullptr)},
+           {K::size_at_least, c.size_at_least},
+           {K::segment_bytes_estimate, c.segment_bytes_estimate ? json(c.segment_bytes_estimate) : json(nullptr)},
+           {K::largest_hit_bytes, c.largest_hit_bytes},
+           {K::read_ahead, c.read_ahead},
+           {K::read_ahead_bytes_estimate, c.read_ahead_bytes_estimate},
+           {K::drive_time_s, r3(c.drive_time_s)}, {K::notes, c.notes}};
 }
 
 json blocksize_json(const BlocksizeResult& b) {
+  namespace K = key::blocksize;
+  namespace R = key::blocksize_row;
   json rows = json::array();
   for (auto& row : b.rows) {
-    json rj{{"block_bytes", row.block_bytes}, {"read_mb_s", r3(row.read_mb_s)},
-            {"read_iops", std::round(row.read_iops)}};
-    if (row.write_mb_s) rj["write_mb_s"] = r3(*row.write_mb_s);
+    json rj{{R::block_bytes, row.block_bytes}, {R::read_mb_s, r3(row.read_mb_s)},
+            {R::read_iops, std::round(row.read_iops)}};
+    if (row.write_mb_s) rj[R::write_mb_s] = r3(*row.write_mb_s);
     rows.push_back(rj);
   }
-  return {{"queue_depth", 4}, {"rows", rows}, {"drive_time_s", r3(b.drive_time_s)}, {"notes", b.notes}};
+  return {{K::queue_depth, 4}, {K::rows, rows}, {K::drive_time_s, r3(b.drive_time_s)}, {K::notes, b.notes}};
 }
 
 }  // namespace
 
 nlohmann::json bench_to_json(const BenchResult& r) {
+  namespace K = key::tests;
   json t = json::object();
-  if (r.access) t["access"] = access_json(*r.access);
-  if (r.transfer) t["transfer"] = transfer_json(*r.transfer, r.block_bytes);
-  if (r.cache) t["cache"] = cache_json(*r.cache);
-  if (r.blocksize) t["blocksize"] = blocksize_json(*r.blocksize);
-  if (r.queue) t["queue"] = queue_to_json(*r.queue);
-  if (r.patterns) t["patterns"] = patterns_to_json(*r.patterns);
-  if (r.actuators) t["actuators"] = actuators_to_json(*r.actuators);
-  if (r.rmw) t["rmw"] = rmw_to_json(*r.rmw);
+  if (r.access) t[K::access] = access_json(*r.access);
+  if (r.transfer) t[K::transfer] = transfer_json(*r.transfer, r.block_bytes);
+  if (r.cache) t[K::cache] = cache_json(*r.cache);
+  if (r.blocksize) t[K::blocksize] = blocksize_json(*r.blocksize);
+  if (r.queue) t[K::queue] = queue_to_json(*r.queue);
+  if (r.patterns) t[K::patterns] = patterns_to_json(*r.patterns);
+  if (r.actuators) t[K::actuators] = actuators_to_json(*r.actuators);
+  if (r.rmw) t[K::rmw] = rmw_to_json(*r.rmw);
   if (!r.errors.empty()) {
-    t["errors"] = json::object();
-    for (auto& [name, e] : r.errors) t["errors"][name] = e.message;
+    t[K::errors] = json::object();
+    for (auto& [name, e] : r.errors) t[K::errors][name] = e.message;
   }
-  t["drive_time_s"] = r3(r.drive_time_s);
+  t[K::drive_time_s] = r3(r.drive_time_s);
   return t;
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "tests/queue.hpp"
+#include "tests/result_keys.hpp"
 
 namespace ds::measure {
 
@@ -288,36 +289,38 @@ Expected<PatternsResult> run_patterns(IoEngine& io, const PatternsOptions& opt, 
 
 nlohmann::json patterns_to_json(const PatternsResult& r) {
   using nlohmann::json;
+  namespace K = key::patterns;
+  namespace C = key::pattern_cell;
   json cells = json::array();
   for (const auto& c : r.cells) {
-    json j{{"pattern", c.pattern},
-           {"depth", c.depth},
-           {"write_pct", std::lround(c.write_share * 100)},
-           {"skipped", c.skipped}};
+    json j{{C::pattern, c.pattern},
+           {C::depth, c.depth},
+           {C::write_pct, std::lround(c.write_share * 100)},
+           {C::skipped, c.skipped}};
     if (c.skipped) {
-      j["skip_reason"] = c.skip_reason;
-      j["iops"] = nullptr;
+      j[C::skip_reason] = c.skip_reason;
+      j[C::iops] = nullptr;
     } else {
-      j["reached_depth"] = c.reached_depth;
-      j["iops"] = r3(c.iops);
-      j["iops_rel_se"] = r3(c.iops_rel_se);
-      j["mb_s"] = r3(c.mb_s);
-      j["mean_ms"] = r3(c.mean_ms);
-      j["ios"] = c.ios;
-      j["reads"] = c.reads;
-      j["writes"] = c.writes;
-      j["drive_time_s"] = r3(c.drive_time_s);
+      j[C::reached_depth] = c.reached_depth;
+      j[C::iops] = r3(c.iops);
+      j[C::iops_rel_se] = r3(c.iops_rel_se);
+      j[C::mb_s] = r3(c.mb_s);
+      j[C::mean_ms] = r3(c.mean_ms);
+      j[C::ios] = c.ios;
+      j[C::reads] = c.reads;
+      j[C::writes] = c.writes;
+      j[C::drive_time_s] = r3(c.drive_time_s);
     }
     cells.push_back(std::move(j));
   }
   auto opt = [](const std::optional<double>& v) { return v ? json(r3(*v)) : json(nullptr); };
-  return json{{"cells", std::move(cells)},
-              {"fileserver_average_iops", opt(r.fileserver_average_iops)},
-              {"webserver_average_iops", opt(r.webserver_average_iops)},
-              {"workstation_rating", opt(r.workstation_rating)},
-              {"writes_allowed", r.allow_write},
-              {"drive_time_s", r3(r.drive_time_s)},
-              {"notes", r.notes}};
+  return json{{K::cells, std::move(cells)},
+              {K::fileserver_average_iops, opt(r.fileserver_average_iops)},
+              {K::webserver_average_iops, opt(r.webserver_average_iops)},
+              {K::workstation_rating, opt(r.workstation_rating)},
+              {K::writes_allowed, r.allow_write},
+              {K::drive_time_s, r3(r.drive_time_s)},
+              {K::notes, r.notes}};
 }
 
 std::string patterns_to_text(const PatternsResult& r) {

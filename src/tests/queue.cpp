@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tests/result_keys.hpp"
+
 namespace ds::measure {
 
 namespace {
@@ -232,41 +234,44 @@ Expected<QueueResult> run_queue(IoEngine& io, const QueueOptions& opt, const Pro
 
 nlohmann::json queue_to_json(const QueueResult& r) {
   using nlohmann::json;
+  namespace K = key::queue;
+  namespace D = key::queue_depth;
+  namespace H = key::histogram_bucket;
   json depths = json::array();
   for (const auto& d : r.depths) {
     json h = json::array();
     for (const auto& b : d.coarse.buckets())
-      h.push_back({{"lower_ms", r4(static_cast<double>(b.lower) * 1e-6)},
-                   {"upper_ms", r4(static_cast<double>(b.upper + 1) * 1e-6)},
-                   {"count", b.count}});
-    depths.push_back({{"depth", d.depth},
-                      {"reached_depth", d.reached_depth},
-                      {"ios", d.ios},
-                      {"iops", r3(d.iops)},
-                      {"iops_rel_se", r4(d.iops_rel_se)},
-                      {"mean_ms", r4(d.mean_ms)},
-                      {"p50_ms", r4(d.p50_ms)},
-                      {"p90_ms", r4(d.p90_ms)},
-                      {"p99_ms", r4(d.p99_ms)},
-                      {"max_ms", r4(d.max_ms)},
-                      {"stddev_ms", r4(d.stddev_ms)},
-                      {"overtaken_share", r4(d.overtaken_share)},
-                      {"drive_time_s", r3(d.drive_time_s)},
-                      {"histogram", std::move(h)}});
+      h.push_back({{H::lower_ms, r4(static_cast<double>(b.lower) * 1e-6)},
+                   {H::upper_ms, r4(static_cast<double>(b.upper + 1) * 1e-6)},
+                   {H::count, b.count}});
+    depths.push_back({{D::depth, d.depth},
+                      {D::reached_depth, d.reached_depth},
+                      {D::ios, d.ios},
+                      {D::iops, r3(d.iops)},
+                      {D::iops_rel_se, r4(d.iops_rel_se)},
+                      {D::mean_ms, r4(d.mean_ms)},
+                      {D::p50_ms, r4(d.p50_ms)},
+                      {D::p90_ms, r4(d.p90_ms)},
+                      {D::p99_ms, r4(d.p99_ms)},
+                      {D::max_ms, r4(d.max_ms)},
+                      {D::stddev_ms, r4(d.stddev_ms)},
+                      {D::overtaken_share, r4(d.overtaken_share)},
+                      {D::drive_time_s, r3(d.drive_time_s)},
+                      {D::histogram, std::move(h)}});
   }
   const auto& v = r.verdict;
-  return json{{"depths", std::move(depths)},
-              {"reorders", v.reorders ? json(*v.reorders) : json(nullptr)},
-              {"confidence", r3(v.confidence)},
-              {"evidence", v.evidence},
-              {"iops_gain", r3(v.iops_gain)},
-              {"iops_exponent", r3(v.iops_exponent)},
-              {"latency_exponent", r3(v.latency_exponent)},
-              {"no_positioning_cost", v.no_positioning_cost},
-              {"scheduler", r.scheduler.empty() ? json(nullptr) : json(r.scheduler)},
-              {"block_bytes", r.block_bytes},
-              {"drive_time_s", r3(r.drive_time_s)},
-              {"notes", r.notes}};
+  return json{{K::depths, std::move(depths)},
+              {K::reorders, v.reorders ? json(*v.reorders) : json(nullptr)},
+              {K::confidence, r3(v.confidence)},
+              {K::evidence, v.evidence},
+              {K::iops_gain, r3(v.iops_gain)},
+              {K::iops_exponent, r3(v.iops_exponent)},
+              {K::latency_exponent, r3(v.latency_exponent)},
+              {K::no_positioning_cost, v.no_positioning_cost},
+              {K::scheduler, r.scheduler.empty() ? json(nullptr) : json(r.scheduler)},
+              {K::block_bytes, r.block_bytes},
+              {K::drive_time_s, r3(r.drive_time_s)},
+              {K::notes, r.notes}};
 }
 
 std::string queue_to_text(const QueueResult& r) {

@@ -31,7 +31,7 @@ AbResult run(const std::string& spec, const std::string& feature, const std::str
   auto r = run_ab(*t, *o, stop);
   REQUIRE(r);
   // Whatever happened, the drive is back at its original AAM level.
-  FeatureControl fc = FeatureControl::for_target(*t);
+  FeatureControl fc = feature_control(*t);
   auto now = fc.read(o->feature);
   REQUIRE(now);
   REQUIRE(now->value);

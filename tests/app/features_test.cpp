@@ -94,7 +94,7 @@ TEST_CASE("feature values parse with range checks") {
 TEST_CASE("simulated drive: AAM and write cache set and verified from IDENTIFY") {
   auto t = open_target("sim:maxline3", {});
   REQUIRE(t);
-  FeatureControl fc = FeatureControl::for_target(*t);
+  FeatureControl fc = feature_control(*t);
   auto r = fc.read(FeatureId::aam);
   REQUIRE(r);
   REQUIRE(r->value);
@@ -110,7 +110,7 @@ TEST_CASE("simulated drive: AAM and write cache set and verified from IDENTIFY")
   // A drive without AAM rejects it: the decoded abort comes back as the error.
   auto t8 = open_target("sim:modern8tb", {});
   REQUIRE(t8);
-  FeatureControl fc8 = FeatureControl::for_target(*t8);
+  FeatureControl fc8 = feature_control(*t8);
   auto bad = fc8.set(FeatureId::aam, FeatureValue{true, 128u, {}});
   REQUIRE_FALSE(bad);
   CHECK(bad.error().message.find("rejected") != std::string::npos);
@@ -121,7 +121,7 @@ TEST_CASE("simulated drive: AAM and write cache set and verified from IDENTIFY")
 
 TEST_CASE("QEMU-like drive: AAM accepted but not reported, write cache read back") {
   QemuLikeAta dev;
-  FeatureControl fc(&dev, TargetKind::ata, "");
+  FeatureControl fc(&dev, "");
   auto s = fc.set(FeatureId::aam, FeatureValue{true, 128u, {}});
   REQUIRE(s);
   CHECK(dev.aam_commands == 1);
@@ -146,7 +146,7 @@ TEST_CASE("QEMU-like drive: AAM accepted but not reported, write cache read back
 TEST_CASE("RestoreStack puts features back on a normal end, an error return and an exception") {
   auto t = open_target("sim:maxline3", {});
   REQUIRE(t);
-  FeatureControl fc = FeatureControl::for_target(*t);
+  FeatureControl fc = feature_control(*t);
   const fs::path dir = temp_dir("stack");
   const fs::path file = dir / "state-sim.json";
   {
@@ -202,7 +202,7 @@ TEST_CASE("state files: atomic round trip, leftover refusal, restore command") {
   // A run that finds an active file of a dead process refuses to start.
   auto t = open_target("sim:maxline3", {});
   REQUIRE(t);
-  FeatureControl fc = FeatureControl::for_target(*t);
+  FeatureControl fc = feature_control(*t);
   RestoreStack stack(fc, RestoreState{.target = "/dev/sdz"}, f);
   auto chk = stack.check_no_leftover();
   REQUIRE_FALSE(chk);
