@@ -29,6 +29,8 @@ constexpr OtherDocumentKey kOtherDocuments[] = {
     {"prom.cpp", "depth", "identify.ncq.depth and ncq.claimed.depth (the queue depth the drive claims)"},
     {"prom.cpp", "queue_depth", "host.queue_depth and ncq.enabled.queue_depth (the host's)"},
     {"prom.cpp", "reorders", "ncq.effective.reorders (ncq --json)"},
+    {"prom.cpp", "measured", "ncq.effective.measured (ncq --json: whether the queue test ran)"},
+    {"charts.cpp", "measured", "replay's measured CDF (replay --json: the trace's own service times)"},
     {"html.cpp", "depth", "identify.ncq.depth and identify.tcq.depth"},
     {"html.cpp", "confidence", "ab.confidence (ab --json)"},
     {"html.cpp", "tests", "ab.tests: the names of the tests an A/B ran"},
