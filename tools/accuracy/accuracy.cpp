@@ -3,7 +3,8 @@
 // independent truth (tools/truth) and prints docs/accuracy.md (scripts/accuracy.sh).
 //
 //   ds_accuracy [--data DIR] [--seeds N] [--only NAME[,NAME]] [--budget S[,S...]]
-//               [--variants v1,v2] [--jobs 1|2] [--runs-json FILE] [--dump-models DIR]
+//               [--variants v1,v2[,v2x]] [--jobs 1|2] [--runs-json FILE] [--dump-models DIR]
+// (v2x: v2 with zero-latency reads and surface-serpentine layouts, reported as a trial of its own.)
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -56,7 +57,7 @@ bool parse_args(int argc, char** argv, Options& o) {
     else return false;
   }
   for (const auto& v : o.variants)
-    if (v != "v1" && v != "v2") return false;
+    if (v != "v1" && v != "v2" && v != "v2x") return false;
   return o.seeds > 0 && !o.budgets.empty() && !o.variants.empty();
 }
 
@@ -71,6 +72,10 @@ nlohmann::json run_json(const accuracy::RunResult& r) {
   nlohmann::json j = {{"drive", r.spec.subject->name}, {"variant", r.spec.variant}, {"seed", r.spec.seed},
                       {"budget_s", r.spec.budget_s}, {"skipped", r.skipped}, {"message", r.message},
                       {"cpu_s", r.cpu_s}, {"drive_time_s", r.bench ? r.bench->drive_time_s : 0.0}};
+  // The layout imperfections a /2 variant drew (failures cluster by them).
+  const auto model = accuracy::run_model(*r.spec.subject, r.spec.variant, r.spec.seed);
+  j["zero_latency_read"] = model.contains("cache") && model["cache"].value("zero_latency_read", false);
+  j["layout"] = model.value("layout", "cylinder");
   if (r.bench)
     for (const auto& [name, e] : r.bench->errors) j["errors"][name] = e.message;
   // The tests' own notes say why a figure is null: the first thing to read about a failed run.
@@ -91,7 +96,7 @@ int main(int argc, char** argv) {
   Options opt;
   if (!parse_args(argc, argv, opt)) {
     std::cerr << "usage: ds_accuracy [--data DIR] [--seeds N] [--only NAME[,NAME]] [--budget S[,S...]] "
-                 "[--variants v1,v2] [--jobs 1|2] [--runs-json FILE] [--dump-models DIR]\n";
+                 "[--variants v1,v2[,v2x]] [--jobs 1|2] [--runs-json FILE] [--dump-models DIR]\n";
     return 2;
   }
   const auto subjects = accuracy::subjects(opt.data);

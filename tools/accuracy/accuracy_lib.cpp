@@ -255,7 +255,7 @@ std::vector<Subject> subjects(const std::string& data_dir) {
 }
 
 nlohmann::json run_model(const Subject& s, const std::string& variant, std::uint64_t seed) {
-  nlohmann::json m = variant == "v2" ? make_variant(s.model, seed) : s.model;
+  nlohmann::json m = variant == "v1" ? s.model : make_variant(s.model, seed, variant == "v2x");
   if (!m["noise"].is_object()) m["noise"] = nlohmann::json::object();
   m["noise"]["seed"] = seed;
   return m;

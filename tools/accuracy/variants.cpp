@@ -22,6 +22,12 @@ constexpr int kSlipped = 4;
 constexpr double kSurfaceSpread = 0.03;           // per-surface sectors per track within ±3 %
 constexpr double kRecalEveryS[] = {200, 600};
 constexpr double kRecalMs[] = {50, 150};
+// Drawn from a stream of their own, so that the draws above stay what they were before these were
+// added (the same seed gives the same drive plus these), each on about half the seeds.
+constexpr std::uint64_t kLayoutStream = 0x5E12;
+constexpr double kBandCylinders[] = {100, 400};   // surface-serpentine bands, and at most
+constexpr double kBandShare = 0.01;               // this share of the drive's cylinders: drives
+                                                  // of fewer than 10 000 (the 1990s) get none
 
 class Rng {
  public:
@@ -103,9 +109,19 @@ std::uint64_t user_sector(const json& m, Rng& rng, unsigned per_track, std::uint
   std::uint64_t at = base[zi];
   std::uint64_t per_cyl = 0;
   for (unsigned i = 0; i < surfaces; ++i) per_cyl += spt_of(z, i);
-  at += rng.below(z.value("cylinders", 1ull)) * per_cyl;
+  const std::uint64_t cyl = rng.below(z.value("cylinders", 1ull));
   const unsigned surface = static_cast<unsigned>(rng.below(surfaces));
-  for (unsigned i = 0; i < surface; ++i) at += spt_of(z, i);
+  const std::uint64_t band = m.value("layout", "cylinder") == "surface_serpentine" ? m.value("band_cylinders", 0ull) : 0;
+  if (band == 0) {  // cylinder layout: a cylinder's tracks one after the other
+    at += cyl * per_cyl;
+    for (unsigned i = 0; i < surface; ++i) at += spt_of(z, i);
+  } else {  // serpentine: a band holds each surface's tracks across it, one surface after the other
+    const std::uint64_t b0 = cyl / band * band;
+    const std::uint64_t len = std::min<std::uint64_t>(band, z.value("cylinders", 1ull) - b0);
+    at += b0 * per_cyl;
+    for (unsigned i = 0; i < surface; ++i) at += len * spt_of(z, i);
+    at += (cyl - b0) * spt_of(z, surface);
+  }
   return at + rng.below(spt_of(z, surface) - per_track);
 }
 
@@ -124,10 +140,25 @@ void defects(json& m, Rng& rng, unsigned per_track, std::uint64_t capacity) {
 
 }  // namespace
 
-json make_variant(const json& model, std::uint64_t seed) {
+json make_variant(const json& model, std::uint64_t seed, bool layout) {
   json m = model;
   Rng rng(seed);
   m["format"] = "drivescope-disk-model/2";
+  if (layout) {
+    // A read landing mid-track reads from the head on (zero-latency read, most drives since the
+    // late 1990s); surface-serpentine bands (most drives of the 2010s on).
+    Rng layout_rng(seed ^ kLayoutStream);
+    if (layout_rng.coin() && m.contains("cache") && m["cache"].is_object()) m["cache"]["zero_latency_read"] = true;
+    std::uint64_t cylinders = 0;
+    for (const auto& z : m["zones"]) cylinders += z.value("cylinders", 0ull);
+    const double widest = std::min(kBandCylinders[1], kBandShare * static_cast<double>(cylinders));
+    const bool serpentine = layout_rng.coin();
+    const double band = layout_rng.uniform(kBandCylinders[0], std::max(kBandCylinders[0], widest));
+    if (serpentine && widest >= kBandCylinders[0]) {
+      m["layout"] = "surface_serpentine";
+      m["band_cylinders"] = static_cast<std::uint64_t>(rounded(band, 0));
+    }
+  }
   const double rpm = m.value("rpm", 7200.0);
   m["rpm_actual"] = rounded(rpm * (1 + rng.uniform(-kRpmOff, kRpmOff)), 2);
   json& noise = m["noise"];
