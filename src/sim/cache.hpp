@@ -4,8 +4,8 @@
 //
 // Every change of a segment's range goes through set_range() and is kept in a short journal, so
 // that the SPTF scorer can keep, per queued command, how many segments hold it and bring that
-// count up to date from the few changes since it last looked (covers()) instead of scanning
-// every segment for every queued command at every dispatch.
+// count up to date from the few changes since it last looked (sim/sptf.hpp) instead of testing
+// every queued command against every segment at every dispatch.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -20,20 +20,13 @@ struct Segment {
   bool holds(std::uint64_t lba, std::uint64_t n) const { return first <= lba && lba + n <= end; }
 };
 
-// A queued command's view of the cache (SegmentCache::covers): how many segments held it when
-// the journal stood at `seen`.
-struct CacheView {
-  std::uint64_t seen = ~std::uint64_t{0};  // nothing seen yet
-  std::uint32_t holders = 0;
-};
-
 class SegmentCache {
  public:
   void configure(std::uint64_t bytes, std::uint32_t segments, std::uint32_t sector_bytes) {
     const std::uint64_t per = segments ? bytes / segments / sector_bytes : 0;
     seg_sectors_ = per;
     segs_.assign(per ? segments : 0, Segment{});
-    // Views taken before are stale: move the journal on past what it can replay.
+    // Counts kept before are stale: move the journal on past what it can replay.
     changes_ += kJournal + 1;
   }
   bool enabled() const { return seg_sectors_ > 0; }
@@ -56,23 +49,21 @@ class SegmentCache {
       if (static_cast<int>(i) != skip && segs_[i].holds(lba, n)) return static_cast<int>(i);
     return -1;
   }
-  // find(lba, n, skip) >= 0, from the view's count brought up to date by the journal (a full
-  // scan only when the view is older than the journal reaches).
-  bool covers(std::uint64_t lba, std::uint64_t n, int skip, CacheView& v) const {
-    if (v.seen > changes_ || changes_ - v.seen > kJournal) {
-      v.holders = 0;
-      for (const Segment& s : segs_) v.holders += s.holds(lba, n) ? 1 : 0;
-    } else {
-      for (std::uint64_t c = v.seen; c < changes_; ++c) {
-        const Change& ch = journal_[c % kJournal];
-        v.holders -= (ch.old_first <= lba && lba + n <= ch.old_end) ? 1 : 0;
-        v.holders += (ch.new_first <= lba && lba + n <= ch.new_end) ? 1 : 0;
-      }
-    }
-    v.seen = changes_;
-    const std::uint32_t in_skip = skip >= 0 && segs_[static_cast<std::size_t>(skip)].holds(lba, n) ? 1 : 0;
-    return v.holders > in_skip;
+  // How many segments hold all of [lba, lba + n).
+  std::uint32_t holders(std::uint64_t lba, std::uint64_t n) const {
+    std::uint32_t k = 0;
+    for (const Segment& s : segs_) k += s.holds(lba, n) ? 1 : 0;
+    return k;
   }
+
+  // The journal: changes() counts every change of a range so far; change(c) is change number c,
+  // kept while c is one of the last kJournal (replayable(c): every change from c on is kept).
+  struct Change {
+    std::uint64_t old_first = 0, old_end = 0, new_first = 0, new_end = 0;
+  };
+  std::uint64_t changes() const { return changes_; }
+  bool replayable(std::uint64_t c) const { return c <= changes_ && changes_ - c <= kJournal; }
+  const Change& change(std::uint64_t c) const { return journal_[c % kJournal]; }
 
   void touch(int i) { segs_[static_cast<std::size_t>(i)].last_use = ++tick_; }
   // The least recently used segment other than `skip`.
@@ -93,14 +84,11 @@ class SegmentCache {
  private:
   // Enough for the changes of a few dispatches (a miss changes two or three segments).
   static constexpr std::uint64_t kJournal = 32;
-  struct Change {
-    std::uint64_t old_first = 0, old_end = 0, new_first = 0, new_end = 0;
-  };
   std::vector<Segment> segs_;
   std::uint64_t seg_sectors_ = 0;
   std::uint64_t tick_ = 0;
   std::array<Change, kJournal> journal_{};
-  std::uint64_t changes_ = kJournal + 1;  // views start stale
+  std::uint64_t changes_ = kJournal + 1;  // (so that a count kept from change 0 on starts stale)
 };
 
 }  // namespace ds::sim

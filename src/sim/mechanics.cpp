@@ -557,34 +557,6 @@ Mechanics::SptfDecision Mechanics::sptf_decision(std::int64_t t) const {
   return d;
 }
 
-std::int64_t Mechanics::positioning_estimate(const SptfDecision& d, const Access& a, CacheView& view,
-                                             std::int64_t bound) const {
-  if (!a.write) {
-    if (cache_.covers(a.lba, a.sectors, d.skip, view)) return 0;
-    if (d.streaming && a.lba >= d.window_first && a.lba <= d.limit) return std::max<std::int64_t>(0, reach_ns(a.lba) - d.t);
-  } else if (write_cache_) {
-    return 0;  // a write-back write only needs the interface
-  }
-  const std::int64_t t_mech = std::max(d.ready, a.arrival_ns + (a.write ? d.write_overhead : d.read_overhead));
-  const std::int64_t settle = a.write ? settle_ns_ : 0;
-  const std::uint32_t dist = d.from.cyl > a.chs.cyl ? d.from.cyl - a.chs.cyl : a.chs.cyl - d.from.cyl;
-  std::int64_t move = 0;
-  if (dist == 0) {
-    move = d.from.head == a.chs.head ? 0 : head_switch_ns_;
-  } else {
-    // Most commands lose to the best so far whatever their exact seek: the least move of their
-    // distance's bucket gives a lower bound without working the seek out. (The time the sector
-    // next comes round after an arrival never decreases as the arrival gets later, so the bound
-    // holds with the rotational wait included; a bucket spans a few cylinders, so it is close.)
-    const std::int64_t early = t_mech + seek_floor_[dist >> floor_shift_] + settle;
-    const std::int64_t floor = early + rot_mod(a.s_ns - early) - d.t;
-    if (floor >= bound) return floor;
-    move = planned_seek_ns(dist);
-  }
-  const std::int64_t arrive = t_mech + move + settle;
-  return arrive + rot_mod(a.s_ns - arrive) - d.t;
-}
-
 std::int64_t Mechanics::planned_seek_ns(std::uint32_t dist) const {
   std::int64_t move = std::max(seek_ns(dist), head_switch_ns_);
   if (jitter_ > 0) {
@@ -612,16 +584,6 @@ void Mechanics::build_seek_floor() const {
     std::int64_t& f = seek_floor_[dist >> floor_shift_];
     f = std::min(f, planned_seek_ns(dist));
   }
-}
-
-std::int64_t Mechanics::rot_mod(std::int64_t v) const {
-  // pos_mod(v, rot_ns_) without a division instruction: a quotient from the reciprocal, off by
-  // at most one for any virtual time, then corrected, so the remainder is exact.
-  const auto q = static_cast<std::int64_t>(static_cast<double>(v) * inv_rot_);  // (truncated)
-  std::int64_t r = v - q * rot_ns_;
-  while (r < 0) r += rot_ns_;
-  while (r >= rot_ns_) r -= rot_ns_;
-  return r;
 }
 
 }  // namespace ds::sim
