@@ -436,6 +436,32 @@ Chs Layout::locate(std::uint64_t lba, std::int64_t* s) const {
   return chs_of(p);
 }
 
+Chs Layout::locate(std::uint64_t lba, std::uint64_t* track_first, std::uint64_t* track_end) const {
+  if (lba >= capacity_) lba = capacity_ - 1;
+  const std::uint64_t u = user_of_lba(lba);
+  const Pos p = pos_of_user(u);
+  const std::uint64_t first = u - p.sector;  // the track's first non-spare index
+  *track_first = lba_of_user(first);
+  *track_end = std::min(lba_of_user(first + zones_[p.zone].surface[p.head].user), capacity_);
+  return chs_of(p);
+}
+
+std::int64_t Layout::end_ns(std::uint64_t end, Chs* last) const {
+  const std::uint64_t u = user_of_lba(end - 1);
+  Pos p = pos_of_user(u);
+  *last = chs_of(p);
+  const std::uint64_t first = u - p.sector;
+  if (end < capacity_) {
+    // `end` on the same track: its non-spare index among the track's (they are consecutive).
+    const std::uint64_t u_end = user_of_lba(end);
+    if (u_end - first < zones_[p.zone].surface[p.head].user) {
+      p.sector = u_end - first;
+      return zones_[p.zone].s0_ns + rel_ns(zi_[p.zone], p);
+    }
+  }
+  return zones_[p.zone].s0_ns + rel_ns(zi_[p.zone], p) + std::llround(sector_ns(p.zone, p.head));
+}
+
 std::uint64_t Layout::physical_of(std::uint64_t lba) const {
   const Pos p = pos_of_user(user_of_lba(std::min(lba, capacity_ - 1)));
   const ZoneMap& z = zi_[p.zone];

@@ -125,6 +125,14 @@ class Layout {
   Chs locate(std::uint64_t lba) const;
   // locate(lba), and stream_ns(lba) into *s: the two at the cost of one.
   Chs locate(std::uint64_t lba, std::int64_t* s) const;
+  // locate(lba), and the LBAs of its track, [*track_first, *track_end) (a track's LBAs are
+  // consecutive: spares and slipped sectors hold none).
+  Chs locate(std::uint64_t lba, std::uint64_t* track_first, std::uint64_t* track_end) const;
+  // When a head reading on without a break has passed the sector before `end` (1 <= end <=
+  // capacity): S(end) when `end` is on the same track, else S(end − 1) plus that sector's time,
+  // rounded (a read ending with its track does not wait for the skew, nor a revolution lost to
+  // the switch). *last: where the sector before `end` lies.
+  std::int64_t end_ns(std::uint64_t end, Chs* last) const;
   // S(lba) (see above); lba may equal capacity (the end of the last sector).
   std::int64_t stream_ns(std::uint64_t lba) const;
   // The LBA a streaming head is over (or about to read) at stream time s: the first LBA whose

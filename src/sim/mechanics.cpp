@@ -8,10 +8,6 @@ namespace ds::sim {
 
 namespace {
 std::int64_t ms_to_ns(double ms) { return static_cast<std::int64_t>(std::llround(ms * 1e6)); }
-std::int64_t pos_mod(std::int64_t v, std::int64_t m) {
-  const std::int64_t r = v % m;
-  return r < 0 ? r + m : r;
-}
 // Format /2 seek jitter is a normal draw: the SPTF planner allows this many standard deviations
 // (a plan then misses its sector on about 2 % of the seeks, each costing a revolution).
 constexpr double kPlanJitterSd = 2.0;
@@ -68,33 +64,16 @@ void Mechanics::set_aam_scales(double seek_scale, double rate_scale, std::int64_
                            [this](std::uint32_t d) { return std::max(seek_ns(d), head_switch_ns_); });
 }
 
-namespace {
-bool same_track(const Chs& a, const Chs& b) { return a.cyl == b.cyl && a.head == b.head; }
-}  // namespace
-
 std::uint64_t Mechanics::track_first_lba(std::uint64_t lba) const {
-  const Chs c = layout_.locate(lba);
-  // The track's first LBA lies at most its physical sector count back: binary search for the
-  // first LBA of [lba − sector, lba] still on this track.
-  std::uint64_t lo = lba >= c.sector ? lba - c.sector : 0, hi = lba;
-  while (lo < hi) {
-    const std::uint64_t mid = lo + (hi - lo) / 2;
-    if (same_track(layout_.locate(mid), c)) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
+  std::uint64_t first = 0, end = 0;
+  layout_.locate(lba, &first, &end);
+  return first;
 }
 
 std::uint64_t Mechanics::track_end_lba(std::uint64_t lba) const {
-  const Chs c = layout_.locate(lba);
-  const std::uint32_t spt = layout_.zones()[c.zone].surface[c.head].spt;
-  std::uint64_t lo = lba + 1, hi = std::min<std::uint64_t>(layout_.capacity(), lba + (spt - c.sector));
-  while (lo < hi) {  // the first LBA after lba that is on another track (or the capacity)
-    const std::uint64_t mid = lo + (hi - lo) / 2;
-    if (same_track(layout_.locate(mid), c)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  std::uint64_t first = 0, end = 0;
+  layout_.locate(lba, &first, &end);
+  return end;
 }
 
 std::int64_t Mechanics::lost_revs(std::uint64_t lba) const {
@@ -105,18 +84,17 @@ std::int64_t Mechanics::lost_revs(std::uint64_t lba) const {
 }
 
 std::int64_t Mechanics::end_s(std::uint64_t end) const {
-  // S(end) itself, unless end starts another track: then S(end) lies after the skew (and any
-  // revolution lost to the switch), which a read ending with the track does not wait for.
-  const Chs last = layout_.locate(end - 1);
-  if (end < layout_.capacity()) {
-    std::int64_t s_end = 0;
-    if (same_track(layout_.locate(end, &s_end), last)) return s_end;
-  }
-  return layout_.stream_ns(end - 1) + std::llround(layout_.sector_ns(last.zone, last.head));
+  Chs last;
+  return layout_.end_ns(end, &last);
+}
+
+std::int64_t Mechanics::media_ns(std::uint64_t from, std::uint64_t end, std::int64_t s_from, Chs* last) const {
+  return layout_.end_ns(end, last) - s_from + rot_ns_ * (lost_revs(end - 1) - lost_revs(from));
 }
 
 std::int64_t Mechanics::media_ns(std::uint64_t from, std::uint64_t end) const {
-  return end_s(end) - layout_.stream_ns(from) + rot_ns_ * (lost_revs(end - 1) - lost_revs(from));
+  Chs last;
+  return media_ns(from, end, layout_.stream_ns(from), &last);
 }
 
 std::int64_t Mechanics::interface_ns(std::uint64_t bytes) const {
@@ -296,8 +274,14 @@ void Mechanics::pause_stream(std::int64_t t, std::int64_t extra) {
 HeadPos Mechanics::head_at(std::int64_t t) const {
   if (!stream_.active) return head_;
   const std::uint64_t pos = stream_pos(t);
-  const Chs c = layout_.locate(pos > stream_.lba0 ? pos - 1 : pos);
-  return {c.cyl, c.head};
+  const std::uint64_t lba = pos > stream_.lba0 ? pos - 1 : pos;
+  // A stream stays on one track for hundreds of sectors: the last track looked up is kept.
+  TrackMemo& m = track_memo_;
+  if (lba < m.first || lba >= m.end) {
+    const Chs c = layout_.locate(lba, &m.first, &m.end);
+    m.at = {c.cyl, c.head};
+  }
+  return m.at;
 }
 
 void Mechanics::stop_stream(std::int64_t t) {
@@ -315,11 +299,11 @@ std::uint64_t Mechanics::ahead_limit(std::uint64_t end) const {
   return std::min(layout_.capacity(), end + model_.cache.read_ahead_sectors);
 }
 
-void Mechanics::start_stream(int seg, std::uint64_t from, std::uint64_t end, std::int64_t t0) {
+void Mechanics::start_stream(int seg, std::uint64_t from, std::int64_t s_from, std::uint64_t end, std::int64_t t0) {
   stream_.active = true;
   stream_.seg = seg;
   stream_.lba0 = from;
-  stream_.s0 = layout_.stream_ns(from);
+  stream_.s0 = s_from;
   stream_.l0 = lost_revs(from);
   stream_.t0 = t0;
   stream_.limit = ahead_limit(end);
@@ -342,7 +326,7 @@ Mechanics::ZeroLatency Mechanics::zero_latency(const Access& a, const Chs& to, s
   if (end > z.track_end) return z;
   // The head reads from the next sector boundary on (sector h), round the track.
   const double sector = static_cast<double>(rot_ns_) / n;
-  const double offset = static_cast<double>(pos_mod(arrive - layout_.stream_ns(first), rot_ns_));
+  const double offset = static_cast<double>(rot_mod(arrive - layout_.stream_ns(first)));
   auto h = static_cast<std::uint64_t>(std::ceil(offset / sector - 1e-9));
   if (h >= n) h = 0;
   const std::uint64_t i0 = to.sector, i1 = layout_.locate(end - 1).sector;
@@ -375,15 +359,15 @@ std::int64_t Mechanics::media_access(const Access& a, std::uint64_t from, std::i
   const Chs to = from == a.lba ? a.chs : layout_.locate(from);
   const std::int64_t s_from = from == a.lba ? a.s_ns : layout_.stream_ns(from);
   const std::int64_t arrive = t_mech + move_ns(head_, to, a.write);
-  const std::int64_t start = arrive + pos_mod(s_from - arrive, rot_ns_);
+  const std::int64_t start = arrive + rot_mod(s_from - arrive);
   const std::int64_t extra = defect_extra(from, end) + (a.write ? 0 : remap_extra(from, end));
   *data_start = start + extra;
-  std::int64_t done = *data_start + media_ns(from, end) + (rmw ? rot_ns_ : 0);
+  Chs last;
+  std::int64_t done = *data_start + media_ns(from, end, s_from, &last) + (rmw ? rot_ns_ : 0);
   if (zl) {
     *zl = zero_latency(a, to, arrive);
     if (zl->whole_track) done = zl->done + extra;
   }
-  const Chs last = layout_.locate(end - 1);
   head_ = {last.cyl, last.head};
   mech_free_ = done;
   return done;
@@ -526,11 +510,11 @@ std::int64_t Mechanics::serve_decoded(const Access& a, std::int64_t t) {
     std::int64_t t_next = done;
     if (zl.track_end < layout_.capacity()) {
       const std::int64_t ready = done + switch_ns(head_, layout_.locate(zl.track_end));
-      t_next = ready + pos_mod(layout_.stream_ns(zl.track_end) - ready, rot_ns_);
+      t_next = ready + rot_mod(layout_.stream_ns(zl.track_end) - ready);
     }
-    start_stream(seg, zl.track_end, zl.track_end, t_next);
+    start_stream(seg, zl.track_end, layout_.stream_ns(zl.track_end), zl.track_end, t_next);
   } else {
-    start_stream(seg, from, end, data_start);
+    start_stream(seg, from, from == a.lba ? a.s_ns : layout_.stream_ns(from), end, data_start);
   }
   if (zero_latency) cache_.set_range(seg, zl.cached_first, cache_[seg].end);
   return std::max(done, t_if);

@@ -163,6 +163,8 @@ class Mechanics {
   // Time from the start of sector `from` until the last sector before `end` has passed, for a
   // head reading without a break.
   std::int64_t media_ns(std::uint64_t from, std::uint64_t end) const;
+  // The same with S(from) known, and where the sector before `end` lies (*last).
+  std::int64_t media_ns(std::uint64_t from, std::uint64_t end, std::int64_t s_from, Chs* last) const;
   // Stream time at which the sector before `end` has passed (S(end) but for the skew gap).
   std::int64_t end_s(std::uint64_t end) const;
   // The LBAs of the track holding lba: [track_first_lba, track_end_lba). A track's LBAs are
@@ -184,7 +186,7 @@ class Mechanics {
   void pause_stream(std::int64_t t, std::int64_t extra);
   void stop_stream(std::int64_t t);
   HeadPos head_at(std::int64_t t) const;
-  void start_stream(int seg, std::uint64_t from, std::uint64_t end, std::int64_t t0);
+  void start_stream(int seg, std::uint64_t from, std::int64_t s_from, std::uint64_t end, std::int64_t t0);
   std::uint64_t ahead_limit(std::uint64_t end) const;
 
   // cache.zero_latency_read: what a read that lands on its track at `arrive` does.
@@ -264,6 +266,12 @@ class Mechanics {
     std::uint64_t pos = 0;
   };
   mutable PosMemo pos_memo_;
+  // head_at's last track: its LBAs [first, end) and where it is (a track's place never changes).
+  struct TrackMemo {
+    std::uint64_t first = 1, end = 0;  // (empty)
+    HeadPos at;
+  };
+  mutable TrackMemo track_memo_;
 
   struct Dirty {
     Access access;
