@@ -166,20 +166,20 @@ void SimDrive::refill() {
   }
 }
 
-std::size_t SimDrive::pick_sptf(std::size_t k) {
-  // held_[k] is in arrival order: the oldest first.
+std::uint16_t SimDrive::pick_sptf(std::size_t k) {
   const CommandQueue& q = held_[k];
   const auto max_wait = static_cast<std::int64_t>(std::llround(model_.queue.max_wait_ms * 1e6));
-  if (max_wait > 0 && now_ - q[0].access.arrival_ns >= max_wait) return 0;
+  if (max_wait > 0 && now_ - q.access(q.at(0)).arrival_ns >= max_wait) return q.at(0);
   return mechs_[k].sptf_pick(now_, held_[k], model_.queue.window);
 }
 
 void SimDrive::dispatch(std::size_t k) {
   const bool sptf = model_.queue.policy == QueuePolicy::sptf && held_[k].size() > 1;
-  const std::size_t pick = sptf ? pick_sptf(k) : 0;
-  Positioner& p = pos_[k];
-  p.current = held_[k].take(pick);
+  const std::uint16_t slot = sptf ? pick_sptf(k) : held_[k].at(0);  // else the oldest
+  held_[k].take(slot);
   --held_count_;
+  Positioner& p = pos_[k];
+  p.current = slot;
   if (smr_.enabled()) p.done = smr_serve(k, slots_[p.current].access);
   else p.done = mechs_[k].serve(slots_[p.current].access, now_);
 }

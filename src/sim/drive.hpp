@@ -128,8 +128,8 @@ class SimDrive {
   void push_ready(std::uint16_t slot, std::int64_t done, std::int32_t result);
   void refill();
   void dispatch(std::size_t k);
-  // Arrival position in held_[k] of positioner k's next command by SPTF.
-  std::size_t pick_sptf(std::size_t k);
+  // The slot of positioner k's next command by SPTF.
+  std::uint16_t pick_sptf(std::size_t k);
   // Positioner k finished its command: hand it to the host (now or later).
   void finish(std::size_t k);
   std::int64_t host_delay_ns();  // what the host adds to one completion

@@ -568,6 +568,9 @@ void Mechanics::build_seek_floor() const {
     std::int64_t& f = seek_floor_[dist >> floor_shift_];
     f = std::min(f, planned_seek_ns(dist));
   }
+  seek_floor_beyond_ = seek_floor_;
+  for (std::size_t b = seek_floor_beyond_.size() - 1; b-- > 0;)
+    seek_floor_beyond_[b] = std::min(seek_floor_beyond_[b], seek_floor_beyond_[b + 1]);
 }
 
 }  // namespace ds::sim

@@ -61,8 +61,8 @@ class Mechanics {
   std::int64_t serve(const Access& a, std::int64_t t);
   // Shortest positioning time first (sim/sptf.cpp): of the `window` oldest commands of q (all
   // when window is 0 or beyond its size), the one whose data could start to flow soonest after t
-  // (a cache hit at once), the oldest among equals; returns its arrival position in q.
-  std::size_t sptf_pick(std::int64_t t, CommandQueue& q, std::size_t window) const;
+  // (a cache hit at once), the oldest among equals; returns its slot.
+  std::uint16_t sptf_pick(std::int64_t t, CommandQueue& q, std::size_t window) const;
   const SegmentCache& cache() const { return cache_; }
 
   // Settings (SET FEATURES / AAM).
@@ -113,11 +113,15 @@ class Mechanics {
     std::int64_t read_overhead = 0, write_overhead = 0;  // of a command that needs the media
   };
   SptfDecision sptf_decision(std::int64_t t) const;
-  // For each of q's first n commands, the nominal time from d.t until its data could start to
-  // flow (0 for a cache hit), or where that needs the seek worked out (sptf_seek_estimate), a
-  // lower bound b of it, stored as -1 - b.
-  void sptf_bounds(const SptfDecision& d, const CommandQueue& q, std::size_t n, std::int64_t* out) const;
+  // The nominal time from d.t until the command's data could start to flow (0 for a cache hit:
+  // `holders` segments hold it), or where that needs the seek worked out (sptf_seek_estimate),
+  // a lower bound of it (*exact = false).
+  std::int64_t sptf_bound(const SptfDecision& d, const Access& a, std::uint32_t holders, bool* exact) const;
   std::int64_t sptf_seek_estimate(const SptfDecision& d, const Access& a) const;
+  // sptf_pick's two ways: every one of the n oldest commands' bound in arrival order, or
+  // outward from the head's cylinder until no command further out can win.
+  std::uint16_t sptf_in_order(const SptfDecision& d, const CommandQueue& q, std::size_t n) const;
+  std::uint16_t sptf_nearest_first(const SptfDecision& d, const CommandQueue& q) const;
   std::int64_t switch_ns(HeadPos from, const Chs& to) const;
   // The SPTF plan's move over dist ≥ 1 cylinders: switch_ns with the jitter margin.
   std::int64_t planned_seek_ns(std::uint32_t dist) const;
@@ -216,6 +220,7 @@ class Mechanics {
   std::int64_t rot_ns_ = 0;
   double inv_rot_ = 0;  // 1 / rot_ns_
   mutable std::vector<std::int64_t> seek_floor_;  // empty: to be built (build_seek_floor)
+  mutable std::vector<std::int64_t> seek_floor_beyond_;  // [b]: the least of seek_floor_[b..]
   mutable std::uint32_t floor_shift_ = 0;
   mutable std::vector<std::int64_t> sptf_bounds_;  // sptf_pick's scratch
   std::int64_t overhead_ns_ = 0;
