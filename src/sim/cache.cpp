@@ -37,10 +37,10 @@ void SegmentCache::set_range(int i, std::uint64_t first, std::uint64_t end) {
     auto from = std::lower_bound(by_first_.begin(), by_first_.end(), old);
     auto to = std::lower_bound(by_first_.begin(), by_first_.end(), now);
     if (to > from) {
-      std::rotate(from, from + 1, to);
+      std::move(from + 1, to, from);
       *(to - 1) = now;
     } else {
-      std::rotate(to, from, from + 1);
+      std::move_backward(to, from, from + 1);
       *to = now;
     }
   }
