@@ -52,6 +52,8 @@ void Mechanics::set_aam_scales(double seek_scale, double rate_scale, std::int64_
   pos_memo_.valid = false;  // positions are about to follow other switch times
   seek_fp_ = std::llround(seek_scale * (1 << kFpShift));
   seek_floor_.clear();  // the seeks change with the scale
+  switch_table_.clear();
+  planned_table_.clear();
   // The rate scale r < 1 is a longer switch, never a longer sector: at a quiet level the head
   // settles slower after a track or cylinder switch, and a share of the switches overrun their
   // skew and wait one more revolution. The share is set so that a stretch whose clean stream
@@ -125,6 +127,7 @@ Access Mechanics::make_access(std::uint64_t lba, std::uint32_t sectors, bool wri
 std::int64_t Mechanics::switch_ns(HeadPos from, const Chs& to) const {
   const std::uint32_t d = from.cyl > to.cyl ? from.cyl - to.cyl : to.cyl - from.cyl;
   if (d == 0) return from.head == to.head ? 0 : head_switch_ns_;
+  if (d < switch_table_.size()) return switch_table_[d];
   return std::max(seek_ns(d), head_switch_ns_);
 }
 
@@ -542,7 +545,11 @@ Mechanics::SptfDecision Mechanics::sptf_decision(std::int64_t t) const {
 }
 
 std::int64_t Mechanics::planned_seek_ns(std::uint32_t dist) const {
-  std::int64_t move = std::max(seek_ns(dist), head_switch_ns_);
+  if (dist < planned_table_.size()) return planned_table_[dist];
+  return planned_move(std::max(seek_ns(dist), head_switch_ns_));
+}
+
+std::int64_t Mechanics::planned_move(std::int64_t move) const {
   if (jitter_ > 0) {
     // Plan with the slowest the seek may turn out (jitter): a plan that cuts it too fine would
     // lose a whole revolution whenever the seek runs long, as real firmware knows. (/2: the
@@ -564,10 +571,19 @@ void Mechanics::build_seek_floor() const {
   floor_shift_ = 0;
   while ((cyls >> floor_shift_) > kSeekFloorBuckets) ++floor_shift_;
   seek_floor_.assign((cyls >> floor_shift_) + 1, std::numeric_limits<std::int64_t>::max());
+  // Every distance's move and planned move on the way, kept: the scorer and the service ask for
+  // several per command, and a fitted curve costs a power function each time. (A move fits 32
+  // bits: it is far below 4 s.)
+  switch_table_.assign(cyls, 0);
+  planned_table_.assign(cyls, 0);
   for (std::uint32_t dist = 1; dist < cyls; ++dist) {
+    const std::int64_t move = std::max(seek_ns(dist), head_switch_ns_), planned = planned_move(move);
+    switch_table_[dist] = static_cast<std::uint32_t>(move);
+    planned_table_[dist] = static_cast<std::uint32_t>(planned);
     std::int64_t& f = seek_floor_[dist >> floor_shift_];
-    f = std::min(f, planned_seek_ns(dist));
+    f = std::min(f, planned);
   }
+  planned_table_[0] = static_cast<std::uint32_t>(planned_move(head_switch_ns_));
   seek_floor_beyond_ = seek_floor_;
   for (std::size_t b = seek_floor_beyond_.size() - 1; b-- > 0;)
     seek_floor_beyond_[b] = std::min(seek_floor_beyond_[b], seek_floor_beyond_[b + 1]);

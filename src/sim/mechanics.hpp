@@ -125,6 +125,7 @@ class Mechanics {
   std::int64_t switch_ns(HeadPos from, const Chs& to) const;
   // The SPTF plan's move over dist ≥ 1 cylinders: switch_ns with the jitter margin.
   std::int64_t planned_seek_ns(std::uint32_t dist) const;
+  std::int64_t planned_move(std::int64_t move) const;  // a move with the jitter margin
   // seek_floor_[dist >> floor_shift_]: the least planned_seek_ns over that bucket of distances.
   void build_seek_floor() const;
   static constexpr std::uint32_t kSeekFloorBuckets = 2048;
@@ -221,6 +222,9 @@ class Mechanics {
   double inv_rot_ = 0;  // 1 / rot_ns_
   mutable std::vector<std::int64_t> seek_floor_;  // empty: to be built (build_seek_floor)
   mutable std::vector<std::int64_t> seek_floor_beyond_;  // [b]: the least of seek_floor_[b..]
+  // By distance, built with seek_floor_ (empty until then): switch_ns's move (for d >= 1) and
+  // planned_seek_ns.
+  mutable std::vector<std::uint32_t> switch_table_, planned_table_;
   mutable std::uint32_t floor_shift_ = 0;
   mutable std::vector<std::int64_t> sptf_bounds_;  // sptf_pick's scratch
   std::int64_t overhead_ns_ = 0;
