@@ -17,6 +17,15 @@ std::uint32_t block_bytes(const IoEngine& io) {
   return io.info().logical_block_bytes ? io.info().logical_block_bytes : 512;
 }
 
+// The largest read of a stream: 512 KiB, or what the kernel takes as one command. A larger read
+// reaches the drive as several commands that may arrive in any order (through QEMU's AHCI disk,
+// whose limit is 128 KiB, they did): a piece passed over and read a revolution later is a step
+// in the stamps that looks like a track switch.
+std::uint64_t max_stream_read_bytes(const IoEngine& io) {
+  const std::uint32_t c = io.info().max_command_bytes;
+  return c >= 4096 ? std::min<std::uint64_t>(512 * 1024, c) : 512 * 1024;
+}
+
 // The in-order prefix of completion stamps of a stream.
 std::vector<std::int64_t> prefix_stamps(const RunResult& r) {
   std::vector<std::int64_t> c;
@@ -129,7 +138,7 @@ ProbeChoice choose_stream(IoEngine& io, std::uint64_t lba, Budget& budget, unsig
   const std::uint32_t lb = block_bytes(io);
   const std::uint32_t first = std::max<std::uint32_t>(1, 4096 / lb);
   struct Prev { std::uint32_t m = 0; double s = 0; bool ok = false; TrackStructure t; } prev;
-  for (std::uint32_t m = first; static_cast<std::uint64_t>(m) * lb <= 512 * 1024; m *= 2) {
+  for (std::uint32_t m = first; static_cast<std::uint64_t>(m) * lb <= max_stream_read_bytes(io); m *= 2) {
     if (budget.exhausted()) break;
     StreamProbe p = probe_stream(io, lba, m, 0.25, qd, budget, 0, end_lba);
     if (p.error) break;
@@ -360,7 +369,7 @@ Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
       if (!q.error && q.t.surfaces) long_votes.push_back(q.t.surfaces);
     }
   } else {
-    m = std::max<std::uint32_t>(1, 262144 / lb);
+    m = std::max<std::uint32_t>(1, std::min<std::uint32_t>(262144, max_stream_read_bytes(io)) / lb);
     res.notes.push_back("no track boundaries visible in the completion times (interface-bound, "
                         "solid state or noisy): rates only, no zone structure or surfaces");
   }
