@@ -72,6 +72,9 @@ struct StreamProbe {
   TrackStructure t;
   std::uint64_t end_lba = 0;  // first LBA after the last completed read
   std::int64_t drive_ns = 0;
+  // The stream's rate without its track structure, from its steady part (steady_rate in
+  // transfer.cpp; 0: too few reads).
+  double steady_bytes_s = 0;
   std::optional<Error> error;
 };
 StreamProbe probe_stream(IoEngine& io, std::uint64_t lba, std::uint32_t blocks, double max_s,
