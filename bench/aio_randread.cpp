@@ -1,14 +1,16 @@
 // The engine half of bench/engine_vs_fio.sh: uniform random reads kept at a fixed queue depth for
 // a fixed time. Prints one JSON line.
 //
-//   aio_randread TARGET QD SECONDS [BLOCK_BYTES] [engine|raw|runner]
+//   aio_randread TARGET QD SECONDS [BLOCK_BYTES] [engine|raw|runner|runner1]
 //
 // engine (default): through ds::io::AioEngine, exactly as a measurement module drives it: after
 //   each reap (min 1 event, up to QD) all replacements go down in one submit() — one io_submit per
 //   loop turn — and every completion's latency goes into a Histogram.
 // runner: the queue test's own I/O path, ds::measure::run_closed_loop (src/tests/runner.cpp) on
-//   the same engine: one request per submit call, as that test must (nothing above the drive may
-//   batch and sort); its records' latencies then go into the same Histogram.
+//   the same engine, as the queue test runs it with the none scheduler: the replacements of one
+//   reap in one submit call; its records' latencies then go into the same Histogram.
+// runner1: the same with one request per submit call (LoopOptions::batch_submit false), as the
+//   queue test runs under another scheduler or with `ncq --one-per-submit`.
 // raw: the same loop written directly on libaio (no engine layer, same clock reads, same
 //   histogram). It is the reference the engine must not fall behind; the difference between the
 //   two is the cost of the engine's abstraction.
@@ -116,7 +118,7 @@ int run_engine(const std::string& target, unsigned qd, double seconds, std::uint
   return 0;  // the engine drains what is still in flight when it is destroyed
 }
 
-int run_runner(const std::string& target, unsigned qd, double seconds, std::uint32_t bs,
+int run_runner(const std::string& target, unsigned qd, double seconds, std::uint32_t bs, bool batch,
                Result& res) {
   auto engine = open_engine(target, qd);
   if (!engine) return 1;
@@ -129,6 +131,7 @@ int run_runner(const std::string& target, unsigned qd, double seconds, std::uint
   lo.hard_limit_s = seconds;
   lo.min_ios = 1;
   lo.max_ios = 100'000'000;
+  lo.batch_submit = batch;
   res.start_ns = eng.now_ns();
   auto r = ds::measure::run_closed_loop(eng, lo, [&](std::uint64_t) {
     return ds::IoRequest{rng.next() % blocks * bs, bs, false, 0};
@@ -214,7 +217,7 @@ int run_raw(const std::string& target, unsigned qd, double seconds, std::uint32_
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: %s TARGET QD SECONDS [BLOCK_BYTES] [engine|raw]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s TARGET QD SECONDS [BLOCK_BYTES] [engine|raw|runner|runner1]\n", argv[0]);
     return 2;
   }
   const std::string target = argv[1];
@@ -229,9 +232,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   Result res;
-  const int rc = raw                ? run_raw(target, qd, seconds, bs, res)
-                 : mode == "runner" ? run_runner(target, qd, seconds, bs, res)
-                                    : run_engine(target, qd, seconds, bs, res);
+  const bool runner = mode == "runner" || mode == "runner1";
+  const int rc = raw      ? run_raw(target, qd, seconds, bs, res)
+                 : runner ? run_runner(target, qd, seconds, bs, mode == "runner", res)
+                          : run_engine(target, qd, seconds, bs, res);
   if (rc != 0) return rc;
   // CPU time of the whole process (user + system): on a RAM-backed target the I/O is done by
   // the CPU, so I/Os per CPU-second compare the tools even when other work shares the CPU.

@@ -85,7 +85,7 @@ FIO_ARGS="--name=randread --filename=$DEV --ioengine=libaio --direct=1 --rw=rand
 FIO_BATCH="--iodepth_batch_submit=QD --iodepth_batch_complete_min=1 --iodepth_batch_complete_max=QD"
 run() { # contender qd
   case $1 in
-    engine | raw | runner)
+    engine | raw | runner | runner1)
       taskset -c "$CPU" "$WORK/aio_randread" "$DEV" "$2" "$SECS" 4096 "$1" |
         jq -r '"\(.iops) \(.ios / .cpu_s)"' ;;
     fio | fio-batch)
@@ -96,7 +96,7 @@ run() { # contender qd
         jq -r '.jobs[0] | "\(.read.iops) \(.read.total_ios / ((.usr_cpu + .sys_cpu) / 100 * .job_runtime / 1000))"' ;;
   esac
 }
-contenders() { if [[ $1 == 1 ]]; then echo engine runner raw fio; else echo engine runner raw fio fio-batch; fi; }
+contenders() { if [[ $1 == 1 ]]; then echo engine runner raw fio; else echo engine runner runner1 raw fio fio-batch; fi; }
 
 declare -A RES
 for ((r = 1; r <= ROUNDS; r++)); do
@@ -151,9 +151,10 @@ ratios() { # key-engine key-other -> per-round ratios
   echo "  (per round: $(spread engine raw 1))."
   echo "- QD32: engine = $(pc engine fio-batch 32)× fio with batched submission (reference: equal),"
   echo "  $(pc engine fio 32)× fio with its defaults; engine/raw = $(pc engine raw 32) (per round: $(spread engine raw 32))."
-  echo "- The queue test's runner (one request per submit call, as that test must): QD1 $(pc runner fio 1)× fio,"
-  echo "  QD32 $(pc runner fio-batch 32)× batched fio and $(pc runner fio 32)× default fio (per CPU-s);"
-  echo "  runner/engine $(pc runner engine 1) at QD1, $(pc runner engine 32) at QD32."
+  echo "- The queue test's runner (the replacements of one reap in one submit call, as with the none"
+  echo "  scheduler): QD1 $(pc runner fio 1)× fio, QD32 $(pc runner fio-batch 32)× batched fio and $(pc runner fio 32)× default fio"
+  echo "  (per CPU-s); runner/engine $(pc runner engine 1) at QD1, $(pc runner engine 32) at QD32. With one request per"
+  echo "  submit call (runner1, as under another scheduler): QD32 $(pc runner1 fio-batch 32)× batched fio, $(pc runner1 fio 32)× default fio."
   echo "- Why default fio falls so far behind at QD32 here: zram completes each bio synchronously inside"
   echo "  io_submit, and fio's default iodepth_batch_submit=1 issues one io_submit (and one io_getevents)"
   echo "  per I/O at any depth, whereas the engine's loop hands all replacements to one io_submit and"
@@ -162,7 +163,7 @@ ratios() { # key-engine key-other -> per-round ratios
   echo "- *engine*: \`taskset -c $CPU aio_randread $DEV QD $SECS 4096 engine\` (bench/aio_randread.cpp):"
   echo "  ds::io::AioEngine, after each reap of 1..QD completions one submit() of all replacements,"
   echo "  the latency of every I/O into a ds::io::Histogram."
-  echo "- *runner*: \`aio_randread ... runner\`: ds::measure::run_closed_loop (src/tests/runner.cpp), the"
+  echo "- *runner*, *runner1*: \`aio_randread ... runner\` / \`runner1\`: ds::measure::run_closed_loop (src/tests/runner.cpp), the"
   echo "  queue test's I/O path, on the same engine; its records' latencies into the same Histogram."
   echo "- *raw*: the same loop on bare libaio (same clock reads and histogram): the reference."
   echo "- *fio*: \`taskset -c $CPU fio $FIO_ARGS --iodepth=QD\`"

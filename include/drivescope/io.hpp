@@ -35,6 +35,10 @@ struct IoTargetInfo {
   bool virtual_time = false;  // completion stamps are simulated time
   bool writable = false;      // opened for writing (the write guard already passed)
   unsigned max_queue_depth = 1;
+  // The largest request the kernel hands the device as one command (a block device's
+  // max_sectors_kb); a larger one reaches the drive as several commands, which it may serve in
+  // any order. 0: no such limit known.
+  std::uint32_t max_command_bytes = 0;
 };
 
 class IoEngine {

@@ -160,6 +160,7 @@ void measure_arm(Target& t, const AbOptions& o, unsigned round, int arm, AbArmRu
     bo.tests = {test};
     bo.span_bytes = o.span_bytes;
     bo.budget_s = o.budget_s;
+    bo.transfer_rates_only = o.rates_only;
     // A fresh plan for every arm and round: the same random LBAs in both arms would hide
     // the run-to-run spread the interval has to account for.
     bo.seed = o.seed * 1000003ull + round * 2ull + static_cast<unsigned>(arm) + 1;

@@ -28,6 +28,7 @@ struct AbOptions {
   double budget_s = 3;                     // drive time per test, per arm, per round
   std::uint64_t seed = 1;                  // plan seeds derive from it (each arm/round differs)
   std::optional<std::uint64_t> span_bytes;
+  bool rates_only = false;                 // transfer: bench --rates-only
   // Where the state file goes. Unset: state_dir() for real devices; none (in-process only) for
   // simulated drives, whose settings die with the process anyway.
   std::optional<std::filesystem::path> state_dir;

@@ -236,6 +236,7 @@ Expected<Report> run_bench(const BenchRequest& req, const measure::ProgressFn& p
   bo.seed = req.seed;
   bo.stop = req.stop;
   if (req.budget_s) bo.budget_s = *req.budget_s;
+  bo.transfer_rates_only = req.rates_only;
   auto w = window(req, t->io->info());
   if (!w) return w.error();
   bo.span_bytes = w->second;
@@ -261,7 +262,7 @@ Expected<Report> run_bench(const BenchRequest& req, const measure::ProgressFn& p
   r.json["settings"] = {{"tests", bo.tests}, {"seed", bo.seed}, {"budget_s", bo.budget_s},
                         {"write", bo.allow_write},
                         {"span_bytes", bo.span_bytes ? nlohmann::json(*bo.span_bytes) : nlohmann::json()},
-                        {"offset_bytes", w->first}};
+                        {"offset_bytes", w->first}, {"rates_only", bo.transfer_rates_only}};
   const std::string from = w->first ? fmt::format(", from byte {}; positions count from there", w->first) : "";
   r.text = fmt::format("drivescope bench {} ({}{})\n\n", req.target, to_string(t->kind), from) +
            measure::bench_to_text(*res);

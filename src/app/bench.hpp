@@ -22,6 +22,7 @@ struct BenchRequest {
   bool destructive = false;
   std::uint64_t seed = 1;
   std::optional<double> budget_s;   // total drive time
+  bool rates_only = false;          // transfer: no track structure looked for (--rates-only)
   DeviceChoice device;              // -d, --trace (the identity read beside the results)
   // Ctrl-C: once true, the running test's next submit fails (ECANCELED) and no further test
   // starts; the report keeps what was measured and exits kExitInterrupted.

@@ -190,6 +190,10 @@ Expected<ServeSession> serve_start(const ServeRequest& r) {
     s.uri = "nbd+unix:///?socket=" + s.socket;
   }
   args.insert(args.end(), {*plugin, "model=" + *spec, fmt::format("speed={}", r.speed)});
+  // Absolute: nbdkit may change directory.
+  if (!r.log.empty()) args.push_back("log=" + fs::absolute(r.log).string());
+  if (r.realtime) args.push_back("realtime=1");
+  if (r.max_wait_ms) args.push_back(fmt::format("max_wait_ms={}", *r.max_wait_ms));
 
   block_signals(true);
   auto pid = spawn(args);

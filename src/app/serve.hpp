@@ -18,6 +18,9 @@ struct ServeRequest {
   std::optional<unsigned> port;   // TCP port on 127.0.0.1 instead of a socket
   bool read_only = false;
   double speed = 1.0;             // drive seconds per real second
+  std::optional<double> max_wait_ms;  // serve::ServeOptions::max_wait_ms (unset: the plugin's default)
+  bool realtime = false;          // time requests on SCHED_FIFO threads (serve::ServeOptions::realtime)
+  std::string log;                // the request log (every request's real and simulated times), at exit
 };
 
 struct ServeSession {

@@ -41,7 +41,7 @@ Action add_ab(CLI::App& app) {
     double budget = 3;
     std::uint64_t seed = 1;
     std::string span, progress = "auto";
-    bool keep_state = false, json = false, quiet = false;
+    bool keep_state = false, json = false, quiet = false, rates_only = false;
     DeviceFlags dev;
   };
   auto o = std::make_shared<Opts>();
@@ -54,6 +54,7 @@ Action add_ab(CLI::App& app) {
   c->add_option("--budget", o->budget, "drive seconds per test, per arm, per round (default 3)")->check(budget_validator());
   c->add_option("--seed", o->seed, "seed of the test plans (and of a simulated drive's noise)")->transform(seed_validator());
   c->add_option("--span", o->span, "limit to the first SIZE (50GB, 1TiB, 4096 bytes) or PERCENT (10%)");
+  c->add_flag("--rates-only", o->rates_only, "transfer: rates by zone only, no track structure looked for (bench --rates-only)");
   c->add_option("--state-dir", o->state_dir, "where to keep the restore state file (default: $DRIVESCOPE_STATE_DIR, "
                                              "/run/drivescope, ...; simulated drives: none unless given)");
   c->add_flag("--keep-state", o->keep_state, "keep the state file, marked restored, after a clean restore");
@@ -69,6 +70,7 @@ Action add_ab(CLI::App& app) {
     base.seed = o->seed;
     if (!o->state_dir.empty()) base.state_dir = o->state_dir;
     base.keep_state_file = o->keep_state;
+    base.rates_only = o->rates_only;
     base.tests.clear();
     for (std::size_t s = 0; s <= o->tests.size();) {
       auto p = o->tests.find(',', s);

@@ -28,6 +28,9 @@ Action add_bench(CLI::App& app) {
               "allow writes to a real block device (its data is overwritten)");
   c->add_option("--seed", o->req.seed, "seed for random placement (and simulator noise)")->transform(seed_validator());
   c->add_option("--budget", o->budget, "total drive time in seconds (default 120)")->check(budget_validator());
+  c->add_flag("--rates-only", o->req.rates_only,
+              "transfer: rates by zone only, no track structure looked for (a host whose completion times "
+              "do not follow the media: a virtual machine's disk)");
   add_csv_flag(c)->excludes(add_json_flag(c, o->json));
   add_prom_option(c, o->prom);
   add_device_options(c, o->dev);

@@ -1,4 +1,4 @@
-// `drivescope ncq TARGET [--json] [--prom FILE] [--no-measure] [--keep-scheduler] [--budget S] [--max-depth N]`.
+// `drivescope ncq TARGET [--json] [--prom FILE] [--no-measure] [--keep-scheduler] [--one-per-submit] [--budget S] [--max-depth N]`.
 // Ctrl-C / SIGTERM: the first stops the queue test after the current depth and restores the
 // scheduler; a second restores from the state file at once and exits.
 #include <cstdio>
@@ -16,7 +16,7 @@ Action add_ncq(CLI::App& app) {
     double budget = 12;
     unsigned max_depth = 32;
     std::uint64_t seed = 1;
-    bool json = false, no_measure = false, keep_scheduler = false;
+    bool json = false, no_measure = false, keep_scheduler = false, one_per_submit = false;
     DeviceFlags dev;
   };
   auto o = std::make_shared<Opts>();
@@ -28,6 +28,8 @@ Action add_ncq(CLI::App& app) {
   c->add_option("--state-dir", o->state_dir, "where to keep the scheduler's restore state file");
   c->add_flag("--no-measure", o->no_measure, "only the claimed and enabled layers; no I/O");
   c->add_flag("--keep-scheduler", o->keep_scheduler, "measure with the scheduler in effect (do not switch to none)");
+  c->add_flag("--one-per-submit", o->one_per_submit,
+              "one read per submit call even with the none scheduler (for kernels that sort or reverse a batch)");
   add_csv_flag(c)->excludes(add_json_flag(c, o->json));
   add_prom_option(c, o->prom);
   add_device_options(c, o->dev);
@@ -46,6 +48,7 @@ Action add_ncq(CLI::App& app) {
     no.switch_scheduler = !o->keep_scheduler;
     no.queue.budget_s = o->budget;
     no.queue.seed = o->seed;
+    if (o->one_per_submit) no.queue.submit = measure::QueueOptions::Submit::per_request;
     no.queue.depths.clear();
     for (unsigned d = 1; d <= o->max_depth; d *= 2) no.queue.depths.push_back(d);
     if (no.queue.depths.back() != o->max_depth) no.queue.depths.push_back(o->max_depth);

@@ -1,5 +1,6 @@
-// `drivescope serve MODEL [--socket PATH | --port N] [--read-only] [--speed X]`: the simulated
-// drive as a network block device in real time, on nbdkit (src/app/serve.hpp, docs/serve.md).
+// `drivescope serve MODEL [--socket PATH | --port N] [--read-only] [--speed X] [--max-wait MS]
+// [--realtime] [--log FILE]`: the simulated drive as a network block device in real time, on nbdkit (src/app/serve.hpp,
+// docs/serve.md).
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -21,6 +22,12 @@ Action add_serve(CLI::App& app) {
   c->add_flag("--read-only", o->read_only, "refuse writes (default: writes are kept, in memory, and read back)");
   c->add_option("--speed", o->speed, "run the drive's clock X times faster than real time (default 1)")
       ->check(finite_range(0.001, 1e6, "speed"));
+  c->add_option("--max-wait", o->max_wait_ms, "where the model sets no queue.max_wait_ms: the longest a queued "
+                                             "command is passed over, in ms (default 500; 0: plain SPTF)")
+      ->check(finite_range(0, 1e6, "max-wait"));
+  c->add_flag("--realtime", o->realtime, "time requests on SCHED_FIFO threads, so that answers are not late on a "
+                                         "busy host (root or CAP_SYS_NICE; otherwise a warning at exit)");
+  c->add_option("--log", o->log, "at exit, write every request's real and simulated times to this file");
   return [o, c]() -> int {
     if (!c->parsed()) return -1;
     auto s = app::serve_start(*o);

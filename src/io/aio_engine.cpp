@@ -101,6 +101,10 @@ std::optional<Error> block_device_size(int fd, const std::string& path, IoTarget
   info.logical_block_bytes = static_cast<std::uint32_t>(lbs);
   info.physical_block_bytes = std::max<std::uint32_t>(pbs, info.logical_block_bytes);
   info.capacity_bytes = bytes;
+  // BLKSECTGET: the queue's max_sectors (max_sectors_kb), in 512-byte units (block/ioctl.c).
+  unsigned short max_sectors = 0;
+  if (ioctl(fd, BLKSECTGET, &max_sectors) == 0 && max_sectors > 0)
+    info.max_command_bytes = static_cast<std::uint32_t>(max_sectors) * 512u;
   return std::nullopt;
 }
 

@@ -8,6 +8,7 @@
 // simulated completion time comes round in real time, and returns. The simulator is never run
 // ahead of real time: a request arriving later must still find the drive as it is then.
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -19,6 +20,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "drivescope/expected.hpp"
 #include "drivescope/io.hpp"
@@ -27,10 +29,25 @@
 
 namespace ds::serve {
 
+inline constexpr double kDefaultMaxWaitMs = 500;  // a choice: no preset says its firmware's bound
+
 struct ServeOptions {
   double speed = 1.0;  // drive seconds per real second (> 1: faster than life)
   std::optional<std::uint64_t> seed;  // overrides the model's noise.seed
+  // Run the threads that time requests under SCHED_FIFO (priority kRealtimePriority): a thread
+  // woken at a request's simulated completion then runs at once, whatever else the host is doing.
+  // On a loaded 2-core host answers came 0.1-1 ms late on average at normal priority and 20-40 us
+  // under SCHED_FIFO (docs/serve.md). Needs root or CAP_SYS_NICE; without, serving goes on at
+  // normal priority and stats() says why.
+  bool realtime = false;
+  // The longest a queued command may be passed over, for a model that sets no bound of its own
+  // (queue.max_wait_ms; every /1 model and preset): see sim::SimOptions::max_wait_ms_if_unset.
+  // Through QEMU the pieces of a stream's reads arrive out of order now and then, and plain SPTF
+  // then left one waiting 2.7-12.6 s while the stream went on. 0: no bound (plain SPTF).
+  double max_wait_ms = kDefaultMaxWaitMs;
 };
+
+inline constexpr int kRealtimePriority = 2;  // above a client run at priority 1 (tests/vm)
 
 // What serving added on top of the drive: how late (in real time) each request was answered
 // after its simulated completion time (thread wake-up, lock, data copy).
@@ -38,6 +55,19 @@ struct ServeStats {
   std::uint64_t requests = 0;
   double mean_late_us = 0;
   double max_late_us = 0;
+  int realtime_errno = 0;  // why SCHED_FIFO was refused (0: granted, or not asked for)
+};
+
+// One request as the drive served it, for the request log (plugin option log=PATH): when it
+// arrived and when it was answered in real time (CLOCK_MONOTONIC, ns), and when the simulated
+// drive took it and completed it (the drive's clock, ns from the start of serving). Comparing a
+// client's own completion stamps with these tells what the host added, request by request.
+struct ServedRequest {
+  std::int64_t arrived_real_ns = 0, answered_real_ns = 0;
+  std::int64_t submit_drive_ns = 0, complete_drive_ns = 0;
+  std::uint64_t offset = 0;
+  std::uint32_t length = 0;
+  bool write = false;
 };
 
 class RealTimeDrive {
@@ -61,9 +91,13 @@ class RealTimeDrive {
   int flush();
 
   ServeStats stats() const;
+  // Keep a record of every request from now on (at most `max` of them; the rest are counted
+  // only), for the request log. Off by default: serving keeps no history.
+  void keep_log(std::size_t max);
+  std::vector<ServedRequest> log() const;
 
  private:
-  RealTimeDrive(sim::SimTarget t, SparseStore s, double speed);
+  RealTimeDrive(sim::SimTarget t, SparseStore s, const ServeOptions& o);
   using Clock = std::chrono::steady_clock;  // CLOCK_MONOTONIC
   std::int64_t virtual_now() const;
   Clock::time_point real_time_of(std::int64_t virtual_ns) const;
@@ -73,11 +107,15 @@ class RealTimeDrive {
   int timed(std::uint64_t offset, std::uint64_t length, bool write, const std::function<int()>& move_data);
   // With mu_ held: bring the drive up to now and collect what it has completed.
   void catch_up();
-  void account(Clock::time_point due);
+  void account(Clock::time_point due, const ServedRequest& r);
+  // Once per thread when realtime: the calling thread to SCHED_FIFO.
+  void raise_priority();
 
   sim::SimTarget target_;
   SparseStore store_;
   double speed_;
+  bool realtime_;
+  std::atomic<int> realtime_errno_{0};
   Clock::time_point t0_;
   std::int64_t v0_;
 
@@ -87,6 +125,8 @@ class RealTimeDrive {
   std::unordered_map<std::uint64_t, IoCompletion> done_;  // collected, not yet taken by their thread
   std::uint64_t requests_ = 0;
   double late_sum_us_ = 0, late_max_us_ = 0;
+  std::size_t log_max_ = 0;
+  std::vector<ServedRequest> log_;
 };
 
 }  // namespace ds::serve

@@ -42,7 +42,8 @@ Expected<std::shared_ptr<SimDrive>> SimDrive::create(DiskModel model, std::uint6
 }
 
 SimDrive::SimDrive(DiskModel model, std::vector<Mechanics> mechs, std::uint64_t seed)
-    : model_(std::move(model)), mechs_(std::move(mechs)), pos_(mechs_.size()), host_rng_(seed ^ kHostStream) {
+    : model_(std::move(model)), mechs_(std::move(mechs)), held_(mechs_.size()), pos_(mechs_.size()),
+      host_rng_(seed ^ kHostStream) {
   depth_ = model_.queue.protocol == QueueProtocol::none ? 1 : std::max<std::uint32_t>(1, model_.queue.depth);
   // A drive that queues nothing still lets each positioner hold one command: otherwise the
   // ranges could never overlap (MACH.2 SATA drives queue anyway; this only matters to a model
@@ -50,7 +51,6 @@ SimDrive::SimDrive(DiskModel model, std::vector<Mechanics> mechs, std::uint64_t 
   depth_ = std::max<std::uint32_t>(depth_, static_cast<std::uint32_t>(mechs_.size()));
   free_.reserve(kHostDepth);
   for (std::size_t i = kHostDepth; i-- > 0;) free_.push_back(static_cast<std::uint16_t>(i));
-  drive_q_.reserve(kHostDepth);
   delayed_.reserve(kHostDepth);
   faults_ = FaultState(model_.faults);
   if (model_.smr.enabled()) smr_ = ShingledTranslation(model_.smr, model_.logical_sector_bytes, capacity());
@@ -82,12 +82,6 @@ std::size_t SimDrive::busy() const {
   std::size_t n = 0;
   for (const auto& p : pos_) n += p.current >= 0;
   return n;
-}
-
-bool SimDrive::has_work(std::size_t k) const {
-  for (const std::uint16_t s : drive_q_)
-    if (slots_[s].actuator == k) return true;
-  return false;
 }
 
 void SimDrive::set_write_cache(bool on) {
@@ -140,7 +134,6 @@ std::size_t SimDrive::submit(std::span<const IoRequest> reqs, bool writable) {
     Slot& s = slots_[slot];
     s.req = r;
     s.submit_ns = now_;
-    s.view = {};
     int err = 0;
     if (r.length_bytes == 0 || r.offset_bytes % bs || r.length_bytes % bs) err = EINVAL;
     else if (r.offset_bytes >= cap_bytes || r.length_bytes > cap_bytes - r.offset_bytes) err = EINVAL;
@@ -161,50 +154,32 @@ std::size_t SimDrive::submit(std::span<const IoRequest> reqs, bool writable) {
 }
 
 void SimDrive::refill() {
-  while (host_count_ > 0 && drive_q_.size() + busy() < depth_) {
-    slots_[host_[host_head_]].access.arrival_ns = now_;
-    drive_q_.push_back(host_[host_head_]);
+  const bool scored = model_.queue.policy == QueuePolicy::sptf;
+  while (host_count_ > 0 && held_count_ + busy() < depth_) {
+    const std::uint16_t slot = host_[host_head_];
+    Slot& s = slots_[slot];
+    s.access.arrival_ns = now_;
+    held_[s.actuator].push(s.access, slot, scored ? &mechs_[s.actuator].cache() : nullptr);
+    ++held_count_;
     host_head_ = (host_head_ + 1) % kHostDepth;
     --host_count_;
   }
 }
 
-std::size_t SimDrive::pick_sptf(std::size_t k) {
-  // drive_q_ is in arrival order: the oldest first. Only range k's commands are weighed.
-  std::size_t first = 0;
-  while (slots_[drive_q_[first]].actuator != k) ++first;
+std::uint16_t SimDrive::pick_sptf(std::size_t k) {
+  const CommandQueue& q = held_[k];
   const auto max_wait = static_cast<std::int64_t>(std::llround(model_.queue.max_wait_ms * 1e6));
-  if (max_wait > 0 && now_ - slots_[drive_q_[first]].access.arrival_ns >= max_wait) return first;
-  const std::size_t window = model_.queue.window ? model_.queue.window : drive_q_.size();
-  const Mechanics& mech = mechs_[k];
-  const Mechanics::SptfDecision d = mech.sptf_decision(now_);
-  std::int64_t best = std::numeric_limits<std::int64_t>::max();
-  std::size_t pick = first;
-  for (std::size_t i = first, seen = 0; i < drive_q_.size() && seen < window; ++i) {
-    Slot& s = slots_[drive_q_[i]];
-    if (s.actuator != k) continue;
-    ++seen;
-    const std::int64_t e = mech.positioning_estimate(d, s.access, s.view, best);
-    if (e < best) {  // ties: the oldest
-      best = e;
-      pick = i;
-    }
-  }
-  return pick;
+  if (max_wait > 0 && now_ - q.access(q.at(0)).arrival_ns >= max_wait) return q.at(0);
+  return mechs_[k].sptf_pick(now_, held_[k], model_.queue.window);
 }
 
 void SimDrive::dispatch(std::size_t k) {
-  std::size_t pick = 0;
-  std::size_t mine = 0;  // range k's commands waiting
-  for (const std::uint16_t s : drive_q_) mine += slots_[s].actuator == k;
-  if (model_.queue.policy == QueuePolicy::sptf && mine > 1) {
-    pick = pick_sptf(k);
-  } else {
-    while (slots_[drive_q_[pick]].actuator != k) ++pick;
-  }
+  const bool sptf = model_.queue.policy == QueuePolicy::sptf && held_[k].size() > 1;
+  const std::uint16_t slot = sptf ? pick_sptf(k) : held_[k].at(0);  // else the oldest
+  held_[k].take(slot);
+  --held_count_;
   Positioner& p = pos_[k];
-  p.current = drive_q_[pick];
-  drive_q_.erase(drive_q_.begin() + static_cast<std::ptrdiff_t>(pick));
+  p.current = slot;
   if (smr_.enabled()) p.done = smr_serve(k, slots_[p.current].access);
   else p.done = mechs_[k].serve(slots_[p.current].access, now_);
 }
@@ -238,7 +213,7 @@ void SimDrive::finish(std::size_t k) {
   if (delay > 0) delayed_.push_back({slot, done + delay, result});
   else push_ready(slot, done, result);
   refill();
-  if (smr_.enabled() && drive_q_.empty() && busy() == 0) {
+  if (smr_.enabled() && held_count_ == 0 && busy() == 0) {
     idle_ = true;
     idle_since_ = done;
   }
@@ -250,7 +225,7 @@ void SimDrive::run(std::int64_t limit, std::size_t want) {
   constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
   while (ready_count_ < want) {
     if (faults_.stopped(now_)) return;
-    for (std::size_t k = 0; k < pos_.size() && !drive_q_.empty(); ++k)
+    for (std::size_t k = 0; k < pos_.size() && held_count_ > 0; ++k)
       if (pos_[k].current < 0 && has_work(k)) dispatch(k);
     // The next event: a positioner finishing its command (the lowest range first on a tie), or
     // the host seeing an earlier one.

@@ -40,6 +40,7 @@
 #include "sim/mechanics.hpp"
 #include "sim/model.hpp"
 #include "sim/smr.hpp"
+#include "sim/sptf.hpp"
 #include "sim/zoned.hpp"
 
 namespace ds::sim {
@@ -113,7 +114,6 @@ class SimDrive {
     IoRequest req;
     std::int64_t submit_ns = 0;
     Access access;
-    CacheView view;  // what the SPTF scorer last saw of the cache for it
     std::uint8_t actuator = 0;  // the positioner whose range holds its first LBA
   };
   // One positioner: the command it serves (slot, -1: idle) and when it is done.
@@ -124,12 +124,12 @@ class SimDrive {
   std::uint8_t actuator_of(std::uint64_t lba) const;
   std::int64_t flush_all();
   std::size_t busy() const;  // positioners serving a command
-  bool has_work(std::size_t k) const;  // a command of range k waits in the drive
+  bool has_work(std::size_t k) const { return !held_[k].empty(); }  // a command of range k waits in the drive
   void push_ready(std::uint16_t slot, std::int64_t done, std::int32_t result);
   void refill();
   void dispatch(std::size_t k);
-  // Index into drive_q_ of positioner k's next command by SPTF (updates the cache views).
-  std::size_t pick_sptf(std::size_t k);
+  // The slot of positioner k's next command by SPTF.
+  std::uint16_t pick_sptf(std::size_t k);
   // Positioner k finished its command: hand it to the host (now or later).
   void finish(std::size_t k);
   std::int64_t host_delay_ns();  // what the host adds to one completion
@@ -148,7 +148,9 @@ class SimDrive {
   std::vector<std::uint16_t> free_;          // free slot indices (stack)
   std::array<std::uint16_t, kHostDepth> host_{};  // host FIFO ring
   std::size_t host_head_ = 0, host_count_ = 0;
-  std::vector<std::uint16_t> drive_q_;       // in the drive, waiting for the mechanism
+  // In the drive, waiting for the mechanism: per positioner, in arrival order; held_count_ in all.
+  std::vector<CommandQueue> held_;
+  std::size_t held_count_ = 0;
   std::vector<Positioner> pos_;              // one per mechs_
   std::array<IoCompletion, kHostDepth> ready_{};
   std::size_t ready_head_ = 0, ready_count_ = 0;

@@ -89,6 +89,13 @@ std::uint64_t first_not(std::uint64_t lo, std::uint64_t hi, double est, Done don
 // fits 64 bits, else to within a long double's rounding.
 template <bool Ceil, class Units>
 std::int64_t Layout::to_ns(const ZoneMap& z, Units units) const {
+  if (z.cls_spt.size() == 1) {
+    // One class (every /1 zone): floor (or ceil) of units·rot/spt, without the fraction's sum.
+    const u128 x = static_cast<u128>(units(0)) * static_cast<std::uint64_t>(rot_ns_);
+    std::uint64_t r = 0;
+    const u128 q = x >> 64 == 0 ? z.spt0.div(static_cast<std::uint64_t>(x), &r) : divmod(x, z.cls_spt[0], &r);
+    return static_cast<std::int64_t>(q) + (Ceil && r != 0 ? 1 : 0);
+  }
   u128 q = 0, frac = 0;
   long double approx = 0;
   for (std::size_t c = 0; c < z.cls_spt.size(); ++c) {
@@ -142,11 +149,13 @@ Expected<Layout::ZoneMap> Layout::map_zone(const DiskModel& m, std::size_t i, st
                       : m.cylinder_skew_sectors ? *m.cylinder_skew_sectors
                                                 : cover(std::max(seek1_worst_ns, head_switch_ns), sector_ns);
     g.surface.push_back(s);
+    z.user.emplace_back(s.user);
     auto it = std::find(z.cls_spt.begin(), z.cls_spt.end(), s.spt);
     z.cls.push_back(static_cast<std::uint32_t>(it - z.cls_spt.begin()));
     if (it == z.cls_spt.end()) z.cls_spt.push_back(s.spt);
   }
   z.lcm = lcm_or_0(z.cls_spt);
+  z.spt0 = Divider(z.cls_spt[0]);
   g.spt = g.surface[0].spt;
   g.track_skew = g.surface[0].track_skew;
   g.cylinder_skew = g.surface[0].cylinder_skew;
@@ -167,6 +176,7 @@ Expected<Layout::ZoneMap> Layout::map_zone(const DiskModel& m, std::size_t i, st
       r.ppre[h + 1] = r.ppre[h] + std::uint64_t{w} * g.surface[h].spt;
     }
     r.user_per_band = r.upre[heads_];
+    r.per_band = Divider(r.user_per_band);
     r.phys_per_band = r.ppre[heads_];
     // From a band's last track to the next band's first (a narrower band after it changes
     // out_move, set once the next run or zone is known).
@@ -186,6 +196,7 @@ Expected<Layout> Layout::build(const DiskModel& m, std::int64_t head_switch_ns, 
   Layout l;
   l.heads_ = m.surfaces;
   l.rot_ns_ = std::llround(60e9 / m.rpm);
+  l.rot_div_ = Divider(static_cast<std::uint64_t>(l.rot_ns_));
   std::uint32_t cyl = 0;
   std::uint64_t users = 0, phys = 0;
   for (std::size_t i = 0; i < m.zones.size(); ++i) {
@@ -201,6 +212,7 @@ Expected<Layout> Layout::build(const DiskModel& m, std::int64_t head_switch_ns, 
     l.zone_first_user_.push_back(z->first_user);
     l.zi_.push_back(std::move(*z));
   }
+  l.build_zone_hint();
   // Moves between runs and zones: from a run's last track to the next one's first.
   for (std::size_t i = 0; i < l.zi_.size(); ++i) {
     auto& runs = l.zi_[i].runs;
@@ -231,6 +243,7 @@ Expected<Layout> Layout::build(const DiskModel& m, std::int64_t head_switch_ns, 
   l.zi_.resize(kept);
   l.zone_first_user_.resize(kept);
   l.cylinders_ = l.zones_.back().first_cyl + l.zones_.back().cylinders;
+  l.build_zone_hint();  // for the zones kept
   l.set_switch_times(head_switch_ns, std::max(seek1_worst_ns, head_switch_ns));
   return l;
 }
@@ -296,10 +309,12 @@ void Layout::time_zone(std::size_t zi, std::int64_t head_switch_ns, std::int64_t
   const std::size_t nc = z.cls_spt.size();
   std::vector<std::uint64_t> teff(heads_);
   z.step.assign(heads_, 0);
+  z.steps.assign(heads_, Divider());
   for (std::uint32_t h = 0; h < heads_; ++h) {
     const SurfaceGeometry& s = g.surface[h];
     teff[h] = effective(s.track_skew, s.spt, head_switch_ns, rot_ns_);
     z.step[h] = s.spt + effective(s.cylinder_skew, s.spt, cylinder_switch_ns, rot_ns_);
+    z.steps[h] = Divider(z.step[h]);
   }
   auto ns_of = [&](const std::vector<std::uint64_t>& v) {
     double ns = 0;
@@ -328,6 +343,7 @@ void Layout::time_zone(std::size_t zi, std::int64_t head_switch_ns, std::int64_t
       r.start[z.cls[0]] += effective(s0.cylinder_skew, s0.spt, move(p.out_move), rot_ns_);
     }
     r.band_ns = ns_of(r.band);
+    r.band_units = Divider(r.band[0]);
     r.start_ns = ns_of(r.start);
   }
   g.band_ns = z.runs[0].band_ns;
@@ -350,21 +366,39 @@ std::uint64_t Layout::lba_of_user(std::uint64_t u) const {
   return u - static_cast<std::uint64_t>(std::lower_bound(slipped_.begin(), slipped_.end(), u) - slipped_.begin());
 }
 
+void Layout::build_zone_hint() {
+  // Buckets of non-spare indexes no wider than the narrowest zone, about four per zone.
+  const std::uint64_t all = zi_.back().first_user + zi_.back().users;
+  std::uint64_t narrowest = all;
+  for (const ZoneMap& z : zi_) narrowest = std::min(narrowest, std::max<std::uint64_t>(1, z.users));
+  hint_shift_ = 0;
+  while ((std::uint64_t{2} << hint_shift_) <= narrowest && (all >> hint_shift_) > 4 * zi_.size()) ++hint_shift_;
+  zone_hint_.assign((all >> hint_shift_) + 1, 0);
+  for (std::size_t b = 0, zi = 0; b < zone_hint_.size(); ++b) {
+    while (zi + 1 < zi_.size() && zone_first_user_[zi + 1] <= (std::uint64_t{b} << hint_shift_)) ++zi;
+    zone_hint_[b] = static_cast<std::uint32_t>(zi);
+  }
+}
+
+std::uint32_t Layout::zone_of_user(std::uint64_t u) const {
+  const std::size_t b = std::min<std::size_t>(u >> hint_shift_, zone_hint_.size() - 1);
+  std::uint32_t z = zone_hint_[b];
+  // (over a flat copy of the zones' first_user: the ZoneMaps are large and far apart)
+  while (z + 1 < zone_first_user_.size() && zone_first_user_[z + 1] <= u) ++z;
+  return z;
+}
+
 Layout::Pos Layout::pos_of_user(std::uint64_t u) const {
   Pos p;
-  // (over a flat copy of the zones' first_user: the ZoneMaps are large and far apart)
-  p.zone = static_cast<std::uint32_t>(
-      std::upper_bound(zone_first_user_.begin(), zone_first_user_.end(), u) - zone_first_user_.begin() - 1);
+  p.zone = zone_of_user(u);
   const auto zit = zi_.begin() + p.zone;
   const std::uint64_t rel = u - zit->first_user;
   while (p.run + 1 < zit->runs.size() && zit->runs[p.run + 1].first_user <= rel) ++p.run;
   const Run& r = zit->runs[p.run];
-  p.band = (rel - r.first_user) / r.user_per_band;
-  const std::uint64_t x = (rel - r.first_user) % r.user_per_band;
+  std::uint64_t x = 0;
+  p.band = r.per_band.div(rel - r.first_user, &x);
   while (p.head + 1 < heads_ && r.upre[p.head + 1] <= x) ++p.head;
-  const std::uint32_t user = zones_[p.zone].surface[p.head].user;
-  p.track = (x - r.upre[p.head]) / user;
-  p.sector = (x - r.upre[p.head]) % user;
+  p.track = zit->user[p.head].div(x - r.upre[p.head], &p.sector);
   return p;
 }
 
@@ -402,6 +436,32 @@ Chs Layout::locate(std::uint64_t lba, std::int64_t* s) const {
   return chs_of(p);
 }
 
+Chs Layout::locate(std::uint64_t lba, std::uint64_t* track_first, std::uint64_t* track_end) const {
+  if (lba >= capacity_) lba = capacity_ - 1;
+  const std::uint64_t u = user_of_lba(lba);
+  const Pos p = pos_of_user(u);
+  const std::uint64_t first = u - p.sector;  // the track's first non-spare index
+  *track_first = lba_of_user(first);
+  *track_end = std::min(lba_of_user(first + zones_[p.zone].surface[p.head].user), capacity_);
+  return chs_of(p);
+}
+
+std::int64_t Layout::end_ns(std::uint64_t end, Chs* last) const {
+  const std::uint64_t u = user_of_lba(end - 1);
+  Pos p = pos_of_user(u);
+  *last = chs_of(p);
+  const std::uint64_t first = u - p.sector;
+  if (end < capacity_) {
+    // `end` on the same track: its non-spare index among the track's (they are consecutive).
+    const std::uint64_t u_end = user_of_lba(end);
+    if (u_end - first < zones_[p.zone].surface[p.head].user) {
+      p.sector = u_end - first;
+      return zones_[p.zone].s0_ns + rel_ns(zi_[p.zone], p);
+    }
+  }
+  return zones_[p.zone].s0_ns + rel_ns(zi_[p.zone], p) + std::llround(sector_ns(p.zone, p.head));
+}
+
 std::uint64_t Layout::physical_of(std::uint64_t lba) const {
   const Pos p = pos_of_user(user_of_lba(std::min(lba, capacity_ - 1)));
   const ZoneMap& z = zi_[p.zone];
@@ -419,23 +479,53 @@ std::int64_t Layout::stream_ns(std::uint64_t lba) const {
   return zones_[p.zone].s0_ns + rel_ns(zi_[p.zone], p);
 }
 
-std::uint64_t Layout::lba_at_stream_ns(std::int64_t s) const {
+std::uint64_t Layout::lba_at_stream_ns(std::int64_t s, bool closed_form) const {
   if (s <= 0) return 0;
   auto it = std::upper_bound(zones_.begin(), zones_.end(), s,
                              [](std::int64_t x, const ZoneGeometry& g) { return x < g.s0_ns; });
   const auto zi = static_cast<std::uint32_t>((it - zones_.begin()) - 1);
-  return std::min(lba_of_user(user_at(zi, s - zones_[zi].s0_ns)), capacity_);
+  return std::min(lba_of_user(user_at(zi, s - zones_[zi].s0_ns, closed_form)), capacity_);
+}
+
+// With one sectors-per-track value in the zone every stream time is a whole number of units of
+// rot/spt ns, and "u units have passed by rel" (ceil(u·rot/spt) <= rel) is u <= floor(rel·spt/rot):
+// each of user_at's searches (the first band, surface, track and sector not over by rel) is then
+// a division or a short loop over the surfaces, with the same answers.
+std::uint64_t Layout::user_at_one_class(const ZoneMap& z, const ZoneGeometry& g, const Run& r,
+                                        std::int64_t rel) const {
+  std::uint64_t rest = 0;
+  const u128 x = static_cast<u128>(rel) * z.cls_spt[0];
+  const auto m = static_cast<std::uint64_t>(x >> 64 == 0 ? rot_div_.div(static_cast<std::uint64_t>(x), &rest)
+                                                          : divmod(x, static_cast<std::uint64_t>(rot_ns_), &rest));
+  // The first k in [0, hi] with base + k·step > m (hi when every k below hi has base + k·step <= m).
+  auto first_past = [m](std::uint64_t base, const Divider& step, std::uint64_t hi) -> std::uint64_t {
+    if (base > m) return 0;
+    std::uint64_t r = 0;
+    return std::min(hi, step.div(m - base, &r) + 1);
+  };
+  const std::uint64_t b = first_past(r.start[0] + r.fill[0], r.band_units, r.bands);
+  if (b == r.bands) return z.first_user + r.first_user + r.bands * r.user_per_band;
+  const std::uint64_t band0 = r.start[0] + b * r.band[0];
+  std::uint32_t h = 0;  // the first surface whose pass is not over (the last one if all others are)
+  while (h + 1 < heads_ && band0 + r.pre[h] + (r.width - 1) * z.step[h] + g.surface[h].spt <= m) ++h;
+  const SurfaceGeometry& s = g.surface[h];
+  const std::uint64_t pass0 = band0 + r.pre[h];
+  const std::uint64_t t = first_past(pass0 + s.spt, z.steps[h], r.width - 1);
+  const std::uint64_t j = first_past(pass0 + t * z.step[h] + 1, Divider(1), s.spt - 1);
+  const std::uint64_t track_user = z.first_user + r.first_user + b * r.user_per_band + r.upre[h] + t * s.user;
+  return track_user + std::min<std::uint64_t>(j, s.user);
 }
 
 // The first non-spare sector of zone zi whose end (floor, ns from the zone's s0) is after rel:
 // the band, then the surface's pass, the track and the sector, each the first that ends after rel.
-std::uint64_t Layout::user_at(std::uint32_t zi, std::int64_t rel) const {
+std::uint64_t Layout::user_at(std::uint32_t zi, std::int64_t rel, bool closed_form) const {
   const ZoneMap& z = zi_[zi];
   const ZoneGeometry& g = zones_[zi];
   const std::size_t nc = z.cls_spt.size();
   std::size_t ri = z.runs.size() - 1;
   while (ri > 0 && floor_ns(z, [&](std::size_t c) { return z.runs[ri].start[c]; }) > rel) --ri;
   const Run& r = z.runs[ri];
+  if (nc == 1 && closed_form) return user_at_one_class(z, g, r, rel);
   const double relf = static_cast<double>(rel);
   // Stream units to the start of (band b, surface h, track t) + `units` more on that surface.
   auto at = [&](std::uint64_t b, std::uint32_t h, std::uint64_t units) {

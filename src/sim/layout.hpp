@@ -73,6 +73,35 @@ struct ZoneGeometry {
   std::int64_t s0_ns = 0;  // S of the zone's first physical sector
 };
 
+// x / d and x % d for a divisor fixed when the layout is built, by a multiplication instead of
+// a division instruction (which costs tens of cycles, several times per access): the quotient
+// from the reciprocal m = floor(2^64 / d) is x / d or one less for any 64-bit x, and one
+// correction makes it exact.
+class Divider {
+ public:
+  Divider() = default;
+  explicit Divider(std::uint64_t d)
+      : d_(d), m_(d > 1 ? static_cast<std::uint64_t>((static_cast<unsigned __int128>(1) << 64) / d) : 0) {}
+  std::uint64_t divisor() const { return d_; }
+  std::uint64_t div(std::uint64_t x, std::uint64_t* rest) const {
+    if (d_ <= 1) {
+      *rest = 0;
+      return x;
+    }
+    auto q = static_cast<std::uint64_t>((static_cast<unsigned __int128>(x) * m_) >> 64);
+    std::uint64_t r = x - q * d_;
+    if (r >= d_) {
+      ++q;
+      r -= d_;
+    }
+    *rest = r;
+    return q;
+  }
+
+ private:
+  std::uint64_t d_ = 1, m_ = 0;
+};
+
 class Layout {
  public:
   // seek1_worst_ns: the slowest 1-cylinder seek the drive may do (quietest AAM level, jitter),
@@ -96,6 +125,14 @@ class Layout {
   Chs locate(std::uint64_t lba) const;
   // locate(lba), and stream_ns(lba) into *s: the two at the cost of one.
   Chs locate(std::uint64_t lba, std::int64_t* s) const;
+  // locate(lba), and the LBAs of its track, [*track_first, *track_end) (a track's LBAs are
+  // consecutive: spares and slipped sectors hold none).
+  Chs locate(std::uint64_t lba, std::uint64_t* track_first, std::uint64_t* track_end) const;
+  // When a head reading on without a break has passed the sector before `end` (1 <= end <=
+  // capacity): S(end) when `end` is on the same track, else S(end − 1) plus that sector's time,
+  // rounded (a read ending with its track does not wait for the skew, nor a revolution lost to
+  // the switch). *last: where the sector before `end` lies.
+  std::int64_t end_ns(std::uint64_t end, Chs* last) const;
   // S(lba) (see above); lba may equal capacity (the end of the last sector).
   std::int64_t stream_ns(std::uint64_t lba) const;
   // The LBA a streaming head is over (or about to read) at stream time s: the first LBA whose
@@ -103,7 +140,9 @@ class Layout {
   // lba_at_stream_ns(stream_ns(l) + 1) == l, and lba_at_stream_ns(stream_ns(l)) == l unless the
   // exact start of l lies inside the ns stream_ns rounds it down to (then l − 1 is still being
   // read: the same rule as the /1 code, kept for bit-identical /1 timing).
-  std::uint64_t lba_at_stream_ns(std::int64_t s) const;
+  // closed_form = false: by the general search even where a zone allows the closed form (for
+  // tests, which check that both agree).
+  std::uint64_t lba_at_stream_ns(std::int64_t s, bool closed_form = true) const;
   // Media time of one sector in zone z, on surface 0 / on a given surface.
   double sector_ns(std::uint32_t z) const { return sector_ns(z, 0); }
   double sector_ns(std::uint32_t z, std::uint32_t head) const {
@@ -130,6 +169,8 @@ class Layout {
     std::vector<std::uint64_t> fill;   // one band up to the end of its last sector
     std::vector<std::uint64_t> pre;    // [h·classes + c]: band start to surface h's first track
     double band_ns = 0, start_ns = 0;
+    Divider per_band;    // user_per_band
+    Divider band_units;  // band[0], for a zone of one class (user_at_one_class)
   };
   struct ZoneMap {
     std::vector<std::uint64_t> cls_spt;  // distinct sectors-per-track values
@@ -139,6 +180,9 @@ class Layout {
     std::vector<Run> runs;
     std::uint64_t first_user = 0, users = 0;  // non-spare indexes
     std::uint64_t first_phys = 0, phys = 0;
+    std::vector<Divider> user;   // per surface: its user sectors per track
+    std::vector<Divider> steps;  // per surface: step, for a zone of one class
+    Divider spt0;                // cls_spt[0]
   };
   // Where a non-spare sector sits.
   struct Pos {
@@ -163,13 +207,21 @@ class Layout {
   std::int64_t floor_ns(const ZoneMap& z, Units units) const { return to_ns<false>(z, units); }
   template <class Units>
   std::int64_t ceil_ns(const ZoneMap& z, Units units) const { return to_ns<true>(z, units); }
-  std::uint64_t user_at(std::uint32_t zi, std::int64_t rel) const;
+  std::uint64_t user_at(std::uint32_t zi, std::int64_t rel, bool closed_form) const;
+  std::uint64_t user_at_one_class(const ZoneMap& z, const ZoneGeometry& g, const Run& r, std::int64_t rel) const;
   void time_zone(std::size_t zi, std::int64_t head_switch_ns, std::int64_t cylinder_switch_ns,
                  const std::function<std::int64_t(std::uint32_t)>& move);
 
   std::vector<ZoneGeometry> zones_;
   std::vector<ZoneMap> zi_;                 // parallel to zones_
   std::vector<std::uint64_t> zone_first_user_;  // zi_[i].first_user, to search
+  // The zone holding non-spare index u is zone_hint_[u >> hint_shift_] or one of the next few:
+  // a table instead of a binary search over the zones (which mispredicts at every step).
+  std::vector<std::uint32_t> zone_hint_;
+  std::uint32_t hint_shift_ = 0;
+  std::uint32_t zone_of_user(std::uint64_t u) const;
+  void build_zone_hint();
+  Divider rot_div_;  // rot_ns_
   std::vector<std::uint64_t> slipped_;   // non-spare indexes, sorted
   std::vector<std::uint64_t> slip_key_;  // slipped_[i] − i (non-decreasing)
   std::uint64_t capacity_ = 0;

@@ -8,10 +8,6 @@ namespace ds::sim {
 
 namespace {
 std::int64_t ms_to_ns(double ms) { return static_cast<std::int64_t>(std::llround(ms * 1e6)); }
-std::int64_t pos_mod(std::int64_t v, std::int64_t m) {
-  const std::int64_t r = v % m;
-  return r < 0 ? r + m : r;
-}
 // Format /2 seek jitter is a normal draw: the SPTF planner allows this many standard deviations
 // (a plan then misses its sector on about 2 % of the seeks, each costing a revolution).
 constexpr double kPlanJitterSd = 2.0;
@@ -56,6 +52,8 @@ void Mechanics::set_aam_scales(double seek_scale, double rate_scale, std::int64_
   pos_memo_.valid = false;  // positions are about to follow other switch times
   seek_fp_ = std::llround(seek_scale * (1 << kFpShift));
   seek_floor_.clear();  // the seeks change with the scale
+  switch_table_.clear();
+  planned_table_.clear();
   // The rate scale r < 1 is a longer switch, never a longer sector: at a quiet level the head
   // settles slower after a track or cylinder switch, and a share of the switches overrun their
   // skew and wait one more revolution. The share is set so that a stretch whose clean stream
@@ -68,33 +66,16 @@ void Mechanics::set_aam_scales(double seek_scale, double rate_scale, std::int64_
                            [this](std::uint32_t d) { return std::max(seek_ns(d), head_switch_ns_); });
 }
 
-namespace {
-bool same_track(const Chs& a, const Chs& b) { return a.cyl == b.cyl && a.head == b.head; }
-}  // namespace
-
 std::uint64_t Mechanics::track_first_lba(std::uint64_t lba) const {
-  const Chs c = layout_.locate(lba);
-  // The track's first LBA lies at most its physical sector count back: binary search for the
-  // first LBA of [lba − sector, lba] still on this track.
-  std::uint64_t lo = lba >= c.sector ? lba - c.sector : 0, hi = lba;
-  while (lo < hi) {
-    const std::uint64_t mid = lo + (hi - lo) / 2;
-    if (same_track(layout_.locate(mid), c)) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
+  std::uint64_t first = 0, end = 0;
+  layout_.locate(lba, &first, &end);
+  return first;
 }
 
 std::uint64_t Mechanics::track_end_lba(std::uint64_t lba) const {
-  const Chs c = layout_.locate(lba);
-  const std::uint32_t spt = layout_.zones()[c.zone].surface[c.head].spt;
-  std::uint64_t lo = lba + 1, hi = std::min<std::uint64_t>(layout_.capacity(), lba + (spt - c.sector));
-  while (lo < hi) {  // the first LBA after lba that is on another track (or the capacity)
-    const std::uint64_t mid = lo + (hi - lo) / 2;
-    if (same_track(layout_.locate(mid), c)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  std::uint64_t first = 0, end = 0;
+  layout_.locate(lba, &first, &end);
+  return end;
 }
 
 std::int64_t Mechanics::lost_revs(std::uint64_t lba) const {
@@ -105,18 +86,17 @@ std::int64_t Mechanics::lost_revs(std::uint64_t lba) const {
 }
 
 std::int64_t Mechanics::end_s(std::uint64_t end) const {
-  // S(end) itself, unless end starts another track: then S(end) lies after the skew (and any
-  // revolution lost to the switch), which a read ending with the track does not wait for.
-  const Chs last = layout_.locate(end - 1);
-  if (end < layout_.capacity()) {
-    std::int64_t s_end = 0;
-    if (same_track(layout_.locate(end, &s_end), last)) return s_end;
-  }
-  return layout_.stream_ns(end - 1) + std::llround(layout_.sector_ns(last.zone, last.head));
+  Chs last;
+  return layout_.end_ns(end, &last);
+}
+
+std::int64_t Mechanics::media_ns(std::uint64_t from, std::uint64_t end, std::int64_t s_from, Chs* last) const {
+  return layout_.end_ns(end, last) - s_from + rot_ns_ * (lost_revs(end - 1) - lost_revs(from));
 }
 
 std::int64_t Mechanics::media_ns(std::uint64_t from, std::uint64_t end) const {
-  return end_s(end) - layout_.stream_ns(from) + rot_ns_ * (lost_revs(end - 1) - lost_revs(from));
+  Chs last;
+  return media_ns(from, end, layout_.stream_ns(from), &last);
 }
 
 std::int64_t Mechanics::interface_ns(std::uint64_t bytes) const {
@@ -147,6 +127,7 @@ Access Mechanics::make_access(std::uint64_t lba, std::uint32_t sectors, bool wri
 std::int64_t Mechanics::switch_ns(HeadPos from, const Chs& to) const {
   const std::uint32_t d = from.cyl > to.cyl ? from.cyl - to.cyl : to.cyl - from.cyl;
   if (d == 0) return from.head == to.head ? 0 : head_switch_ns_;
+  if (d < switch_table_.size()) return switch_table_[d];
   return std::max(seek_ns(d), head_switch_ns_);
 }
 
@@ -296,8 +277,14 @@ void Mechanics::pause_stream(std::int64_t t, std::int64_t extra) {
 HeadPos Mechanics::head_at(std::int64_t t) const {
   if (!stream_.active) return head_;
   const std::uint64_t pos = stream_pos(t);
-  const Chs c = layout_.locate(pos > stream_.lba0 ? pos - 1 : pos);
-  return {c.cyl, c.head};
+  const std::uint64_t lba = pos > stream_.lba0 ? pos - 1 : pos;
+  // A stream stays on one track for hundreds of sectors: the last track looked up is kept.
+  TrackMemo& m = track_memo_;
+  if (lba < m.first || lba >= m.end) {
+    const Chs c = layout_.locate(lba, &m.first, &m.end);
+    m.at = {c.cyl, c.head};
+  }
+  return m.at;
 }
 
 void Mechanics::stop_stream(std::int64_t t) {
@@ -315,11 +302,11 @@ std::uint64_t Mechanics::ahead_limit(std::uint64_t end) const {
   return std::min(layout_.capacity(), end + model_.cache.read_ahead_sectors);
 }
 
-void Mechanics::start_stream(int seg, std::uint64_t from, std::uint64_t end, std::int64_t t0) {
+void Mechanics::start_stream(int seg, std::uint64_t from, std::int64_t s_from, std::uint64_t end, std::int64_t t0) {
   stream_.active = true;
   stream_.seg = seg;
   stream_.lba0 = from;
-  stream_.s0 = layout_.stream_ns(from);
+  stream_.s0 = s_from;
   stream_.l0 = lost_revs(from);
   stream_.t0 = t0;
   stream_.limit = ahead_limit(end);
@@ -342,7 +329,7 @@ Mechanics::ZeroLatency Mechanics::zero_latency(const Access& a, const Chs& to, s
   if (end > z.track_end) return z;
   // The head reads from the next sector boundary on (sector h), round the track.
   const double sector = static_cast<double>(rot_ns_) / n;
-  const double offset = static_cast<double>(pos_mod(arrive - layout_.stream_ns(first), rot_ns_));
+  const double offset = static_cast<double>(rot_mod(arrive - layout_.stream_ns(first)));
   auto h = static_cast<std::uint64_t>(std::ceil(offset / sector - 1e-9));
   if (h >= n) h = 0;
   const std::uint64_t i0 = to.sector, i1 = layout_.locate(end - 1).sector;
@@ -375,15 +362,15 @@ std::int64_t Mechanics::media_access(const Access& a, std::uint64_t from, std::i
   const Chs to = from == a.lba ? a.chs : layout_.locate(from);
   const std::int64_t s_from = from == a.lba ? a.s_ns : layout_.stream_ns(from);
   const std::int64_t arrive = t_mech + move_ns(head_, to, a.write);
-  const std::int64_t start = arrive + pos_mod(s_from - arrive, rot_ns_);
+  const std::int64_t start = arrive + rot_mod(s_from - arrive);
   const std::int64_t extra = defect_extra(from, end) + (a.write ? 0 : remap_extra(from, end));
   *data_start = start + extra;
-  std::int64_t done = *data_start + media_ns(from, end) + (rmw ? rot_ns_ : 0);
+  Chs last;
+  std::int64_t done = *data_start + media_ns(from, end, s_from, &last) + (rmw ? rot_ns_ : 0);
   if (zl) {
     *zl = zero_latency(a, to, arrive);
     if (zl->whole_track) done = zl->done + extra;
   }
-  const Chs last = layout_.locate(end - 1);
   head_ = {last.cyl, last.head};
   mech_free_ = done;
   return done;
@@ -526,11 +513,11 @@ std::int64_t Mechanics::serve_decoded(const Access& a, std::int64_t t) {
     std::int64_t t_next = done;
     if (zl.track_end < layout_.capacity()) {
       const std::int64_t ready = done + switch_ns(head_, layout_.locate(zl.track_end));
-      t_next = ready + pos_mod(layout_.stream_ns(zl.track_end) - ready, rot_ns_);
+      t_next = ready + rot_mod(layout_.stream_ns(zl.track_end) - ready);
     }
-    start_stream(seg, zl.track_end, zl.track_end, t_next);
+    start_stream(seg, zl.track_end, layout_.stream_ns(zl.track_end), zl.track_end, t_next);
   } else {
-    start_stream(seg, from, end, data_start);
+    start_stream(seg, from, from == a.lba ? a.s_ns : layout_.stream_ns(from), end, data_start);
   }
   if (zero_latency) cache_.set_range(seg, zl.cached_first, cache_[seg].end);
   return std::max(done, t_if);
@@ -557,36 +544,12 @@ Mechanics::SptfDecision Mechanics::sptf_decision(std::int64_t t) const {
   return d;
 }
 
-std::int64_t Mechanics::positioning_estimate(const SptfDecision& d, const Access& a, CacheView& view,
-                                             std::int64_t bound) const {
-  if (!a.write) {
-    if (cache_.covers(a.lba, a.sectors, d.skip, view)) return 0;
-    if (d.streaming && a.lba >= d.window_first && a.lba <= d.limit) return std::max<std::int64_t>(0, reach_ns(a.lba) - d.t);
-  } else if (write_cache_) {
-    return 0;  // a write-back write only needs the interface
-  }
-  const std::int64_t t_mech = std::max(d.ready, a.arrival_ns + (a.write ? d.write_overhead : d.read_overhead));
-  const std::int64_t settle = a.write ? settle_ns_ : 0;
-  const std::uint32_t dist = d.from.cyl > a.chs.cyl ? d.from.cyl - a.chs.cyl : a.chs.cyl - d.from.cyl;
-  std::int64_t move = 0;
-  if (dist == 0) {
-    move = d.from.head == a.chs.head ? 0 : head_switch_ns_;
-  } else {
-    // Most commands lose to the best so far whatever their exact seek: the least move of their
-    // distance's bucket gives a lower bound without working the seek out. (The time the sector
-    // next comes round after an arrival never decreases as the arrival gets later, so the bound
-    // holds with the rotational wait included; a bucket spans a few cylinders, so it is close.)
-    const std::int64_t early = t_mech + seek_floor_[dist >> floor_shift_] + settle;
-    const std::int64_t floor = early + rot_mod(a.s_ns - early) - d.t;
-    if (floor >= bound) return floor;
-    move = planned_seek_ns(dist);
-  }
-  const std::int64_t arrive = t_mech + move + settle;
-  return arrive + rot_mod(a.s_ns - arrive) - d.t;
+std::int64_t Mechanics::planned_seek_ns(std::uint32_t dist) const {
+  if (dist < planned_table_.size()) return planned_table_[dist];
+  return planned_move(std::max(seek_ns(dist), head_switch_ns_));
 }
 
-std::int64_t Mechanics::planned_seek_ns(std::uint32_t dist) const {
-  std::int64_t move = std::max(seek_ns(dist), head_switch_ns_);
+std::int64_t Mechanics::planned_move(std::int64_t move) const {
   if (jitter_ > 0) {
     // Plan with the slowest the seek may turn out (jitter): a plan that cuts it too fine would
     // lose a whole revolution whenever the seek runs long, as real firmware knows. (/2: the
@@ -608,20 +571,22 @@ void Mechanics::build_seek_floor() const {
   floor_shift_ = 0;
   while ((cyls >> floor_shift_) > kSeekFloorBuckets) ++floor_shift_;
   seek_floor_.assign((cyls >> floor_shift_) + 1, std::numeric_limits<std::int64_t>::max());
+  // Every distance's move and planned move on the way, kept: the scorer and the service ask for
+  // several per command, and a fitted curve costs a power function each time. (A move fits 32
+  // bits: it is far below 4 s.)
+  switch_table_.assign(cyls, 0);
+  planned_table_.assign(cyls, 0);
   for (std::uint32_t dist = 1; dist < cyls; ++dist) {
+    const std::int64_t move = std::max(seek_ns(dist), head_switch_ns_), planned = planned_move(move);
+    switch_table_[dist] = static_cast<std::uint32_t>(move);
+    planned_table_[dist] = static_cast<std::uint32_t>(planned);
     std::int64_t& f = seek_floor_[dist >> floor_shift_];
-    f = std::min(f, planned_seek_ns(dist));
+    f = std::min(f, planned);
   }
-}
-
-std::int64_t Mechanics::rot_mod(std::int64_t v) const {
-  // pos_mod(v, rot_ns_) without a division instruction: a quotient from the reciprocal, off by
-  // at most one for any virtual time, then corrected, so the remainder is exact.
-  const auto q = static_cast<std::int64_t>(static_cast<double>(v) * inv_rot_);  // (truncated)
-  std::int64_t r = v - q * rot_ns_;
-  while (r < 0) r += rot_ns_;
-  while (r >= rot_ns_) r -= rot_ns_;
-  return r;
+  planned_table_[0] = static_cast<std::uint32_t>(planned_move(head_switch_ns_));
+  seek_floor_beyond_ = seek_floor_;
+  for (std::size_t b = seek_floor_beyond_.size() - 1; b-- > 0;)
+    seek_floor_beyond_[b] = std::min(seek_floor_beyond_[b], seek_floor_beyond_[b + 1]);
 }
 
 }  // namespace ds::sim

@@ -30,6 +30,8 @@
 
 namespace ds::sim {
 
+class CommandQueue;
+
 // A command as the mechanism sees it (location precomputed once, on arrival in the drive).
 struct Access {
   std::uint64_t lba = 0;
@@ -57,24 +59,11 @@ class Mechanics {
 
   // Serve a command handed to the mechanism at t; returns its completion time.
   std::int64_t serve(const Access& a, std::int64_t t);
-  // For shortest-positioning-time-first: what a decision at t needs, worked out once for all
-  // the commands it weighs (where the head will be, what the read-ahead holds, the overheads)...
-  struct SptfDecision {
-    std::int64_t t = 0;
-    HeadPos from;
-    int skip = -1;             // the segment being read ahead (find() skips it)
-    bool streaming = false;    // a read-ahead is still reading at t ...
-    std::uint64_t window_first = 0, limit = 0;  // ... over [window_first, limit]
-    std::int64_t ready = 0;    // max(t, the mechanism free)
-    std::int64_t read_overhead = 0, write_overhead = 0;  // of a command that needs the media
-  };
-  SptfDecision sptf_decision(std::int64_t t) const;
-  // ... and per command, the nominal time from t until its data could start to flow (0 for a
-  // cache hit). view: the command's own, kept from one decision to the next (SegmentCache::covers).
-  // When the estimate is sure to be at least `bound` (the best so far), a lower bound that is
-  // itself >= bound may be returned instead.
-  std::int64_t positioning_estimate(const SptfDecision& d, const Access& a, CacheView& view,
-                                    std::int64_t bound) const;
+  // Shortest positioning time first (sim/sptf.cpp): of the `window` oldest commands of q (all
+  // when window is 0 or beyond its size), the one whose data could start to flow soonest after t
+  // (a cache hit at once), the oldest among equals; returns its slot.
+  std::uint16_t sptf_pick(std::int64_t t, CommandQueue& q, std::size_t window) const;
+  const SegmentCache& cache() const { return cache_; }
 
   // Settings (SET FEATURES / AAM).
   void set_write_cache(bool on) { write_cache_ = on; }
@@ -112,13 +101,43 @@ class Mechanics {
   static std::int64_t scale(std::int64_t v, std::int64_t fp) {
     return static_cast<std::int64_t>((static_cast<__int128>(v) * fp) >> kFpShift);
   }
+  // What an SPTF decision at t needs, worked out once for all the commands it weighs (where the
+  // head will be, what the read-ahead holds, the overheads).
+  struct SptfDecision {
+    std::int64_t t = 0;
+    HeadPos from;
+    int skip = -1;             // the segment being read ahead (a hit must be in another one)
+    bool streaming = false;    // a read-ahead is still reading at t ...
+    std::uint64_t window_first = 0, limit = 0;  // ... over [window_first, limit]
+    std::int64_t ready = 0;    // max(t, the mechanism free)
+    std::int64_t read_overhead = 0, write_overhead = 0;  // of a command that needs the media
+  };
+  SptfDecision sptf_decision(std::int64_t t) const;
+  // The nominal time from d.t until the command's data could start to flow (0 for a cache hit:
+  // `holders` segments hold it), or where that needs the seek worked out (sptf_seek_estimate),
+  // a lower bound of it (*exact = false).
+  std::int64_t sptf_bound(const SptfDecision& d, const Access& a, std::uint32_t holders, bool* exact) const;
+  std::int64_t sptf_seek_estimate(const SptfDecision& d, const Access& a) const;
+  // sptf_pick's two ways: every one of the n oldest commands' bound in arrival order, or
+  // outward from the head's cylinder until no command further out can win.
+  std::uint16_t sptf_in_order(const SptfDecision& d, const CommandQueue& q, std::size_t n) const;
+  std::uint16_t sptf_nearest_first(const SptfDecision& d, const CommandQueue& q) const;
   std::int64_t switch_ns(HeadPos from, const Chs& to) const;
   // The SPTF plan's move over dist ≥ 1 cylinders: switch_ns with the jitter margin.
   std::int64_t planned_seek_ns(std::uint32_t dist) const;
+  std::int64_t planned_move(std::int64_t move) const;  // a move with the jitter margin
   // seek_floor_[dist >> floor_shift_]: the least planned_seek_ns over that bucket of distances.
   void build_seek_floor() const;
   static constexpr std::uint32_t kSeekFloorBuckets = 2048;
-  std::int64_t rot_mod(std::int64_t v) const;  // v mod rotation, in [0, rotation)
+  // v mod rotation, in [0, rotation), without a division instruction: a quotient from the
+  // reciprocal, off by at most one for any virtual time, then corrected, so the remainder is exact.
+  std::int64_t rot_mod(std::int64_t v) const {
+    const auto q = static_cast<std::int64_t>(static_cast<double>(v) * inv_rot_);  // (truncated)
+    std::int64_t r = v - q * rot_ns_;
+    while (r < 0) r += rot_ns_;
+    while (r >= rot_ns_) r -= rot_ns_;
+    return r;
+  }
   // The head's move for a media access, seek jitter and write settle included (draws noise).
   std::int64_t move_ns(HeadPos from, const Chs& to, bool write);
   // The controller time of one command around `nominal` (draws noise in a /2 model with
@@ -149,6 +168,8 @@ class Mechanics {
   // Time from the start of sector `from` until the last sector before `end` has passed, for a
   // head reading without a break.
   std::int64_t media_ns(std::uint64_t from, std::uint64_t end) const;
+  // The same with S(from) known, and where the sector before `end` lies (*last).
+  std::int64_t media_ns(std::uint64_t from, std::uint64_t end, std::int64_t s_from, Chs* last) const;
   // Stream time at which the sector before `end` has passed (S(end) but for the skew gap).
   std::int64_t end_s(std::uint64_t end) const;
   // The LBAs of the track holding lba: [track_first_lba, track_end_lba). A track's LBAs are
@@ -170,7 +191,7 @@ class Mechanics {
   void pause_stream(std::int64_t t, std::int64_t extra);
   void stop_stream(std::int64_t t);
   HeadPos head_at(std::int64_t t) const;
-  void start_stream(int seg, std::uint64_t from, std::uint64_t end, std::int64_t t0);
+  void start_stream(int seg, std::uint64_t from, std::int64_t s_from, std::uint64_t end, std::int64_t t0);
   std::uint64_t ahead_limit(std::uint64_t end) const;
 
   // cache.zero_latency_read: what a read that lands on its track at `arrive` does.
@@ -200,7 +221,12 @@ class Mechanics {
   std::int64_t rot_ns_ = 0;
   double inv_rot_ = 0;  // 1 / rot_ns_
   mutable std::vector<std::int64_t> seek_floor_;  // empty: to be built (build_seek_floor)
+  mutable std::vector<std::int64_t> seek_floor_beyond_;  // [b]: the least of seek_floor_[b..]
+  // By distance, built with seek_floor_ (empty until then): switch_ns's move (for d >= 1) and
+  // planned_seek_ns.
+  mutable std::vector<std::uint32_t> switch_table_, planned_table_;
   mutable std::uint32_t floor_shift_ = 0;
+  mutable std::vector<std::int64_t> sptf_bounds_;  // sptf_pick's scratch
   std::int64_t overhead_ns_ = 0;
   std::int64_t head_switch_ns_ = 0;
   std::int64_t settle_ns_ = 0;
@@ -249,6 +275,12 @@ class Mechanics {
     std::uint64_t pos = 0;
   };
   mutable PosMemo pos_memo_;
+  // head_at's last track: its LBAs [first, end) and where it is (a track's place never changes).
+  struct TrackMemo {
+    std::uint64_t first = 1, end = 0;  // (empty)
+    HeadPos at;
+  };
+  mutable TrackMemo track_memo_;
 
   struct Dirty {
     Access access;

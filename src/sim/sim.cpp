@@ -17,6 +17,7 @@ bool is_file(const std::string& p) {
 
 Expected<SimTarget> open_named(DiskModel model, std::string name, const SimOptions& opts) {
   if (opts.faults) model.faults = *opts.faults;
+  if (opts.max_wait_ms_if_unset && model.queue.max_wait_ms <= 0) model.queue.max_wait_ms = *opts.max_wait_ms_if_unset;
   auto drive = SimDrive::create(model, opts.seed.value_or(model.noise.seed));
   if (!drive) return make_error(name + ": " + drive.error().message, drive.error().code);
   SimTarget t;

@@ -32,6 +32,11 @@ struct SimOptions {
   std::optional<std::uint64_t> seed;  // overrides the model's noise.seed
   bool writable = false;              // let the I/O engine write (the simulator keeps no data)
   std::optional<FaultSpec> faults;    // replaces the model's "faults" (sim/faults.hpp)
+  // For a model whose queue sets no queue.max_wait_ms (every /1 model, the presets): this bound
+  // instead. In virtual time a stream's commands arrive in order; a real host sends them out of
+  // order now and then, and plain SPTF passes the late one over for as long as the stream goes
+  // on (drivescope serve, docs/serve.md).
+  std::optional<double> max_wait_ms_if_unset;
 };
 
 struct SimTarget {

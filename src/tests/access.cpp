@@ -87,8 +87,12 @@ struct Ctx {
 };
 
 // Run a QD1 plan of single-block reads; returns latencies in ns (negative for not completed).
+// With `since_previous`, each read after the first is timed from the previous one's completion
+// instead of its own submission: the same in virtual time, and on a real host it leaves out the
+// reader's own time between the two (through a TCG guest 25-50 us, which made a backward step's
+// revolution 0.4-0.9 % short: docs/serve.md).
 std::vector<double> qd1(Ctx& c, const std::vector<std::uint64_t>& lbas, bool write = false,
-                        std::vector<std::int64_t>* complete_ns = nullptr) {
+                        std::vector<std::int64_t>* complete_ns = nullptr, bool since_previous = false) {
   std::vector<PlanEntry> plan;
   plan.reserve(lbas.size());
   for (auto l : lbas) plan.push_back({l, 1, write});
@@ -101,7 +105,9 @@ std::vector<double> qd1(Ctx& c, const std::vector<std::uint64_t>& lbas, bool wri
   if (complete_ns) complete_ns->assign(lbas.size(), 0);
   for (std::size_t i = 0; i < lbas.size(); ++i)
     if (r.done[i]) {
-      out[i] = static_cast<double>(r.samples[i].complete_ns - r.samples[i].submit_ns);
+      const bool chained = since_previous && i > 0 && r.done[i - 1];
+      out[i] = static_cast<double>(r.samples[i].complete_ns -
+                                   (chained ? r.samples[i - 1].complete_ns : r.samples[i].submit_ns));
       if (complete_ns) (*complete_ns)[i] = r.samples[i].complete_ns;
       c.last_lba = lbas[i];
     }
@@ -151,7 +157,7 @@ BackwardSteps backward_steps(Ctx& rc, Rng& rng, double hit_ns) {
       const std::uint64_t x = k_.chain_margin + rng.below(rc.span - 2 * k_.chain_margin);
       std::vector<std::uint64_t> chain;
       for (unsigned i = 0; i < k_.chain_length; ++i) chain.push_back(x - i * k);
-      auto l = qd1(rc, chain);
+      auto l = qd1(rc, chain, false, nullptr, true);
       if (rc.err) return out;
       std::vector<double> steps;
       for (std::size_t i = 1; i < l.size(); ++i) {

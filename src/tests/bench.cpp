@@ -30,10 +30,11 @@ void keep(BenchResult& r, const char* name, Expected<T>&& e, std::optional<T>& s
 using TestRunner = void (*)(IoEngine& io, const BenchOptions& opt, double budget_s, const ProgressFn* pf,
                             BenchResult& r);
 
-void bench_transfer(IoEngine& io, const BenchOptions&, double budget_s, const ProgressFn* pf, BenchResult& r) {
+void bench_transfer(IoEngine& io, const BenchOptions& opt, double budget_s, const ProgressFn* pf, BenchResult& r) {
   TransferOptions o;
   o.span_blocks = r.span_blocks;
   o.budget_s = budget_s;
+  o.rates_only = opt.transfer_rates_only;
   keep(r, "transfer", run_transfer(io, o, pf), r.transfer);
 }
 

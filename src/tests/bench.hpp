@@ -28,6 +28,7 @@ struct BenchOptions {
   bool allow_write = false;
   std::uint64_t seed = 1;
   double budget_s = 120;  // total drive time; shared out between the chosen tests
+  bool transfer_rates_only = false;  // TransferOptions::rates_only
   std::function<bool()> stop;  // asked before each test (Ctrl-C); true skips the remaining tests
   // The positioning ranges the drive reports (ATA log 47h / SCSI VPD B9h), read by the caller
   // through the probe layer; used by the actuators test (empty: it compares the halves).

@@ -165,6 +165,12 @@ Expected<QueueResult> run_queue(IoEngine& io, const QueueOptions& opt, const Pro
     res.notes.push_back(fmt::format("the I/O engine keeps at most {} requests outstanding",
                                     info.max_queue_depth));
   const double per_depth = std::max(kTuning.min_depth_s, opt.budget_s / static_cast<double>(depths.size()));
+  const bool batch = opt.submit == QueueOptions::Submit::per_reap ||
+                     (opt.submit == QueueOptions::Submit::automatic && (info.virtual_time || opt.scheduler == "none"));
+  if (!batch)
+    res.notes.push_back(opt.submit == QueueOptions::Submit::per_request || opt.scheduler.empty()
+                            ? "one request per submit call"
+                            : "one request per submit call: the " + opt.scheduler + " scheduler would sort a batch");
 
   for (std::size_t i = 0; i < depths.size(); ++i) {
     const unsigned d = depths[i];
@@ -176,6 +182,7 @@ Expected<QueueResult> run_queue(IoEngine& io, const QueueOptions& opt, const Pro
     lo.min_ios = kTuning.min_ios_per_depth * d + kTuning.min_ios_base;
     lo.max_ios = std::max<std::size_t>(opt.max_ios_per_depth, lo.min_ios + d);
     lo.stop = opt.stop;
+    lo.batch_submit = batch;
     const std::uint32_t bb = res.block_bytes;
     auto loop = run_closed_loop(io, lo, [&](std::uint64_t) {
       IoRequest q;

@@ -1,7 +1,8 @@
 // queue: the Ipeak-style read-queuing test (methods.md "Read queuing optimisation"). Random
-// single-sector reads are kept exactly `depth` outstanding (one new request per completion, one
-// request per submit call, so nothing above the drive batches or sorts them), for depths 1, 2, 4
-// … 32 (up to 256 on request). Per depth: a latency histogram (ds::io::Histogram, log-linear,
+// single-sector reads are kept exactly `depth` outstanding (one new request per completion; the
+// replacements of one reap in one submit call, or with one_request_per_submit one call each, so
+// that nothing above the drive is handed a batch it could sort), for depths 1, 2, 4 … 32 (up to
+// 256 on request). Per depth: a latency histogram (ds::io::Histogram, log-linear,
 // bounded error), IOPS in the steady state, mean/p50/p99, and how often a request overtook an
 // older one. The verdict on whether the drive reorders comes from the shape of IOPS and latency
 // against depth:
@@ -38,6 +39,13 @@ struct QueueOptions {
   std::uint64_t seed = 1;
   std::size_t max_ios_per_depth = 20'000;
   std::string scheduler;           // informational: the Linux scheduler in effect ("" unknown)
+  // How the replacements of one reap are handed to the engine (docs/methods.md, "Read queuing"):
+  // automatic: in one submit call where nothing between the test and the drive sorts a batch (a
+  // simulated drive: no block layer; a real one: the scheduler in effect is "none"), else one
+  // call per request (an elevator sorts what it is handed at once, and an unknown one may);
+  // per_reap / per_request: so, whatever the scheduler.
+  enum class Submit { automatic, per_reap, per_request };
+  Submit submit = Submit::automatic;
   std::function<bool()> stop;
 };
 

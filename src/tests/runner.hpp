@@ -2,8 +2,9 @@
 // ds::IoEngine, reaps and stamps their completions, and says why it stopped. Two ways to drive it:
 //   - run_plan: a fixed plan, up to a queue depth outstanding, submitted in batches, ended by the
 //     plan, a drive-time budget or the caller's keep_going;
-//   - run_closed_loop: an open-ended workload kept at exactly `depth` outstanding, one request per
-//     submit call, ended by time, a count or a stop request (Ctrl-C).
+//   - run_closed_loop: an open-ended workload kept at exactly `depth` outstanding, the
+//     replacements of one reap in one submit call (or one call per request), ended by time, a
+//     count or a stop request (Ctrl-C).
 // Both share the submit/reap/timeout/error handling and report a typed StopReason beside their
 // results, so callers switch on a value instead of reading error messages.
 #pragma once
@@ -86,11 +87,19 @@ struct LoopOptions {
   std::size_t max_ios = 100'000;   // never more than this
   std::int64_t timeout_ms = 30'000;
   std::function<bool()> stop;      // asked between completions (Ctrl-C); true ends the run
+  // The replacements of one reap (as many as completed, so the depth stays exact) in one submit
+  // call: one system call per reap instead of one per I/O. false: one request per call, so that
+  // nothing between the runner and the drive is ever handed several requests at once, which some
+  // kernels sort by sector or reverse before the driver sees them (docs/methods.md, "Read
+  // queuing"). Results on the simulator are the same either way.
+  bool batch_submit = true;
 };
 
 struct LoopResult {
   std::vector<LoopRecord> records;  // in completion order
   unsigned max_outstanding = 0;     // the depth actually reached
+  std::size_t submit_calls = 0;     // submit calls that were accepted
+  std::size_t largest_batch = 0;    // the most requests one of them carried
   double drive_time_s = 0;          // first submit to last completion
   double iops = 0;                  // steady state: completions while the queue was full
   double iops_rel_se = 0;           // relative standard error of iops (from inter-completion gaps)

@@ -22,6 +22,47 @@ std::uint32_t block_bytes(const IoEngine& io) {
   return io.info().logical_block_bytes ? io.info().logical_block_bytes : 512;
 }
 
+// A stream's rate without its track structure: the slope of a straight line through the stamps of
+// its steady part, least squares over the stamps within 3 robust deviations of the line through
+// that part's ends. A rate between two stamps moves by their whole errors: through QEMU, which
+// hands completions over in batches, single stamps strayed 1-4 ms, and over 19 streams of 0.3 s
+// bytes over the time between the end stamps was +3.4 ± 2.2 % off the served drive's own rate,
+// this slope +0.35 ± 0.16 % (a line through only the last stamp of each batch: +0.19 ± 0.56 %;
+// docs/serve.md). The steady part leaves out the warm-up, the burst of reads submitted together
+// as the stream started (through QEMU their completions came up to 23 ms late, falling off over
+// the next eight or so reads) and, on a long stream, its first quarter.
+double steady_rate(const std::vector<std::int64_t>& c, unsigned qd, std::uint64_t bytes_per_read) {
+  const std::size_t from = std::max<std::size_t>(2 + qd, c.size() / 4);
+  if (c.size() < from + 8) return 0;
+  const double per = static_cast<double>(c.back() - c[from]) / static_cast<double>(c.size() - 1 - from);
+  if (!(per > 0)) return 0;
+  std::vector<double> x, y, r;
+  for (std::size_t i = from; i < c.size(); ++i) {
+    x.push_back(static_cast<double>(i - from));
+    y.push_back(static_cast<double>(c[i] - c[from]));
+    r.push_back(y.back() - per * x.back());
+  }
+  const double mid = median(r), tol = 3 * 1.4826 * mad(r) + 1;
+  std::vector<double> kx, ky;
+  for (std::size_t k = 0; k < x.size(); ++k)
+    if (std::fabs(r[k] - mid) <= tol) {
+      kx.push_back(x[k]);
+      ky.push_back(y[k]);
+    }
+  if (kx.size() < 8) return 0;
+  const LineFit f = fit_line(kx, ky);
+  return f.slope > 0 ? static_cast<double>(bytes_per_read) / (f.slope * 1e-9) : 0;
+}
+
+// The largest read of a stream: 512 KiB, or what the kernel takes as one command. A larger read
+// reaches the drive as several commands that may arrive in any order (through QEMU's AHCI disk,
+// whose limit is 128 KiB, they did): a piece passed over and read a revolution later is a step
+// in the stamps that looks like a track switch.
+std::uint64_t max_stream_read_bytes(const IoEngine& io) {
+  const std::uint32_t c = io.info().max_command_bytes;
+  return c >= 4096 ? std::min<std::uint64_t>(512 * 1024, c) : 512 * 1024;
+}
+
 // The in-order prefix of completion stamps of a stream.
 std::vector<std::int64_t> prefix_stamps(const RunResult& r) {
   std::vector<std::int64_t> c;
@@ -37,8 +78,9 @@ StreamProbe probe_stream(IoEngine& io, std::uint64_t lba, std::uint32_t blocks, 
   StreamProbe p;
   const std::uint32_t lb = block_bytes(io);
   end_lba = std::min<std::uint64_t>(end_lba, io.info().capacity_bytes / lb);
+  const std::uint64_t read_bytes = static_cast<std::uint64_t>(blocks) * lb;
   // Enough reads for max_s even at 2 GB/s; the keep-going test ends the stream on time.
-  const double cap_reads = std::min(2e9 * max_s / (static_cast<double>(blocks) * lb) + 16, 400000.0);
+  const double cap_reads = std::min(2e9 * max_s / static_cast<double>(read_bytes) + 16, 400000.0);
   auto plan = sequential_plan(lba, blocks, static_cast<std::size_t>(cap_reads), end_lba);
   if (plan.size() < 6) {
     p.error = make_error("span too short for a sequential stream");
@@ -68,6 +110,7 @@ StreamProbe probe_stream(IoEngine& io, std::uint64_t lba, std::uint32_t blocks, 
   p.end_lba = lba + c.size() * blocks;
   if (r.error && c.size() < 6) p.error = r.error;
   p.t = analyse_stream(c, lba, blocks, lb, 2, hint);
+  p.steady_bytes_s = steady_rate(c, qd, read_bytes);
   return p;
 }
 
@@ -134,7 +177,7 @@ ProbeChoice choose_stream(IoEngine& io, std::uint64_t lba, Budget& budget, unsig
   const std::uint32_t lb = block_bytes(io);
   const std::uint32_t first = std::max<std::uint32_t>(1, 4096 / lb);
   struct Prev { std::uint32_t m = 0; double s = 0; bool ok = false; TrackStructure t; } prev;
-  for (std::uint32_t m = first; static_cast<std::uint64_t>(m) * lb <= 512 * 1024; m *= 2) {
+  for (std::uint32_t m = first; static_cast<std::uint64_t>(m) * lb <= max_stream_read_bytes(io); m *= 2) {
     if (budget.exhausted()) break;
     StreamProbe p = probe_stream(io, lba, m, 0.25, qd, budget, 0, end_lba);
     if (p.error) break;
@@ -391,6 +434,9 @@ struct TransferTuning {
   double more_streams_s = 1.0, more_streams_share = 0.03;  // the two more, mid-span and inner
   unsigned more_streams_cyls = 3;
   std::uint32_t raw_read_bytes = 262144;  // the read size where no track structure shows
+  // A rate sample without track structure: its shortest and longest run (steady_rate firms up
+  // with the stream's length where the host times completions coarsely).
+  double min_rate_sample_s = 0.3, max_rate_sample_s = 1.0;
   double rev_guess_ns = 8.33e6;           // a revolution assumed where none was measured
   double rate_guess_bytes_s = 100e6;      // a rate assumed where none was measured
   double sample_warmup_revs = 3.5;        // a sample: one cylinder switch plus warm-up
@@ -460,10 +506,12 @@ struct TransferRun {
   void cost_note();
 };
 
-TransferPoint point_of(std::uint64_t lba, const TrackStructure& t) {
+// `steady_bytes_s`: the rate of a stream timed as a whole (no track structure looked for), used
+// in place of the structure's sustained rate where it is set.
+TransferPoint point_of(std::uint64_t lba, const TrackStructure& t, double steady_bytes_s = 0) {
   TransferPoint pt;
   pt.lba = lba;
-  pt.mb_s = t.sustained_bytes_s * 1e-6;
+  pt.mb_s = (steady_bytes_s > 0 ? steady_bytes_s : t.sustained_bytes_s) * 1e-6;
   pt.media_mb_s = t.media_bytes_s * 1e-6;
   pt.sectors_per_track = t.sectors_per_track;
   pt.spt_uncertainty = t.spt_uncertainty;
@@ -483,12 +531,17 @@ std::optional<Error> TransferRun::structure_streams() {
     pc = choose_stream(io, 0, search, qd, span);
     budget.charge(search.used_ns());
   }
+  if (opt.rates_only) pc.blocks = 0;  // the search still gives the rate guess and the host's ties
   m = pc.blocks;
   fresh = pc.end_lba;
   if (!m) {
-    m = std::max<std::uint32_t>(1, k.raw_read_bytes / lb);
-    res.notes.push_back("no track boundaries visible in the completion times (interface-bound, "
-                        "solid state or noisy): rates only, no zone structure or surfaces");
+    m = std::max<std::uint32_t>(1, std::min<std::uint64_t>(k.raw_read_bytes, max_stream_read_bytes(io)) / lb);
+    res.notes.push_back(opt.rates_only ? "rates only (--rates-only): no track structure looked for, no zone structure or surfaces"
+                                       : "no track boundaries visible in the completion times (interface-bound, "
+                                         "solid state or noisy): rates only, no zone structure or surfaces");
+    if (pc.t.tied_share > 0)
+      res.notes.push_back(fmt::format("the host handed over {:.0f} % of a stream's completions together with the one "
+                                      "before (one stamp for both)", pc.t.tied_share * 100));
     return std::nullopt;
   }
   StreamProbe first = probe_stream(io, pc.end_lba, m, std::min(k.first_stream_s, opt.budget_s * k.first_stream_share),
@@ -519,6 +572,13 @@ void TransferRun::plan_samples() {
   const double per_sample = sample_s + k.seek_allowance_s;
   P = static_cast<unsigned>(std::clamp(budget.left_s() * k.samples_share / per_sample, k.min_points,
                                        static_cast<double>(opt.points)));
+  if (!pc.blocks) {
+    // Rates only: no sample shorter than min_rate_sample_s, and the samples share the budget.
+    P = static_cast<unsigned>(std::clamp(budget.left_s() * k.samples_share / (k.min_rate_sample_s + k.seek_allowance_s),
+                                         k.min_points, static_cast<double>(opt.points)));
+    sample_s = std::max(sample_s, std::min(k.max_rate_sample_s,
+                                           budget.left_s() * k.samples_share / P - k.seek_allowance_s));
+  }
   const auto len = static_cast<std::uint64_t>(rate0 * sample_s * k.sample_len_margin / lb) + k.sample_len_reads * m;
   room = span > len ? span - len : 0;
   // Reads of ~1/8 of the outer track keep the number of (costly) commands per slow-region sample
@@ -550,7 +610,7 @@ void TransferRun::retry_costly(TransferPoint& pt) {
 
 TransferPoint TransferRun::sample(std::uint64_t lba, double dur) {
   StreamProbe p = probe_stream(io, lba, m, dur, qd, budget, 0, span, H);
-  TransferPoint pt = point_of(lba, p.t);
+  TransferPoint pt = point_of(lba, p.t, pc.blocks ? 0 : p.steady_bytes_s);
   if (!pt.sectors_per_track && cost_ok && !p.error) retry_costly(pt);
   return pt;
 }
@@ -570,7 +630,7 @@ std::optional<Error> TransferRun::take_samples() {
       break;
     }
     if (p.t.rotation_ns > 0) rots.push_back(p.t.rotation_ns * 1e-6);
-    res.points.push_back(point_of(lba, p.t));
+    res.points.push_back(point_of(lba, p.t, pc.blocks ? 0 : p.steady_bytes_s));
     report(0.8 * (i + 1) / P);
   }
   if (res.points.empty()) return make_error("transfer: the drive-time budget ran out before the first rate sample");

@@ -18,6 +18,11 @@ struct TransferOptions {
   unsigned points = 64;           // ZCAV sample positions (fewer when the budget is short)
   unsigned queue_depth = 8;
   double boundary_precision = 0.0025;  // refine zone boundaries to this share of the span
+  // Look for no track structure: rates only (bench --rates-only). For a host whose completion
+  // stamps are known not to follow the media: through a QEMU guest they are late by one to three
+  // of the replies that follow, in batches, and the structure they seemed to show at a quiet
+  // moment was the host's (docs/serve.md).
+  bool rates_only = false;
 };
 
 struct TransferPoint {
@@ -72,6 +77,9 @@ struct StreamProbe {
   TrackStructure t;
   std::uint64_t end_lba = 0;  // first LBA after the last completed read
   std::int64_t drive_ns = 0;
+  // The stream's rate without its track structure, from its steady part (steady_rate in
+  // transfer.cpp; 0: too few reads).
+  double steady_bytes_s = 0;
   std::optional<Error> error;
 };
 StreamProbe probe_stream(IoEngine& io, std::uint64_t lba, std::uint32_t blocks, double max_s,

@@ -3,9 +3,13 @@
 // together meet in the drive's queue. Everything here runs in a second or two of real time.
 #include <doctest/doctest.h>
 
+#include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -15,6 +19,7 @@
 #include <vector>
 
 #include "serve/realtime.hpp"
+#include "sim/sim.hpp"
 #include "../support/skip.hpp"
 
 namespace {
@@ -157,4 +162,104 @@ TEST_CASE("serve: requests in flight together meet in the drive's queue (SPTF ga
   if (sptf_late > kMaxLateUs || none_late > kMaxLateUs)
     DS_SKIP("the host woke " << sptf_late << " / " << none_late << " us late per request (raptor / wd1200jd; over "
                              << kMaxLateUs << " is too loaded to compare queue depths in real time)");
+}
+
+TEST_CASE("serve: the request log has every request with its real and simulated times") {
+  ds::serve::ServeOptions o;
+  o.speed = 4.0;
+  auto d = ds::serve::RealTimeDrive::open("sim:raptor", o);
+  REQUIRE(d.ok());
+  (*d)->keep_log(3);  // at most three kept: the fourth is served, not recorded
+  std::vector<std::byte> buf(4096);
+  for (std::uint64_t off : {0ull, 1ull << 30, 8ull << 30, 16ull << 30}) CHECK((*d)->read(buf, off) == 0);
+  const auto log = (*d)->log();
+  REQUIRE(log.size() == 3);
+  CHECK((*d)->stats().requests == 4);
+  for (std::size_t i = 0; i < log.size(); ++i) {
+    const auto& r = log[i];
+    CHECK(r.offset == (i == 0 ? 0 : i == 1 ? 1ull << 30 : 8ull << 30));
+    CHECK(r.length == 4096);
+    CHECK_FALSE(r.write);
+    CHECK(r.answered_real_ns >= r.arrived_real_ns);
+    CHECK(r.complete_drive_ns > r.submit_drive_ns);
+    // Answered no sooner than the drive's time allows at speed 4 (and in order: one at a time).
+    CHECK(static_cast<double>(r.answered_real_ns - r.arrived_real_ns) >=
+          static_cast<double>(r.complete_drive_ns - r.submit_drive_ns) / 4 - 1e4);
+    if (i) CHECK(r.submit_drive_ns >= log[i - 1].complete_drive_ns);
+  }
+}
+
+TEST_CASE("serve: realtime runs the timing threads under SCHED_FIFO, or says why not") {
+  ds::serve::ServeOptions o;
+  o.speed = 100.0;
+  o.realtime = true;
+  auto d = ds::serve::RealTimeDrive::open("sim:raptor", o);
+  REQUIRE(d.ok());
+  int policy = -1;
+  std::thread th([&] {
+    std::vector<std::byte> buf(512);
+    CHECK((*d)->read(buf, 0) == 0);
+    sched_param sp{};
+    pthread_getschedparam(pthread_self(), &policy, &sp);
+  });
+  th.join();
+  const int err = (*d)->stats().realtime_errno;
+  if (err == 0) {
+    CHECK(policy == SCHED_FIFO);
+  } else {
+    CHECK(err == EPERM);
+    CHECK(policy != SCHED_FIFO);
+  }
+  // Not asked for: the thread keeps its policy.
+  auto plain = open_drive("sim:raptor", 100.0);
+  std::thread th2([&] {
+    std::vector<std::byte> buf(512);
+    CHECK(plain->read(buf, 0) == 0);
+    sched_param sp{};
+    pthread_getschedparam(pthread_self(), &policy, &sp);
+  });
+  th2.join();
+  CHECK(policy != SCHED_FIFO);
+  CHECK(plain->stats().realtime_errno == 0);
+}
+
+TEST_CASE("serve: a model without queue.max_wait_ms is served with the bound, plain SPTF passes a far command over") {
+  // In virtual time: one far read, then a sequential stream kept 4 deep next to the head. Plain SPTF
+  // serves the stream first for as long as it goes on; with the bound (serve's default, 500 ms) the
+  // far read is served once it has waited that long.
+  auto far_done_ms = [](std::optional<double> bound) {
+    ds::sim::SimOptions so;
+    so.max_wait_ms_if_unset = bound;
+    auto t = ds::sim::open("sim:raptor", so);
+    REQUIRE(t.ok());
+    CHECK(t->model.queue.max_wait_ms == doctest::Approx(bound.value_or(0)));
+    ds::IoEngine& io = *t->io;
+    const std::int64_t t0 = io.now_ns();
+    std::uint64_t next = 0, tag = 1;
+    auto submit = [&](std::uint64_t off, std::uint64_t tg) {
+      ds::IoRequest r;
+      r.offset_bytes = off;
+      r.length_bytes = 65536;
+      r.tag = tg;
+      REQUIRE(io.submit({&r, 1}).ok());
+    };
+    submit(60ull << 30, 0);  // the far one, tag 0
+    for (int i = 0; i < 4; ++i) submit(next, tag++), next += 65536;
+    std::array<ds::IoCompletion, 8> got{};
+    for (int n = 0; n < 4000; ++n) {  // 4000 × 64 KiB: about 3.5 s of stream
+      auto k = io.reap(got, 1, std::chrono::milliseconds(10000));
+      REQUIRE(k.ok());
+      for (std::size_t i = 0; i < *k; ++i) {
+        if (got[i].tag == 0) return static_cast<double>(got[i].complete_ns - t0) * 1e-6;
+        submit(next, tag++), next += 65536;
+      }
+    }
+    return 1e9;  // still waiting when the stream ended
+  };
+  const double plain = far_done_ms(std::nullopt);
+  const double bounded = far_done_ms(ds::serve::kDefaultMaxWaitMs);
+  MESSAGE("the far read done after " << plain << " ms with plain SPTF, " << bounded << " ms with the bound");
+  CHECK(plain > 3000);
+  CHECK(bounded >= ds::serve::kDefaultMaxWaitMs);
+  CHECK(bounded < ds::serve::kDefaultMaxWaitMs + 60);
 }

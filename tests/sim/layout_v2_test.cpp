@@ -342,6 +342,38 @@ TEST_CASE("/2 stream time: S grows, lba_at_stream_ns inverts it, over zones, ban
   }
 }
 
+TEST_CASE("lba_at_stream_ns: the closed form of a zone with one sectors-per-track value answers as the search") {
+  // Zones whose surfaces all hold the same sectors per track take the closed form (layout.cpp,
+  // user_at_one_class); it must give the general search's answer at every stream time: at each
+  // S(l), one ns either side, and anywhere between, on presets and on a /2 model with serpentine
+  // bands (a narrower last band), spares and slipped sectors, also with AAM's slower switches.
+  json j = base_model();
+  j["layout"] = "surface_serpentine";
+  j["band_cylinders"] = 7;
+  j["spares"] = {{"per_track", 2}, {"per_cylinder", 9}};
+  j["slipped"] = {0, 1, 5000, 5001, 33000, 60000};
+  auto v2 = open_json(j);
+  auto check = [](const ds::sim::Layout& L) {
+    ds::sim::Rng rng(17);
+    const std::int64_t end = L.stream_ns(L.capacity());
+    std::uint64_t bad = 0;
+    for (int i = 0; i < 40000; ++i) {
+      const std::int64_t s = i % 2 ? static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(end) + 10))
+                                   : L.stream_ns(rng.below(L.capacity())) + static_cast<std::int64_t>(rng.below(3)) - 1;
+      if (L.lba_at_stream_ns(s) != L.lba_at_stream_ns(s, false) && bad++ < 5)
+        FAIL_CHECK("s " << s << ": closed form " << L.lba_at_stream_ns(s) << ", search " << L.lba_at_stream_ns(s, false));
+    }
+    CHECK(bad == 0);
+  };
+  check(v2.drive->layout());
+  for (const auto& name : {"raptor", "modern8tb", "7200.7", "exos2x14"}) {
+    CAPTURE(name);
+    auto p = simtest::open_or_fail(std::string("sim:") + name);
+    check(p.drive->layout());
+    if (p.drive->set_aam_level(128)) check(p.drive->layout());
+  }
+}
+
 TEST_CASE("a /1 model's stream time is the documented closed form") {
   // docs/simulator.md: S = S0(zone) + (cyl·U_cyl + head·U_trk + sector) · rotation / spt, with
   // U_trk = spt + track skew, U_cyl = H·spt + (H−1)·track skew + cylinder skew (in sectors; a skew

@@ -8,10 +8,26 @@
 # docs/serve.md); what must hold there is the order of completions: most of the reordering
 # drive's overtake an older request, hardly any of the in-order drive's, and the in-order drive is
 # never called reordering.
+# The read-queuing test itself (`bench --tests queue`, depths 1 to 32, of which QEMU passes 16 to
+# the drive) must show the reordering drive's IOPS growing with depth (the model's SPTF: x2.4
+# through QEMU) and the in-order drive's flat, and say which reorders. It is judged with the
+# `none` scheduler, as `drivescope ncq` measures: a scheduler may reorder what waits in the guest
+# (once the in-order drive gained x2.4 under mq-deadline, another time x1.12); the run under
+# mq-deadline is printed, not judged.
 . "$VMTEST_LIB"
 . /etc/serve-facts
 
 DS=drivescope
+queue() {  # queue BLK TAG SCHEDULER: `drivescope bench --tests queue --json` under that scheduler
+  local was; was=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "/sys/block/$1/queue/scheduler")
+  echo "$3" > "/sys/block/$1/queue/scheduler"
+  $DS bench --tests queue --budget 6 --json --quiet "/dev/$1" > "/tmp/queue-$2-$3.json" 2> "/tmp/queue-$2-$3.err"
+  QUEUE_RC=$?
+  echo "$was" > "/sys/block/$1/queue/scheduler"
+  vm_export "serve-queue-$2-$3.json" "/tmp/queue-$2-$3.json"
+  jq -e .tests.queue "/tmp/queue-$2-$3.json" > /dev/null 2>&1 || sed 's/^/   | /' "/tmp/queue-$2-$3.json" "/tmp/queue-$2-$3.err"
+}
+gain_at_least() { awk -v g="$1" -v m="$2" 'BEGIN {exit !(g + 0 >= m + 0)}'; }
 ncq() {  # ncq BLK TAG: `drivescope ncq --json` (16: what QEMU's NBD client lets through)
   $DS ncq --json --budget 3 --max-depth 16 --state-dir /tmp/ds-state "/dev/$1" > "/tmp/ncq-$2.json" 2> "/tmp/ncq-$2.err"
   NCQ_RC=$?
@@ -43,5 +59,21 @@ for spec in "SERVE RAPTOR:raptor:$RAPTOR_BYTES" "SERVE WD1200JD:wd1200jd:$WD1200
       check_true "$tag: never called reordering" not contains "$(jget /tmp/ncq-$tag.json .ncq.effective.reorders)" true
       check_true "$tag: completions in arrival order ($overtook %)" [ "${overtook:-100}" -lt 25 ] ;;
   esac
+  [ "$tag" = raptor-vs ] && continue
+  queue "$blk" "$tag" none
+  check "$tag: queue test exit" 0 "$QUEUE_RC"
+  q=/tmp/queue-$tag-none.json
+  gain=$(jget $q .tests.queue.iops_gain)
+  echo "   queue test (none): $(jget $q .tests.queue.evidence)"
+  case $tag in
+    raptor)
+      check "$tag: the queue test finds reordering" true "$(jget $q .tests.queue.reorders)"
+      check_true "$tag: IOPS grow with depth (x$gain, at least x1.8)" gain_at_least "$gain" 1.8 ;;
+    wd1200jd)
+      check_true "$tag: the queue test never calls it reordering" not contains "$(jget $q .tests.queue.reorders)" true
+      check_true "$tag: IOPS flat with depth (x$gain, under x1.25)" not gain_at_least "$gain" 1.25 ;;
+  esac
+  queue "$blk" "$tag" mq-deadline
+  echo "   queue test (mq-deadline, not judged: the kernel sorts too): $(jget /tmp/queue-$tag-mq-deadline.json .tests.queue.evidence)"
 done
 vm_done

@@ -24,6 +24,13 @@
 #   -o DIR      where files the guest exports (vm_export) are written (default: the run dir)
 #   -t SECS     hard limit for the whole VM (default 240): a hung guest never hangs CI
 #   -c DIR      cache dir (default: $DRIVESCOPE_VM_CACHE or /var/cache/drivescope-vm)
+#   -A ACCEL    tcg (default, or $DRIVESCOPE_VM_ACCEL) | kvm (fails without a usable /dev/kvm) |
+#               auto (kvm when /dev/kvm opens, else tcg); the one used is printed, and the guest
+#               finds it in /etc/vmtest.conf as VMTEST_ACCEL. A /dev/kvm that opens may still not
+#               run a guest (a nested or paravirtual KVM): -A kvm then times out.
+#   -R          run QEMU under SCHED_FIFO (priority 1) when this user may (root, CAP_SYS_NICE):
+#               a TCG guest whose timing matters then waits for no other process on a busy
+#               host; printed either way ("real-time priority: ...")
 #   -S          CTest mode: exit 77 (skip) when QEMU or the kernel is not available here, unless
 #               DRIVESCOPE_REQUIRE_VM is set, in which case they are installed/fetched or the
 #               run fails
@@ -49,6 +56,8 @@ CTEST=0
 INSTALL=1
 KEEP=0
 VERBOSE=0
+ACCEL=${DRIVESCOPE_VM_ACCEL:-tcg}
+REALTIME=0
 DISKS=()
 EXTRA=()
 
@@ -62,11 +71,11 @@ unavailable() {
   fail "$*"
 }
 
-while getopts 'b:a:d:o:t:c:Snkvh' opt; do
+while getopts 'b:a:d:o:t:c:A:RSnkvh' opt; do
   case $opt in
     b) BIN=$OPTARG ;;  a) EXTRA+=("$OPTARG") ;;  d) DISKS+=("$OPTARG") ;;
-    o) OUTDIR=$OPTARG ;;  t) TIMEOUT=$OPTARG ;;  c) CACHE=$OPTARG ;;
-    S) CTEST=1 ;;  n) INSTALL=0 ;;  k) KEEP=1 ;;  v) VERBOSE=1 ;;
+    o) OUTDIR=$OPTARG ;;  t) TIMEOUT=$OPTARG ;;  c) CACHE=$OPTARG ;;  A) ACCEL=$OPTARG ;;
+    S) CTEST=1 ;;  n) INSTALL=0 ;;  k) KEEP=1 ;;  v) VERBOSE=1 ;;  R) REALTIME=1 ;;
     h) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) exit 2 ;;
   esac
@@ -75,6 +84,15 @@ shift $((OPTIND - 1))
 [ $# -gt 0 ] || fail "no guest script given (-h for help)"
 for s in "$@"; do [ -f "$s" ] || fail "no such guest script: $s"; done
 [ -z "$BIN" ] || [ -x "$BIN" ] || fail "not an executable: $BIN"
+# KVM when asked and usable: /dev/kvm must open for reading and writing (a container may show the
+# node without the right to use it).
+kvm_usable() { [ -c /dev/kvm ] && { exec 9<>/dev/kvm; } 2>/dev/null && exec 9>&-; }
+case $ACCEL in
+  tcg) ;;
+  kvm) kvm_usable || fail "-A kvm: /dev/kvm is missing or cannot be opened" ;;
+  auto) kvm_usable || ACCEL=tcg ;;  # and, once the kernel is known, a boot probe (below)
+  *) fail "-A $ACCEL: tcg, kvm or auto" ;;
+esac
 if [ ${#DISKS[@]} -eq 0 ]; then
   DISKS=("ahci,rotation_rate=7200,physical_block_size=4096,model=VMTEST AHCI,serial=AHCI0001"
          "ide,rotation_rate=5400,model=VMTEST PIIX,serial=PIIX0001"
@@ -126,9 +144,10 @@ flock 8
 # Modules the guest may load. Their dependencies (libata, scsi_mod, virtio_ring, ...) are
 # added from modules.dep. scsi_debug and sym53c8xx are here for later guest scripts; ext4 (which
 # also mounts ext2) and crc32c_generic (its checksum, a soft dependency modules.dep does not list)
-# let guest-safety.sh mount a partition.
+# let guest-safety.sh mount a partition; bfq and kyber are the I/O schedulers Debian builds as
+# modules (mq-deadline is built in), for the scheduler A/B of serve-guest.sh.
 WANT_MODULES="sd_mod sg ahci ata_piix virtio_pci virtio_scsi virtio_blk scsi_debug sym53c8xx \
-crct10dif_generic ext4 crc32c_generic"
+crct10dif_generic ext4 crc32c_generic bfq kyber_iosched"
 
 kpkg() {
   apt-cache depends linux-image-amd64 2>/dev/null | awk '$1 == "Depends:" && $2 ~ /^linux-image-/ {print $2; exit}'
@@ -184,6 +203,20 @@ if [ ! -e "$KDIR/.done" ]; then
   say "kernel $kver ready ($(secs) s)"
 fi
 KVER=$(cat "$KDIR/kver")
+
+# -A auto: /dev/kvm opening is not enough (a paravirtual KVM such as kvm-pvm opens and then hangs
+# a stock kernel before its first message). The kernel must print its banner under KVM within
+# 20 s; the verdict is cached per kernel and QEMU version.
+if [ "$ACCEL" = auto ]; then
+  probe=$CACHE/kvm-probe-$KVER-$(qemu-system-x86_64 --version | awk 'NR == 1 {print $4}')
+  if [ ! -e "$probe" ]; then
+    if timeout -k 2 20 qemu-system-x86_64 -machine q35 -accel kvm -cpu host -m 128 -nodefaults -no-reboot \
+         -display none -kernel "$KDIR/vmlinuz" -append "console=ttyS0 panic=-1" -serial stdio < /dev/null 2>/dev/null |
+         grep -q -m1 "Linux version"; then echo kvm > "$probe"; else echo tcg > "$probe"; fi
+  fi
+  ACCEL=$(cat "$probe")
+  [ "$ACCEL" = kvm ] || say "KVM: /dev/kvm opens but a guest does not boot under it here: TCG"
+fi
 
 # ---------------------------------------------------------------- 3. initramfs
 # Two gzip'ed newc cpio archives back to back (the kernel unpacks both): a cached base with
@@ -294,7 +327,7 @@ for spec in "${DISKS[@]}"; do
   esac
   n=$((n + 1))
 done
-echo "VMTEST_MODULES='$MODS'" > "$R/etc/vmtest.conf"
+{ echo "VMTEST_MODULES='$MODS'"; echo "VMTEST_ACCEL=$ACCEL"; } > "$R/etc/vmtest.conf"
 
 # ---------------------------------------------------------------- 5. /init
 # PID 1. Output protocol on ttyS1 (the host reads it line by line):
@@ -332,19 +365,25 @@ chmod +x "$R/init"
 { cat "$BASE"; pack "$R"; } > "$RUN/initrd.img"
 
 # ---------------------------------------------------------------- 6. boot
-# q35 + TCG, one CPU (-smp 2 boots slower under TCG), no NIC/VGA. ttyS0 = kernel console into
-# console.log, ttyS1 = guest output to us. -no-reboot + panic=-1: a panic ends QEMU.
-QEMU=(qemu-system-x86_64 -machine q35 -accel tcg -cpu max -m 512 -smp 1
+# q35, TCG (or KVM, -A), one CPU (-smp 2 boots slower under TCG), no NIC/VGA. ttyS0 = kernel
+# console into console.log, ttyS1 = guest output to us. -no-reboot + panic=-1: a panic ends QEMU.
+if [ "$ACCEL" = kvm ]; then CPU=host; else CPU=max; fi
+QEMU=(qemu-system-x86_64 -machine q35 -accel "$ACCEL" -cpu "$CPU" -m 512 -smp 1
       -nodefaults -no-reboot -display none
       -kernel "$KDIR/vmlinuz" -initrd "$RUN/initrd.img"
       -append "console=ttyS0 quiet panic=-1"
       -serial "file:$RUN/console.log" -serial stdio
       "${QDISKS[@]}")
-say "booting $KPKG with ${#DISKS[@]} disks (setup took $(secs) s)"
+RT=()
+if [ "$REALTIME" = 1 ]; then
+  if chrt -f 1 true 2>/dev/null; then RT=(chrt -f 1); say "real-time priority: QEMU under SCHED_FIFO 1"
+  else say "real-time priority: refused (not root, no CAP_SYS_NICE): QEMU at normal priority"; fi
+fi
+say "booting $KPKG with ${#DISKS[@]} disks under $ACCEL (setup took $(secs) s)"
 T_BOOT=$(us)
 status=$RUN/status; : > "$status"
 set +e
-timeout -k 5 "$TIMEOUT" "${QEMU[@]}" < /dev/null | {
+timeout -k 5 "$TIMEOUT" "${RT[@]+"${RT[@]}"}" "${QEMU[@]}" < /dev/null | {
   file=
   while IFS= read -r line || [ -n "$line" ]; do
     line=${line%$'\r'}
