@@ -382,8 +382,8 @@ std::string bench_to_text(const BenchResult& r) {
       line("slow region", fmt::format("LBA {}–{}, {:.1f} ms", s.first_lba, s.last_lba, s.mean_ms));
     for (auto& s : a.slow_spikes) line("slow LBA (spike)", fmt::format("LBA {}, {:.1f} ms", s.lba, s.mean_ms));
     if (a.outliers)
-      line("outliers", fmt::format("{} reads slow once, normal when read again (host stalls, pauses; median {:.1f} ms over)",
-                                   a.outliers, a.outlier_excess_ms));
+      line("outliers", fmt::format("{} read{} slow once, normal when read again (host stalls, pauses; median {:.1f} ms over)",
+                                   a.outliers, a.outliers == 1 ? "" : "s", a.outlier_excess_ms));
     for (auto& n : a.notes) o += "  note: " + n + "\n";
   }
   if (r.cache) {
