@@ -29,14 +29,16 @@ struct CacheTuning {
   std::uint64_t min_span = 65536;        // blocks the test needs
   std::uint64_t seed_mix = 0xC0FFEE;
   std::uint32_t probe_limit_bytes = 8u << 20;  // the largest single re-read tried (and span / 8)
-  std::size_t burst_rereads = 16;       // a size: read once, then re-read this often
+  std::size_t burst_rereads = 16;       // a size: read once, then re-read this often, at most
+  std::size_t min_rereads = 4;          // … and at least
+  double range_share = 0.02;            // … as many as keep a range within this share of the budget
   std::size_t firm_rereads = 64;        // … and in the rounds that firm the rate up
   double reread_keep_mads = 3;           // re-reads this many robust deviations off their size's median
                                          // are left out of the fit (a stall, a lost revolution)
   double burst_min_range = 2;            // the rate's 95 % interval may span at most this factor
   double burst_floor = 1e-3;             // stated resolution of the rate (of a noise-free fit)
   double burst_target = 0.02;            // more rounds of re-reads while the half-width is above this share
-  double burst_share = 0.4;              // … and the burst has used less than this share of the budget
+  double firm_budget_share = 0.9;        // … and while they fit in this share of the budget
   int miss_probes = 8;                   // fresh single-block reads for the miss time
   double no_cache_share = 0.5;           // a re-read above this share of a miss: no read cache
   std::uint32_t read_ahead_limit_bytes = 16u << 20;
@@ -60,6 +62,7 @@ struct CacheRun {
   // The interface rate the hit tests use: the burst fit's estimate, also where its interval is too
   // wide for the burst to be reported.
   double hit_rate_mb_s = 0;
+  double miss_ms = 0;  // a fresh single-block read (the burst's first size)
 
   CacheRun(IoEngine& io_, const CacheOptions& opt, const ProgressFn* p, std::uint32_t lb_, std::uint64_t span_)
       : io(io_), progress(p), lb(lb_), span(span_), budget(opt.budget_s), rng(opt.seed ^ kTuning.seed_mix),
@@ -89,7 +92,9 @@ struct CacheRun {
       if (sizes.empty() || sizes.back() != b) sizes.push_back(b);
     }
   };
-  void firm_up(BurstPoints& pts, const LineFit& line);
+  BurstPoints pts;  // the burst's fit points
+  LineFit line;      // the fit of the first pass's medians (the hit line)
+  void firm_up();
   void burst();
   void burst_rate(const std::vector<double>& x, const std::vector<double>& y);
   void size();
@@ -148,9 +153,15 @@ CacheRun::Rereads CacheRun::rereads(std::uint64_t b, std::size_t n) {
 void CacheRun::burst() {
   const auto& k = kTuning;
   std::vector<double> xs, ys;  // per size: the median re-read (the hit test)
-  BurstPoints pts;
   for (std::uint64_t b = 1; b <= max_blocks && go_on(); b *= 2) {
-    const Rereads r = rereads(b, k.burst_rereads);
+    // A size twice the last costs at most twice its re-read: as many re-reads as keep the range
+    // within its share of the budget (on a slow drive the large sizes' hits cost milliseconds, and
+    // the size probe after the burst needs the budget too).
+    const double hit_ms = ys.empty() ? 0 : 2 * ys.back();
+    const std::size_t n = hit_ms > 0 ? std::clamp<std::size_t>(static_cast<std::size_t>(budget_s * 1e3 * k.range_share / hit_ms),
+                                                                k.min_rereads, k.burst_rereads)
+                                     : k.burst_rereads;
+    const Rereads r = rereads(b, n);
     if (!r.ok) break;
     if (b == 1) {
       // The miss time from several fresh reads: one alone may be quick or slow by chance.
@@ -160,7 +171,8 @@ void CacheRun::burst() {
       std::vector<double> misses{r.ms[0]};
       for (double v : pm)
         if (v >= 0) misses.push_back(v);
-      if (no_cache_seen(r.median, median(misses))) break;
+      miss_ms = median(misses);
+      if (no_cache_seen(r.median, miss_ms)) break;
     } else if (xs.size() >= 2) {
       LineFit f = fit_line(xs, ys);
       const double rate = f.slope > 0 ? 1.0 / (f.slope * 1e3) : 1e9;  // bytes per ms → MB/s
@@ -171,20 +183,25 @@ void CacheRun::burst() {
     pts.add(b, xs.back(), r.mean);
     res.largest_hit_bytes = b * lb;
   }
-  if (xs.size() >= 3) {
-    firm_up(pts, fit_line(xs, ys));
-    burst_rate(pts.x, pts.y);
-  }
   report(0.4);
+  if (xs.size() < 3) return;
+  // The size and read-ahead probes' hit test: the line through the ranges so far. The rate is
+  // reported (or not) once the ranges are complete (firm_up).
+  line = fit_line(xs, ys);
+  const LineFit f = fit_line(pts.x, pts.y);
+  if (f.slope <= 0) return;
+  hit_rate_mb_s = 1.0 / (f.slope * 1e3);  // bytes per ms → MB/s
+  res.hit_overhead_ms = {std::max(0.0, f.intercept), 0};
 }
 
-// More rounds over the sizes that hit, while the rate's interval is wide and time is left: on a
-// slow interface with small segments the sizes span little transfer time against the jitter. A
-// round's range counts only where its re-reads are hits on the line of the first pass (`line`):
-// a range the drive did not keep whole is no point of the hit line.
-void CacheRun::firm_up(BurstPoints& pts, const LineFit& line) {
+// 4. More rounds over the sizes that hit, while the burst rate's interval is wide and the
+// budget lasts (after the size and read-ahead probes, which get what they always had): on a slow
+// interface with small segments the sizes span little transfer time against the jitter. A round's
+// range counts only where its re-reads are hits on the line of the first pass: a range the drive
+// did not keep whole is no point of the hit line. Then the rate is reported, or not (burst_rate).
+void CacheRun::firm_up() {
   const auto& k = kTuning;
-  if (line.slope <= 0) return;
+  if (pts.x.size() < 3 || line.slope <= 0) return;
   const double rate = 1.0 / (line.slope * 1e3), overhead = std::max(line.intercept, 0.0);
   auto rel_hw = [&] {
     const LineFit f = fit_line(pts.x, pts.y);
@@ -193,12 +210,24 @@ void CacheRun::firm_up(BurstPoints& pts, const LineFit& line) {
                : 1.0;
   };
   const std::vector<std::uint64_t> sizes = pts.sizes;
-  while (rel_hw() > k.burst_target && budget.used_s() < budget_s * k.burst_share && go_on())
+  // A range is read only where it fits in what is left of the budget (its re-reads on the hit
+  // line, and a miss first): the budget's end is no error here, the ranges so far are the result.
+  auto fits = [&](std::uint64_t b) {
+    const double cost_s = (static_cast<double>(k.firm_rereads) * (overhead + static_cast<double>(b * lb) / (rate * 1e3)) +
+                           miss_ms) * 1e-3;
+    return go_on() && budget.used_s() + cost_s < budget_s * k.firm_budget_share;
+  };
+  bool any = true;
+  while (rel_hw() > k.burst_target && any) {
+    any = false;
     for (std::uint64_t b : sizes) {
-      if (!go_on()) break;
+      if (!fits(b)) continue;
+      any = true;
       const Rereads r = rereads(b, k.firm_rereads);
       if (r.ok && is_hit(r.median, b * lb, overhead, rate)) pts.add(b, static_cast<double>(b * lb), r.mean);
     }
+  }
+  burst_rate(pts.x, pts.y);
 }
 
 // The slope of hit latency over size, fitted through every re-read kept (not the sizes' medians:
@@ -278,6 +307,7 @@ Expected<CacheResult> run_cache(IoEngine& io, const CacheOptions& opt, const Pro
   c.burst();
   c.size();
   c.read_ahead();
+  c.firm_up();
   c.res.drive_time_s = c.budget.used_s();
   if (c.err) c.res.notes.push_back("stopped early: " + c.err->message);
   c.report(1.0);
