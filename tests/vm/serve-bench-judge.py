@@ -190,14 +190,25 @@ def report(dirs, truth):
                 figs.append(json.load(f))
     n = len(figs)
     pct = lambda x: 100 * x
+    # Each run's settings as the host script wrote them (budget, seed).
+    conf = []
+    for d in dirs:
+        c = {}
+        p = os.path.join(d, 'serve-bench.conf')
+        if os.path.exists(p):
+            with open(p) as f:
+                c = dict(line.strip().split('=', 1) for line in f if '=' in line)
+        conf.append(c)
+    budgets = sorted({c.get('BENCH_BUDGET', '?') for c in conf})
+    seeds = ', '.join(c.get('SEED', '?') for c in conf)
     out = ['## Through a real kernel', '',
            '<!-- Written by tests/vm/serve-bench-host.sh -L (scripts/serve-accuracy.sh); scripts/accuracy.sh keeps it. -->',
            '',
            'sim:raptor served in real time (`drivescope serve --realtime`) as an AHCI disk of a QEMU guest (TCG,',
            'Debian 12 kernel 6.1, libata NCQ, mq-deadline), QEMU and the server under SCHED_FIFO on a shared',
-           '2-core host; in the guest `drivescope bench --tests access,transfer --budget 120` and the',
-           'scheduler A/B. %d runs (seeds 1-%d)%s, judged against tools/truth as above. The figures and' % (
-               n, n, loads(figs)),
+           '2-core host; in the guest `drivescope bench --tests access,transfer --budget %s` and the' % '/'.join(budgets),
+           'scheduler A/B. %d runs (seeds %s)%s, judged against tools/truth as above. The figures and' % (
+               n, seeds, loads(figs)),
            'what the host adds per command are explained in [serve.md](serve.md).', '',
            '| criterion | limit | runs within | measured (all runs) | truth |',
            '| --- | --- | --- | --- | --- |']
