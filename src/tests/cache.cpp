@@ -230,11 +230,12 @@ void CacheRun::firm_up() {
   burst_rate(pts.x, pts.y);
 }
 
-// The slope of hit latency over size, fitted through every re-read kept (not the sizes' medians:
-// the command overhead jitters from one command to the next, and on a slow interface with small
-// segments, 10 MB/s and 29 KiB, the sizes span 1.6 ms of transfer against 0.2 ms of jitter). Its
-// 95 % interval from the slope's standard error (Student t); a rate whose interval spans more
-// than burst_min_range (or reaches zero) is not reported: a note says so.
+// The slope of hit latency over size, fitted through one point per range read (the mean of its
+// re-reads kept): the command overhead jitters from one command to the next, and on a slow
+// interface with small segments, 10 MB/s and 29 KiB, the sizes span 1.6 ms of transfer against
+// 0.2 ms of jitter. Its 95 % interval from the slope's standard error over the ranges (Student t);
+// a rate whose interval spans more than burst_min_range (or reaches zero) is not reported: a note
+// says so.
 void CacheRun::burst_rate(const std::vector<double>& x, const std::vector<double>& y) {
   const LineFit f = fit_line(x, y);
   if (f.slope <= 0) return;
