@@ -118,10 +118,17 @@ bool same_zone(const TransferPoint& a, const TransferPoint& b);
 
 // The pure part: group points into zones (by sectors per track when known, else by rate: a step
 // must exceed rel_rate_step and three times the sample-to-sample noise, and a lone spike between
-// two agreeing neighbours is left out, so a flat noisy target is one zone).
+// two agreeing neighbours, or one faster than the sample outside it, is left out, so a flat noisy
+// target is one zone).
 std::vector<TransferZone> zones_from_points(const std::vector<TransferPoint>& pts,
                                             std::uint64_t span_blocks, std::uint32_t block_bytes,
                                             double rel_rate_step = 0.015);
+
+// The spares per track the zones allow, and the revolution from them (a note where not told);
+// the layout (cylinder) where the surfaces were told from the switches' period. Both work on a
+// result whose zones and surfaces are set (transfer_zones.cpp).
+void fit_spares(TransferResult& res, std::uint32_t block_bytes);
+void tell_layout(TransferResult& res);
 
 Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
                                       const ProgressFn* progress = nullptr);

@@ -1,0 +1,244 @@
+// The transfer test's pure analysis of its samples: zones from the rate samples, the spares per
+// track the zones allow, the layout the track switches tell (split from transfer.cpp, which
+// measures).
+#include "tests/transfer.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace ds::measure {
+
+namespace {
+// Relative resolution of one rate sample (see zones_from_points).
+constexpr double kSampleRateResolution = 0.005;
+constexpr double kOutlierSigmas = 4;  // a zone's sample this far from its median is left out of its rate
+constexpr double kPooledSpread = 0.005;  // media rates this far apart in one zone: several surfaces
+}  // namespace
+
+void fit_spares(TransferResult& res, std::uint32_t lb) {
+  // Every track takes one whole revolution, its spare sectors passing unread: a zone with n
+  // logical sectors per track of s each turns in T = (n + x)·s. A stream alone cannot tell x from
+  // the switch time that follows it, but zones can: n·s = T − x·s is a line over the zones' sector
+  // times, whose slope is the spares and whose intercept the revolution. Taken only when the
+  // zones spread their sector times (10 % or more) and x comes out a whole number.
+  std::vector<double> xs, ys;
+  for (auto& p : res.points)
+    if (!p.anomalous && p.sectors_per_track && p.media_mb_s > 0) {
+      const double s = lb / (p.media_mb_s * 1e6) * 1e9;
+      xs.push_back(s);
+      ys.push_back(p.sectors_per_track * s);
+    }
+  if (xs.size() < 4) return;
+  const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
+  if (*hi < 1.1 * *lo) return;
+  // The slope is judged over the zones, not the samples: samples of one zone share its errors
+  // (the same boundaries, the same switches), so their scatter would understate the slope's.
+  std::map<long, std::pair<double, std::pair<double, int>>> by_zone;  // keyed by rounded x
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    auto& g = by_zone[std::lround(xs[i] * 200.0 / *lo)];  // 0.5 % bins of the sector time
+    g.first += xs[i];
+    g.second.first += ys[i];
+    ++g.second.second;
+  }
+  std::vector<double> zx, zy;
+  for (const auto& [key, g] : by_zone) {
+    zx.push_back(g.first / g.second.second);
+    zy.push_back(g.second.first / g.second.second);
+  }
+  const LineFit f = zx.size() >= 3 ? fit_line(zx, zy) : fit_line(xs, ys);
+  const double x = -f.slope;
+  // Every whole count the fit allows (its 95 % interval, at least ±0.3) stays a candidate; the
+  // nearest is taken, and the revolution's interval spans what the others would give.
+  const double reach = std::max(0.3, kZ95 * f.slope_se);
+  const int nearest = static_cast<int>(std::max(0.0, std::round(x)));
+  if (std::fabs(x - nearest) > reach) return;
+  auto revolution = [&](int k) {
+    std::vector<double> t;
+    for (std::size_t i = 0; i < xs.size(); ++i) t.push_back((ys[i] + k * xs[i]) * 1e-6);
+    return t;
+  };
+  const std::vector<double> t = revolution(nearest);
+  const double med = median(t);
+  double spread = 0;
+  const int k_lo = static_cast<int>(std::max(0.0, std::ceil(x - reach)));
+  const int k_hi = static_cast<int>(std::floor(x + reach));
+  for (int k = k_lo; k <= k_hi; ++k) spread = std::max(spread, std::fabs(median(revolution(k)) - med));
+  // The median's standard error is about 1.25 σ/√n (σ from the MAD).
+  const double se = 1.2533 * 1.4826 * mad(t) / std::sqrt(static_cast<double>(t.size()));
+  res.rotation_ms = {med, kZ95 * se + spread + med * 1e-4};
+  if (k_hi > k_lo) {
+    res.notes.push_back(fmt::format("spare sectors per track not told: the zones allow {} to {} (revolution "
+                                    "within ±{:.3f} ms)", k_lo, k_hi, res.rotation_ms.uncertainty));
+    return;
+  }
+  const double xr = nearest;
+  res.spares_per_track = nearest;
+  if (xr > 0)
+    res.notes.push_back(fmt::format("{} spare sector(s) per track: the zones' track sizes and sector times "
+                                    "fit one revolution only with them", static_cast<int>(xr)));
+}
+
+// A cylinder layout visits every surface before it moves the arm, so a stream's track switches
+// repeat with the period of the surfaces (H−1 head switches, then a cylinder switch, or per-surface
+// rates in that order). A surface-serpentine layout fills one surface across a band of cylinders:
+// within a band every switch is a one-cylinder move, with no period to see. So "cylinder" is
+// said only where the surfaces were told from that period by most samples; otherwise not told.
+void tell_layout(TransferResult& res) {
+  constexpr double kLayoutAgreement = 0.6;  // share of samples that must agree on the surfaces
+  if (res.surfaces_estimate >= 2 && res.surfaces_confidence >= kLayoutAgreement) {
+    res.layout = "cylinder";
+    return;
+  }
+  res.notes.push_back("layout not told: the track switches show no period of the surfaces (a "
+                      "surface-serpentine layout, or head and cylinder switches that take the same time)");
+}
+
+// A zone's samples less those whose sustained rate falls far short of their media rate compared
+// with the rest (three or more samples): a stream that met a rare long pause — on a
+// surface-serpentine drive the seek to the next band, once in thousands of tracks — weighs it as
+// if every few tracks had one. The ratio, not the rate: samples of one zone may read surfaces of
+// their own density (a few % apart), whose switches cost the same share of a track. Far: beyond
+// kOutlierSigmas robust σ of the ratios, σ never below one sample's resolution.
+namespace {
+std::vector<const TransferPoint*> without_outliers(const std::vector<const TransferPoint*>& g) {
+  if (g.size() < 3) return g;
+  std::vector<double> ratio;
+  for (auto* p : g) ratio.push_back(p->media_mb_s > 0 ? p->mb_s / p->media_mb_s : 1.0);
+  const double m = median(ratio);
+  const double sigma = std::max(1.4826 * mad(ratio), kSampleRateResolution * m);
+  std::vector<const TransferPoint*> kept;
+  for (std::size_t i = 0; i < g.size(); ++i)
+    if (std::fabs(ratio[i] - m) <= kOutlierSigmas * sigma) kept.push_back(g[i]);
+  return kept;
+}
+}  // namespace
+
+namespace {
+double mean_media(const std::vector<const TransferPoint*>& g) {
+  double sum = 0;
+  for (auto* p : g) sum += p->media_mb_s;
+  return sum / static_cast<double>(g.size());
+}
+
+// Zones slow down from the outer edge in (more sectors on a longer track), so a group that reads
+// faster than the one outside it is not a zone of its own: on a surface-serpentine drive whose
+// surfaces each have their own density, a sample reads one surface, and neighbouring samples of
+// one zone differ by the surfaces' spread, up and down. Adjacent groups are pooled while one is
+// faster than the one before it (pool adjacent violators: the non-increasing fit of the groups'
+// media rates, Ayer et al. 1955), so that such a zone's rate is the mean over the surfaces its
+// samples read. On a cylinder layout every sample crosses all surfaces and the zones keep their
+// order: nothing is pooled.
+void pool_rising_groups(std::vector<std::vector<const TransferPoint*>>& groups) {
+  for (std::size_t i = 1; i < groups.size();) {
+    if (mean_media(groups[i]) > mean_media(groups[i - 1])) {
+      groups[i - 1].insert(groups[i - 1].end(), groups[i].begin(), groups[i].end());
+      groups.erase(groups.begin() + static_cast<std::ptrdiff_t>(i));
+      if (i > 1) --i;  // the pooled group may now be faster than the one before it
+    } else {
+      ++i;
+    }
+  }
+}
+}  // namespace
+
+bool same_zone(const TransferPoint& a, const TransferPoint& b) {
+  if (!a.sectors_per_track || !b.sectors_per_track) return false;
+  if (a.per_surface || b.per_surface) {
+    // Surfaces of their own density: a sample's media rate is that of the surfaces it happened to
+    // cross (a few % apart), and its track size their mean, known to within its fit.
+    const double dspt = std::fabs(static_cast<double>(a.sectors_per_track) - b.sectors_per_track);
+    return dspt <= a.spt_uncertainty + b.spt_uncertainty + 0.5 &&
+           std::fabs(a.media_mb_s - b.media_mb_s) <= 0.02 * std::max(a.media_mb_s, b.media_mb_s);
+  }
+  return std::fabs(a.media_mb_s - b.media_mb_s) <= 0.0025 * std::max(a.media_mb_s, b.media_mb_s);
+}
+
+std::vector<TransferZone> zones_from_points(const std::vector<TransferPoint>& pts,
+                                            std::uint64_t span, std::uint32_t lb, double rel) {
+  std::vector<TransferZone> zones;
+  std::vector<const TransferPoint*> use;
+  for (auto& p : pts)
+    if (!p.anomalous && p.mb_s > 0) use.push_back(&p);
+  if (use.empty()) return zones;
+  std::size_t with_spt = 0;
+  for (auto* p : use) with_spt += p->sectors_per_track > 0;
+  const bool by_spt = with_spt == use.size();
+  double noise = 0;
+  if (!by_spt) {
+    // Rates alone: a step counts only if it stands out of the sample-to-sample noise, so that a
+    // flat but noisy target (a file, a RAM disk, a loop device) is one zone. The noise comes from
+    // neighbouring samples (robust: a smooth ZCAV decline barely moves them), and a lone sample
+    // that differs from both neighbours, which agree, is a spike (a host hiccup), not a zone.
+    std::vector<double> diffs;
+    for (std::size_t i = 1; i < use.size(); ++i) diffs.push_back(use[i]->mb_s - use[i - 1]->mb_s);
+    if (diffs.size() >= 3) noise = 1.4826 * mad(diffs) / std::sqrt(2.0);
+    auto tol = [&](double m) { return std::max(rel * m, 3 * noise); };
+    // Zones slow down inward, so a lone sample that reads faster than the one outside it and no
+    // slower than the one inside it is a spike too, whatever its neighbours (through QEMU one
+    // sample in ten came out 1-3 % fast, between two zones' rates: docs/serve.md).
+    std::vector<const TransferPoint*> kept{use[0]};
+    for (std::size_t i = 1; i + 1 < use.size(); ++i) {
+      const double a = use[i - 1]->mb_s, b = use[i + 1]->mb_s, x = use[i]->mb_s, m = (a + b) / 2;
+      const bool spike = (std::fabs(a - b) <= tol(m) && std::fabs(x - m) > tol(m)) || (x - a > tol(a) && x >= b);
+      if (!spike) kept.push_back(use[i]);
+    }
+    if (use.size() > 1) kept.push_back(use.back());
+    use = kept;
+  }
+  std::vector<std::vector<const TransferPoint*>> groups{{use[0]}};
+  for (std::size_t i = 1; i < use.size(); ++i) {
+    auto& g = groups.back();
+    bool same;
+    if (by_spt) {
+      same = same_zone(*use[i], *g.back());
+    } else {
+      std::vector<double> r;
+      for (auto* p : g) r.push_back(p->mb_s);
+      double m = median(r);
+      same = std::fabs(use[i]->mb_s - m) <= std::max(rel * m, 3 * noise);
+    }
+    if (same) g.push_back(use[i]);
+    else groups.push_back({use[i]});
+  }
+  if (by_spt) pool_rising_groups(groups);
+  for (std::size_t z = 0; z < groups.size(); ++z) {
+    TransferZone tz;
+    tz.first_lba = z == 0 ? 0 : (groups[z - 1].back()->lba + groups[z].front()->lba) / 2;
+    tz.last_lba = z + 1 == groups.size() ? span - 1
+                                         : (groups[z].back()->lba + groups[z + 1].front()->lba) / 2 - 1;
+    std::vector<double> r;
+    for (auto* p : without_outliers(groups[z])) r.push_back(p->mb_s);
+    tz.mb_s = mean(r);
+    // 95 % half-width: the samples' spread, plus the resolution of one sample's rate (it rests on
+    // about one cylinder: which surfaces it crossed and the few switches it saw move it by up to
+    // ~0.5 % on the simulated /2 drives, docs/accuracy.md), which more samples do not shrink.
+    tz.mb_s_uncertainty = (r.size() > 1 ? kZ95 * stddev(r) / std::sqrt(static_cast<double>(r.size())) : 0) +
+                          kSampleRateResolution * tz.mb_s;
+    // The most common sectors-per-track of the group (single fits can be off by a few).
+    std::map<std::uint32_t, int> votes;
+    std::vector<double> media;
+    for (auto* p : groups[z]) {
+      ++votes[p->sectors_per_track];
+      media.push_back(p->media_mb_s);
+    }
+    tz.sectors_per_track = std::max_element(votes.begin(), votes.end(), [](auto& a, auto& b) {
+                             return a.second < b.second;
+                           })->first;
+    // Samples of several surfaces (pooled above, or per-surface tracks): their mean track size.
+    if (votes.size() > 1 && media.size() > 1 &&
+        *std::max_element(media.begin(), media.end()) > (1 + kPooledSpread) * *std::min_element(media.begin(), media.end())) {
+      double sum = 0;
+      for (auto* p : groups[z]) sum += p->sectors_per_track;
+      tz.sectors_per_track = static_cast<std::uint32_t>(std::lround(sum / static_cast<double>(groups[z].size())));
+    }
+    tz.media_mb_s = mean(media);
+    tz.bytes_per_track = static_cast<std::uint64_t>(tz.sectors_per_track) * lb;
+    zones.push_back(tz);
+  }
+  return zones;
+}
+
+}  // namespace ds::measure
