@@ -86,13 +86,10 @@ struct CacheRun {
   // common, and the interval must come from the spread between ranges.
   struct BurstPoints {
     std::vector<double> x, y;
-    std::vector<std::uint64_t> sizes;  // the sizes that hit, in blocks
-    void add(std::uint64_t b, double bytes, double ms) {
-      x.push_back(bytes), y.push_back(ms);
-      if (sizes.empty() || sizes.back() != b) sizes.push_back(b);
-    }
+    void add(double bytes, double ms) { x.push_back(bytes), y.push_back(ms); }
   };
-  BurstPoints pts;  // the burst's fit points
+  BurstPoints pts;                      // the burst's fit points
+  std::vector<std::uint64_t> hit_sizes;  // the first pass's sizes that hit, in blocks
   LineFit line;      // the fit of the first pass's medians (the hit line)
   void firm_up();
   void burst();
@@ -180,7 +177,8 @@ void CacheRun::burst() {
     }
     xs.push_back(static_cast<double>(b * lb));
     ys.push_back(r.median);
-    pts.add(b, xs.back(), r.mean);
+    pts.add(xs.back(), r.mean);
+    hit_sizes.push_back(b);
     res.largest_hit_bytes = b * lb;
   }
   report(0.4);
@@ -209,7 +207,6 @@ void CacheRun::firm_up() {
                ? student_t_quantile(0.975, static_cast<double>(pts.x.size()) - 2) * f.slope_se / f.slope
                : 1.0;
   };
-  const std::vector<std::uint64_t> sizes = pts.sizes;
   // A range is read only where it fits in what is left of the budget (its re-reads on the hit
   // line, and a miss first): the budget's end is no error here, the ranges so far are the result.
   auto fits = [&](std::uint64_t b) {
@@ -220,11 +217,11 @@ void CacheRun::firm_up() {
   bool any = true;
   while (rel_hw() > k.burst_target && any) {
     any = false;
-    for (std::uint64_t b : sizes) {
+    for (std::uint64_t b : hit_sizes) {
       if (!fits(b)) continue;
       any = true;
       const Rereads r = rereads(b, k.firm_rereads);
-      if (r.ok && is_hit(r.median, b * lb, overhead, rate)) pts.add(b, static_cast<double>(b * lb), r.mean);
+      if (r.ok && is_hit(r.median, b * lb, overhead, rate)) pts.add(static_cast<double>(b * lb), r.mean);
     }
   }
   burst_rate(pts.x, pts.y);
