@@ -20,6 +20,10 @@ double phi(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 struct QueueTuning {
   // A depth's figures count once this many latencies are in.
   std::uint64_t min_usable_ios = 16;
+  // ... and its IOPS only when known to this relative standard error: the gain thresholds are
+  // x1.07 to x1.41 (log 0.07 to 0.35), so a wider IOPS decides nothing. A depth cut short by the
+  // budget, or timed through a guest that reports completions in clumps, gets no say.
+  double max_judged_rel_se = 0.15;
   // No positioning cost to save: depth-1 mean under no_cost_mean_ms, spread under no_cost_cv of
   // the mean, or the tenth percentile under no_cost_p10_ms (a random read's floor on a disk: a
   // seek and part of a revolution, above 0.3 ms even for a 15k rpm drive on a short span).
@@ -55,15 +59,51 @@ constexpr QueueTuning kTuning{};
 
 }  // namespace
 
-ReorderVerdict judge_reordering(const std::vector<QueueDepthResult>& depths) {
-  ReorderVerdict v;
+namespace {
+
+// A depth's figures count with enough latencies in, and its IOPS only when known well enough.
+bool usable(const QueueDepthResult& d) {
+  return d.ios >= kTuning.min_usable_ios && d.iops > 0 && d.mean_ms > 0 && d.reached_depth > 0;
+}
+bool judged(const QueueDepthResult& d) { return usable(d) && d.iops_rel_se <= kTuning.max_judged_rel_se; }
+
+// The depths the verdict compares: depth 1, the deepest judged one, and the deepest usable one
+// left out for its uncertain IOPS (nullptr: none).
+struct Compared {
   const QueueDepthResult* d1 = nullptr;
   const QueueDepthResult* deep = nullptr;
+  const QueueDepthResult* vague = nullptr;
+};
+Compared pick_depths(const std::vector<QueueDepthResult>& depths) {
+  Compared c;
   for (const auto& d : depths) {
-    if (d.ios < kTuning.min_usable_ios || d.iops <= 0 || d.mean_ms <= 0) continue;
-    if (d.reached_depth == 1 && !d1) d1 = &d;
-    if (!deep || d.reached_depth > deep->reached_depth) deep = &d;
+    if (!usable(d)) continue;
+    const QueueDepthResult*& slot = judged(d) ? c.deep : c.vague;
+    if (judged(d) && d.reached_depth == 1 && !c.d1) c.d1 = &d;
+    if (!slot || d.reached_depth > slot->reached_depth) slot = &d;
   }
+  return c;
+}
+
+// Slopes of log IOPS and log mean latency against log depth, over the judged depths.
+void fit_exponents(const std::vector<QueueDepthResult>& depths, ReorderVerdict& v) {
+  std::vector<double> lx, liops, llat;
+  for (const auto& d : depths) {
+    if (!judged(d)) continue;
+    lx.push_back(std::log(static_cast<double>(d.reached_depth)));
+    liops.push_back(std::log(d.iops));
+    llat.push_back(std::log(d.mean_ms));
+  }
+  if (lx.size() < 2) return;
+  v.iops_exponent = fit_line(lx, liops).slope;
+  v.latency_exponent = fit_line(lx, llat).slope;
+}
+
+}  // namespace
+
+ReorderVerdict judge_reordering(const std::vector<QueueDepthResult>& depths) {
+  ReorderVerdict v;
+  const auto [d1, deep, vague] = pick_depths(depths);
   if (!d1 || !deep) {
     v.confidence = 0;
     v.evidence = "no usable depth-1 run: nothing to compare against";
@@ -72,18 +112,12 @@ ReorderVerdict judge_reordering(const std::vector<QueueDepthResult>& depths) {
   v.deepest = deep->reached_depth;
   v.iops_gain = deep->iops / d1->iops;
   v.overtaken_share = deep->overtaken_share;
-  // Exponents over every usable depth.
-  std::vector<double> lx, liops, llat;
-  for (const auto& d : depths) {
-    if (d.ios < kTuning.min_usable_ios || d.iops <= 0 || d.mean_ms <= 0 || d.reached_depth == 0) continue;
-    lx.push_back(std::log(static_cast<double>(d.reached_depth)));
-    liops.push_back(std::log(d.iops));
-    llat.push_back(std::log(d.mean_ms));
-  }
-  if (lx.size() >= 2) {
-    v.iops_exponent = fit_line(lx, liops).slope;
-    v.latency_exponent = fit_line(lx, llat).slope;
-  }
+  if (vague && vague->reached_depth > deep->reached_depth)
+    v.unjudged = fmt::format(
+        "depth {}'s IOPS ({:.0f}, from {} reads) is known only to +-{:.0f} %: judged at depth {}; a "
+        "larger budget gives the deep queues more reads",
+        vague->reached_depth, vague->iops, vague->ios, 196 * vague->iops_rel_se, deep->reached_depth);
+  fit_exponents(depths, v);
   // A mechanical access costs milliseconds and spreads over (at least) a revolution: a device
   // answering in well under a millisecond, or always in the same time, has no positioning cost a
   // reordering could save, so its IOPS curve says nothing about reordering.
@@ -105,7 +139,10 @@ ReorderVerdict judge_reordering(const std::vector<QueueDepthResult>& depths) {
   }
   if (v.deepest < t.min_deepest) {
     v.confidence = t.undecided_confidence;
-    v.evidence = fmt::format("at most {} requests were outstanding: too shallow to judge", v.deepest);
+    v.evidence = v.unjudged.empty()
+                     ? fmt::format("at most {} requests were outstanding: too shallow to judge", v.deepest)
+                     : fmt::format("no depth of {} or more with IOPS known well enough to judge ({})",
+                                   t.min_deepest, v.unjudged);
     return v;
   }
   const double threshold = std::pow(static_cast<double>(v.deepest), t.gain_threshold_exponent);
@@ -236,6 +273,7 @@ Expected<QueueResult> run_queue(IoEngine& io, const QueueOptions& opt, const Pro
     break;
   }
   res.verdict = judge_reordering(res.depths);
+  if (!res.verdict.unjudged.empty()) res.notes.push_back(res.verdict.unjudged);
   return res;
 }
 

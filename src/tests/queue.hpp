@@ -74,6 +74,7 @@ struct ReorderVerdict {
   bool no_positioning_cost = false;
   bool parallel_service = false;  // IOPS grow, but not from reordering
   std::string evidence;           // one sentence with the numbers
+  std::string unjudged;           // a deeper depth left out: its IOPS too uncertain ("" none)
 };
 
 // Pure: judges per-depth figures (depth 1 must be present).

@@ -102,7 +102,7 @@ struct LoopResult {
   std::size_t largest_batch = 0;    // the most requests one of them carried
   double drive_time_s = 0;          // first submit to last completion
   double iops = 0;                  // steady state: completions while the queue was full
-  double iops_rel_se = 0;           // relative standard error of iops (from inter-completion gaps)
+  double iops_rel_se = 0;           // relative standard error of iops (batch means of completion gaps)
   // interrupted wins over an error met while draining after the stop request: the user asked.
   StopReason stop = StopReason::done;
   std::optional<Error> error;       // the failure when failed(stop); records so far are kept

@@ -203,6 +203,27 @@ TEST_CASE("queue verdict: no positioning cost -> inconclusive; flat and linear -
   v = ds::measure::judge_reordering(qemu);
   CHECK_FALSE(v.reorders.has_value());
   CHECK(v.parallel_service);
+  // The in-order drive served through QEMU's AHCI on a 1 s budget (vm-serve, measured): depth
+  // 32 had 40 reads and the guest saw its completions in clumps, so its IOPS came out x2.5 the
+  // drive's with a standard error of 39 %. It gets no say: the verdict is at depth 8, where the
+  // IOPS is known, and says which depth it left out.
+  auto fuzzy = [&](QueueDepthResult r, std::uint64_t ios, double rel_se) {
+    r.ios = ios;
+    r.iops_rel_se = rel_se;
+    return r;
+  };
+  std::vector<QueueDepthResult> clumped{mk(1, 65, 15.4, 6, 0), mk(8, 74, 104, 20, 0.01),
+                                        fuzzy(mk(32, 161, 365, 40, 0.45), 40, 0.39)};
+  v = ds::measure::judge_reordering(clumped);
+  REQUIRE(v.reorders.has_value());
+  CHECK_FALSE(*v.reorders);
+  CHECK(v.deepest == 8);
+  CHECK(v.unjudged.find("depth 32") != std::string::npos);
+  // Every deep depth that vague: undecided, and saying why.
+  clumped[1] = fuzzy(clumped[1], 40, 0.48);
+  v = ds::measure::judge_reordering(clumped);
+  CHECK_FALSE(v.reorders.has_value());
+  CHECK(v.evidence.find("known well enough") != std::string::npos);
   // No depth 1: nothing to judge.
   std::vector<QueueDepthResult> none{mk(32, 240, 130, 20, 0.5)};
   v = ds::measure::judge_reordering(none);

@@ -21,7 +21,7 @@ DS=drivescope
 queue() {  # queue BLK TAG SCHEDULER: `drivescope bench --tests queue --json` under that scheduler
   local was; was=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "/sys/block/$1/queue/scheduler")
   echo "$3" > "/sys/block/$1/queue/scheduler"
-  $DS bench --tests queue --budget 6 --json --quiet "/dev/$1" > "/tmp/queue-$2-$3.json" 2> "/tmp/queue-$2-$3.err"
+  $DS bench --tests queue --budget 30 --json --quiet "/dev/$1" > "/tmp/queue-$2-$3.json" 2> "/tmp/queue-$2-$3.err"
   QUEUE_RC=$?
   echo "$was" > "/sys/block/$1/queue/scheduler"
   vm_export "serve-queue-$2-$3.json" "/tmp/queue-$2-$3.json"
