@@ -225,6 +225,7 @@ struct AccessRun {
   std::vector<AnchorRead> anchor_reads;
   std::size_t anchor_hits = 0;
   bool locked = false;  // the revolution is the phase-locked one
+  bool seeded = false;  // rev_ms() is only a seed for the lock (rotation_from_step_median)
   Rng anchor_rng;
   unsigned next_anchor = 0;
   std::uint64_t prev_random = 0;  // the last random read's LBA (the next is never just after it)
@@ -258,6 +259,8 @@ struct AccessRun {
   void measure_overhead();
   void measure_rotation();
   void rotation_from_waits(Ctx& rc, Budget& rot_budget, std::int64_t charged);
+  void rotation_from_step_median(const BackwardSteps& bs);
+  void unseed_rotation();
   void sweep(unsigned n, unsigned at_least, double share);
   void random_reads();
   void lock_rotation();
@@ -316,6 +319,39 @@ void AccessRun::rotation_from_waits(Ctx& rc, Budget& rot_budget, std::int64_t ch
   }
 }
 
+// The backward steps' line has no falling slope: their k·sector differences (1 to 8 blocks, a
+// fraction of a per cent of a revolution) drowned in the host's jitter (2 of 11 runs through a
+// QEMU guest), or there is no platter. Each step still waits about one revolution, so their
+// median less a cache hit seeds the phase lock's ±25 % scan; the revolution stands only if the
+// lock then finds it (unseed_rotation), never as this rough figure.
+void AccessRun::rotation_from_step_median(const BackwardSteps& bs) {
+  std::vector<double> l;
+  for (auto& [step, ns] : bs.kl) l.push_back(ns);
+  const double rough_ms = l.empty() ? 0 : median(l) * kMsPerNs - res.overhead_ms.value;
+  if (!(rough_ms > 0) || !plausible_rotation_ms(rough_ms, res.overhead_ms.value)) {
+    res.notes.push_back("rotation: the backward-step latencies do not fit one revolution "
+                        "(solid state or a non-rotating target?)");
+    return;
+  }
+  res.rotation_ms = {rough_ms, 0};
+  seeded = true;
+  res.notes.push_back(fmt::format("rotation: the backward-step latencies do not fit a line (host jitter over their "
+                                  "k-block differences?); their median, {:.3f} ms less a cache hit, only seeds the "
+                                  "phase lock", rough_ms));
+}
+
+// Without a lock the seed is no figure: rotation, rpm and everything built on them unmeasured.
+void AccessRun::unseed_rotation() {
+  if (!seeded || locked) return;
+  res.rotation_ms = {0, 0};
+  res.rpm = {0, 0};
+  res.sector_ms = {0, 0};
+  rev_assumed_ms = kTuning.no_rotation_ms;
+  base_ms = 0;
+  res.notes.push_back("rotation: not measured: the phase lock did not confirm the backward steps' median, so no "
+                      "rpm and no seek figures");
+}
+
 // 2. Rotation: chains of backward steps (backward_steps above), at most a quarter of the budget.
 void AccessRun::measure_rotation() {
   const auto& k = kTuning;
@@ -345,11 +381,7 @@ void AccessRun::measure_rotation() {
         "rpm, no seek figures and no track layout", rot * kMsPerNs, res.overhead_ms.value));
     return;
   }
-  if (rot <= 0) {
-    res.notes.push_back("rotation: the backward-step latencies do not fit one revolution "
-                        "(solid state or a non-rotating target?)");
-    return;
-  }
+  if (rot <= 0) return rotation_from_step_median(bs);
   // Uncertainty: spread of the per-chain estimates latency + k·sector. The fit's error on the
   // simulated drives reaches 1 % (a chain's median is off by part of a sector): the interval is
   // never narrower than that. The stream of the track-to-track probe, when there is one,
@@ -718,6 +750,7 @@ Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt, const 
   if (run.c.err) return run.fail();
   run.res.read = stats(run.lat_ms);
   run.lock_rotation();
+  run.unseed_rotation();
   run.find_slow_regions();
   run.full_stroke();
   run.track_to_track();
