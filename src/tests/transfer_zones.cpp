@@ -142,6 +142,57 @@ void pool_rising_groups(std::vector<std::vector<const TransferPoint*>>& groups) 
     }
   }
 }
+
+// The first quartile of |x − y| for x, y independent N(0, σ²), in σ: √2 · Φ⁻¹(0.625).
+constexpr double kAbsDiffQ1PerSigma = 0.4506;
+
+// Rates alone (no track structure): the sample-to-sample noise, and the spikes taken out of
+// `use`. A step between zones then counts only if it stands out of the noise, so that a flat but
+// noisy target (a file, a RAM disk, a loop device) is one zone.
+double drop_rate_spikes(std::vector<const TransferPoint*>& use, double rel) {
+  double noise = 0;
+  // The noise comes from neighbouring samples (a smooth ZCAV decline barely moves them). Most
+  // neighbours differ by noise only, but not all: each zone edge is a step, and a spike
+  // makes two. Through QEMU those were over half of the differences (15 edges and 8 spikes in
+  // 54): their median absolute deviation was the size of a zone step and three of it merged
+  // the zones pairwise. The noise is read from the smallest quarter of the differences instead
+  // (|N(0, 2σ²)| has its first quartile at 0.4506 σ), which holds while three in four differ
+  // by more than noise, and overstates it only while just a few differ by noise alone.
+  std::vector<double> diffs;
+  for (std::size_t i = 1; i < use.size(); ++i) diffs.push_back(std::fabs(use[i]->mb_s - use[i - 1]->mb_s));
+  if (diffs.size() >= 3) noise = quantile(diffs, 0.25) / kAbsDiffQ1PerSigma;
+  auto tol = [&](double m) { return std::max(rel * m, 3 * noise); };
+  // Zones slow down inward, so a sample that reads faster than the last one kept outside it is
+  // a spike too, whatever its neighbours, when the rate comes back within one of the next two
+  // (through QEMU about one sample in seven came out 1-4 % fast, once two in a row: docs/serve.md).
+  // Where the rate does not come back, the one outside was the odd one (slow), which the
+  // neighbour rule below then takes. These go first: a true sample of the next zone in, beside
+  // a fast spike, would otherwise sit between two neighbours that agree (55.94 outside, the
+  // spike's 56.11 inside, for a sample at 54.40 of a 54.13 MB/s zone) and go as a spike as well,
+  // moving the zone's edge past its middle.
+  {
+    std::vector<const TransferPoint*> fast_gone{use[0]};
+    for (std::size_t i = 1; i < use.size(); ++i) {
+      const double last = fast_gone.back()->mb_s, x = use[i]->mb_s;
+      double back = -1;  // the slower of the next two, -1 for none
+      for (std::size_t j = i + 1; j < std::min(use.size(), i + 3); ++j)
+        back = back < 0 ? use[j]->mb_s : std::min(back, use[j]->mb_s);
+      const bool fast = x - last > tol(last) && (back < 0 || back <= last + tol(last));
+      if (!fast) fast_gone.push_back(use[i]);
+    }
+    use = fast_gone;
+  }
+  // A lone sample that differs from both neighbours, which agree, is a spike (a host hiccup).
+  std::vector<const TransferPoint*> kept{use[0]};
+  for (std::size_t i = 1; i + 1 < use.size(); ++i) {
+    const double a = use[i - 1]->mb_s, b = use[i + 1]->mb_s, m = (a + b) / 2;
+    if (!(std::fabs(a - b) <= tol(m) && std::fabs(use[i]->mb_s - m) > tol(m))) kept.push_back(use[i]);
+  }
+  if (use.size() > 1) kept.push_back(use.back());
+  use = kept;
+  return noise;
+}
+
 }  // namespace
 
 bool same_zone(const TransferPoint& a, const TransferPoint& b) {
@@ -167,34 +218,7 @@ std::vector<TransferZone> zones_from_points(const std::vector<TransferPoint>& pt
   for (auto* p : use) with_spt += p->sectors_per_track > 0;
   const bool by_spt = with_spt == use.size();
   double noise = 0;
-  if (!by_spt) {
-    // Rates alone: a step counts only if it stands out of the sample-to-sample noise, so that a
-    // flat but noisy target (a file, a RAM disk, a loop device) is one zone. The noise comes from
-    // neighbouring samples (robust: a smooth ZCAV decline barely moves them), and a lone sample
-    // that differs from both neighbours, which agree, is a spike (a host hiccup), not a zone.
-    std::vector<double> diffs;
-    for (std::size_t i = 1; i < use.size(); ++i) diffs.push_back(use[i]->mb_s - use[i - 1]->mb_s);
-    if (diffs.size() >= 3) noise = 1.4826 * mad(diffs) / std::sqrt(2.0);
-    auto tol = [&](double m) { return std::max(rel * m, 3 * noise); };
-    // Zones slow down inward, so a lone sample that reads faster than the one outside it and no
-    // slower than the one inside it is a spike too, whatever its neighbours (through QEMU one
-    // sample in ten came out 1-3 % fast, between two zones' rates: docs/serve.md). Those go
-    // first: a true sample of the next zone in, beside such a spike, would otherwise sit between
-    // two neighbours that agree (55.94 outside, the spike's 56.11 inside, for a sample at 54.40
-    // of a 54.13 MB/s zone) and go as a spike as well, moving the zone's edge past its middle.
-    auto drop = [&](auto is_spike) {
-      std::vector<const TransferPoint*> kept{use[0]};
-      for (std::size_t i = 1; i + 1 < use.size(); ++i)
-        if (!is_spike(use[i - 1]->mb_s, use[i]->mb_s, use[i + 1]->mb_s)) kept.push_back(use[i]);
-      if (use.size() > 1) kept.push_back(use.back());
-      use = kept;
-    };
-    drop([&](double a, double x, double b) { return x - a > tol(a) && x >= b; });
-    drop([&](double a, double x, double b) {
-      const double m = (a + b) / 2;
-      return std::fabs(a - b) <= tol(m) && std::fabs(x - m) > tol(m);
-    });
-  }
+  if (!by_spt) noise = drop_rate_spikes(use, rel);
   std::vector<std::vector<const TransferPoint*>> groups{{use[0]}};
   for (std::size_t i = 1; i < use.size(); ++i) {
     auto& g = groups.back();

@@ -41,6 +41,21 @@ constexpr double kGuest2[][2] = {
     {120951971, 50.611}, {123639793, 48.756}, {126327614, 48.801}, {129015436, 48.835}, {131703258, 46.936},
     {134391079, 46.936}, {137078901, 46.961}, {139766722, 45.084}, {142454544, 45.270}, {145142366, 45.281}};
 
+// A third run's (2026-12-01): 8 fast samples and the 15 zone edges made over half of the
+// neighbour differences, the noise was read as a zone step's size and the zones merged in pairs.
+constexpr double kGuest3[][2] = {
+    {210040, 72.815}, {2687820, 72.854}, {5375641, 73.589}, {8063461, 72.815}, {10751282, 72.622},
+    {13439103, 70.942}, {16126923, 71.016}, {18814744, 70.904}, {21502565, 70.840}, {24190385, 69.111},
+    {26878206, 69.147}, {29566026, 69.157}, {32253847, 68.924}, {34941668, 67.206}, {37629488, 68.283},
+    {40317309, 67.122}, {43005130, 67.193}, {45692950, 65.322}, {48380771, 65.182}, {51068591, 65.304},
+    {53756412, 63.478}, {56444233, 63.489}, {59132053, 63.448}, {61819874, 63.735}, {64507695, 62.761},
+    {67195515, 63.578}, {69883336, 61.531}, {72571157, 60.055}, {75258977, 59.987}, {77946798, 59.963},
+    {80634618, 62.310}, {83322439, 58.065}, {86010260, 57.927}, {88698080, 58.081}, {91385901, 56.385},
+    {94073722, 56.289}, {96761542, 58.503}, {99449363, 54.460}, {102137183, 54.307}, {104825004, 56.121},
+    {107512825, 54.365}, {110200645, 52.344}, {112888466, 52.486}, {115576287, 52.559}, {118264107, 50.723},
+    {120951928, 50.782}, {123639748, 48.761}, {126327569, 50.413}, {129015390, 50.358}, {131703210, 47.081},
+    {134391031, 46.912}, {137078852, 46.954}, {139766672, 45.308}, {142454493, 46.720}, {145142314, 45.209}};
+
 // The served drive's zones (tools/truth): first LBA, sectors, sequential MB/s.
 constexpr double kZones[][3] = {
     {0, 11208304, 72.591}, {11208304, 10917808, 70.700}, {22126112, 10639416, 68.912},
@@ -96,17 +111,35 @@ TEST_CASE("zones by rate alone: a flat noisy target stays one zone") {
   CHECK(ds::measure::zones_from_points(pts, 40000, 512).size() == 1);
 }
 
-TEST_CASE("zones by rate alone: fast spikes go first, so a true sample beside one is not taken for a spike") {
-  const auto zones = ds::measure::zones_from_points(points_of(kGuest2), 145226112, 512);
+namespace {
+// The served drive's zones read at their middles within 3 %, as vm-serve-bench judges, all but
+// `misses` of them.
+template <std::size_t N>
+void check_zone_middles(const double (&samples)[N][2], int misses = 0) {
+  const auto zones = ds::measure::zones_from_points(points_of(samples), 145226112, 512);
+  CHECK(zones.size() >= 14);
   double worst = 0;
+  int missed = 0;
   for (const auto& t : kZones) {
     const auto mid = static_cast<std::uint64_t>(t[0] + t[1] / 2);
     double got = 0;
     for (const auto& z : zones)
       if (z.first_lba <= mid && mid <= z.last_lba) got = z.mb_s;
-    CAPTURE(mid);
-    CHECK(std::fabs(got - t[2]) <= 0.03 * t[2]);
+    missed += std::fabs(got - t[2]) > 0.03 * t[2];
     worst = std::max(worst, std::fabs(got - t[2]) / t[2]);
   }
-  MESSAGE("worst zone-middle error " << 100 * worst << " %");
+  CHECK(missed <= misses);
+  MESSAGE("worst zone-middle error " << 100 * worst << " % over " << zones.size() << " zones found");
+}
+}  // namespace
+
+TEST_CASE("zones by rate alone: fast spikes go first, so a true sample beside one is not taken for a spike") {
+  check_zone_middles(kGuest2);
+}
+
+TEST_CASE("zones by rate alone: the noise is not read from zone steps and spikes") {
+  // Before: 8 zones, every second edge lost. One zone stays out of reach: two of its three
+  // samples read 2.1 and 3.4 % fast (64507695, 67195515), so by rates it is the zone outside it.
+  check_zone_middles(kGuest3, 1);
+  check_zone_middles(kGuest);
 }

@@ -77,4 +77,4 @@ if [ "$runs" -gt 0 ]; then
   exit $?
 fi
 # CI: one boot, short budgets (about 3 minutes in all on a loaded 2-core host).
-one_run 1 60 3 6
+one_run 1 120 3 6
