@@ -182,11 +182,15 @@ double drop_rate_spikes(std::vector<const TransferPoint*>& use, double rel) {
     }
     use = fast_gone;
   }
-  // A lone sample that differs from both neighbours, which agree, is a spike (a host hiccup).
+  // A lone sample that differs from both neighbours, which agree, is a spike (a host hiccup); so
+  // is one slower than the sample inside it, which no zone is (a host stall inside a stream
+  // between two zones' rates: 71.46 MB/s between 92.98 and 89.60 on a simulated /2 DM-SMR drive,
+  // a zone of its own without this).
   std::vector<const TransferPoint*> kept{use[0]};
   for (std::size_t i = 1; i + 1 < use.size(); ++i) {
-    const double a = use[i - 1]->mb_s, b = use[i + 1]->mb_s, m = (a + b) / 2;
-    if (!(std::fabs(a - b) <= tol(m) && std::fabs(use[i]->mb_s - m) > tol(m))) kept.push_back(use[i]);
+    const double a = use[i - 1]->mb_s, b = use[i + 1]->mb_s, x = use[i]->mb_s, m = (a + b) / 2;
+    const bool lone = std::fabs(a - b) <= tol(m) && std::fabs(x - m) > tol(m);
+    if (!lone && !(b - x > tol(b))) kept.push_back(use[i]);
   }
   if (use.size() > 1) kept.push_back(use.back());
   use = kept;

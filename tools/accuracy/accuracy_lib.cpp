@@ -246,9 +246,6 @@ std::vector<Subject> subjects(const std::string& data_dir) {
     // "Dual actuator"), so its seek and access truths do not apply. The actuators test
     // (tests/measure/actuators_sim.cpp) judges that preset.
     if (m && !m->actuators.empty()) continue;
-    // The DM-SMR preset (archive8tb-smr) is not judged yet: its reads are conventional, but its
-    // figures have not been through the judge; `smr --write` (tests/measure/smr_sim.cpp) covers it.
-    if (m && m->smr.enabled()) continue;
     s.push_back({p, "sim:" + p, m ? nlohmann::json::parse(ds::sim::model_to_json(*m)) : nlohmann::json()});
   }
   return s;

@@ -195,7 +195,7 @@ std::string markdown(const std::vector<RunResult>& runs, const ReportSetup& setu
       "share of runs whose measured value ± its stated half-width (Figure.uncertainty; 1.96 standard "
       "errors for the mean access) contains the truth; for the zone-middle rates, each zone's rate is its own interval, so the share is of zones (all runs' zones together), and a run passes the rate criterion only when its worst zone does. Not observable: the measurement said it cannot "
       "tell (0 / null); such a run is reported, not failed — except track-to-track, whose null counts as a "
-      "failure. The same 680 runs at 60 s are the ctest `accuracy_seeds`.\n\n",
+      "failure. The same v1 and v2 runs at 60 s are the ctest `accuracy_seeds`.\n\n",
       setup.seeds, variants, budgets, setup.only.empty() ? "" : ", only drives matching `" + setup.only + "`");
   const bool trial = std::any_of(runs.begin(), runs.end(), [](const RunResult& r) { return r.spec.variant == "v2x"; });
   for (bool t : {false, true}) {
