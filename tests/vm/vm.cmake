@@ -31,7 +31,7 @@ set_tests_properties(vm-serve PROPERTIES LABELS vm SKIP_RETURN_CODE 77 TIMEOUT 4
 
 # drivescope's measurements through a real kernel (issue 13, tests/vm/serve-bench-host.sh): bench
 # access,transfer and the scheduler A/B on sim:raptor served on AHCI, judged against tools/truth
-# (serve-bench-judge.py); needs real-time priority (skipped without, a failure in CI). About 90 s.
+# (serve-bench-judge.py); needs real-time priority (skipped without, a failure in CI). About 2 minutes (a 120 s bench).
 add_test(NAME vm-serve-bench
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/serve-bench-host.sh -S -t 400 -b $<TARGET_FILE:drivescope>)
 set_tests_properties(vm-serve-bench PROPERTIES LABELS vm SKIP_RETURN_CODE 77 TIMEOUT 540 RESOURCE_LOCK ds_vm)
