@@ -11,9 +11,9 @@
 namespace ds::measure {
 
 namespace {
-// Absolute slack of the hit test: host-side jitter a hit may show on top of the hit line.
+// Absolute slack of the hit test (is_hit, and CacheTuning): host-side jitter a hit may show on
+// top of the hit line.
 constexpr double kHitSlackMs = 0.05;
-constexpr unsigned kMaxRegions = 64;  // regions re-read in the last round of the size probe
 }  // namespace
 
 bool is_hit(double latency_ms, std::uint64_t bytes, double overhead_ms, double rate_mb_s) {
@@ -29,6 +29,7 @@ struct CacheTuning {
   std::uint64_t min_span = 65536;        // blocks the test needs
   std::uint64_t seed_mix = 0xC0FFEE;
   std::uint32_t probe_limit_bytes = 8u << 20;  // the largest single re-read tried (and span / 8)
+  unsigned max_regions = 64;            // regions re-read in the last round of the size probe
   std::size_t burst_rereads = 16;       // a size: read once, then re-read this often, at most
   std::size_t min_rereads = 4;          // … and at least
   double range_share = 0.02;            // … as many as keep a range within this share of the budget
@@ -260,7 +261,7 @@ void CacheRun::size() {
     const std::uint64_t S = res.largest_hit_bytes / lb;
     if (!single_at_limit) res.segment_bytes_estimate = res.largest_hit_bytes;
     bool all_hit = false;
-    for (unsigned r = 1; r <= kMaxRegions && go_on(); r *= 2) {
+    for (unsigned r = 1; r <= kTuning.max_regions && go_on(); r *= 2) {
       std::vector<PlanEntry> plan;
       for (unsigned i = 0; i < r; ++i) plan.push_back({fresh(S), static_cast<std::uint32_t>(S), false});
       for (unsigned i = 0; i < r; ++i) plan.push_back(plan[i]);

@@ -12,12 +12,16 @@ namespace ds::measure {
 namespace {
 
 constexpr double kTwoPi = 2 * std::numbers::pi;
-constexpr std::size_t kMaxScanSteps = 400000;  // a wider search than this is not a refinement
-// The peak's main lobe: for stamps spread over a span S it reaches its first zero 1/S from the
-// best frequency, and the scan steps phase_step/S; twice that is left out when looking for another.
-constexpr double kPeakGuardTurns = 2;
-constexpr double kAliasRatio = 0.8;     // another peak this close to the best: ambiguous
-constexpr int kRefits = 3;              // outlier rejection rounds
+// The phase lock's fixed limits (its caller's options: SpindleTuning, spindle.hpp).
+struct PeakScanTuning {
+  std::size_t max_scan_steps = 400000;  // a wider search than this is not a refinement
+  // The peak's main lobe: for stamps spread over a span S it reaches its first zero 1/S from the
+  // best frequency, and the scan steps phase_step/S; twice that is left out when looking for another.
+  double peak_guard_turns = 2;
+  double alias_ratio = 0.8;  // another peak this close to the best: ambiguous
+  int refits = 3;  // outlier rejection rounds
+};
+constexpr PeakScanTuning kTuning{};
 
 struct Stamp {
   unsigned anchor = 0;
@@ -136,10 +140,10 @@ SpindleFit fit_spindle(const std::vector<AnchorRead>& reads, double t0_ns, doubl
   const double f_lo = 1 / (t0_ns * (1 + r)), f_hi = 1 / (t0_ns * std::max(1 - r, 0.5));
   const double df = tun.phase_step / span;
   const auto steps = static_cast<std::size_t>(std::ceil((f_hi - f_lo) / df)) + 1;
-  if (steps > kMaxScanSteps) return fit;
-  const Scan sc = scan(s, anchors, f_lo, df, steps, static_cast<std::size_t>(std::ceil(kPeakGuardTurns / tun.phase_step)));
+  if (steps > kTuning.max_scan_steps) return fit;
+  const Scan sc = scan(s, anchors, f_lo, df, steps, static_cast<std::size_t>(std::ceil(kTuning.peak_guard_turns / tun.phase_step)));
   fit.coherence = sc.r;
-  if (sc.r < tun.min_coherence || sc.second > kAliasRatio * sc.r) return fit;
+  if (sc.r < tun.min_coherence || sc.second > kTuning.alias_ratio * sc.r) return fit;
 
   // 2. Each stamp's revolution count on its anchor's comb, then the line, refitted without the
   //    stamps far off it (host stalls, a read that was in fact served from the buffer).
@@ -149,7 +153,7 @@ SpindleFit fit_spindle(const std::vector<AnchorRead>& reads, double t0_ns, doubl
   std::vector<double> n(s.size());
   std::vector<bool> keep(s.size(), true);
   CombFit c;
-  for (int round = 0; round < kRefits; ++round) {
+  for (int round = 0; round < kTuning.refits; ++round) {
     for (std::size_t k = 0; k < s.size(); ++k) n[k] = std::round(s[k].t / T - phase[s[k].anchor]);
     c = fit_comb(s, n, keep, anchors);
     if (c.T <= 0) return fit;

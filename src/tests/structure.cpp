@@ -100,21 +100,25 @@ std::uint32_t fit_period_consensus(std::span<const std::int64_t> pos_lo, std::sp
 
 namespace {
 
-constexpr unsigned kMaxSurfaces = 64;
-constexpr double kRateF = 30;  // surfaces from sector times: between/within variance ratio
-// A real kernel hands over every completion that came in while the reader was not looking in one
-// batch (a late wake-up, a guest's slow interrupt path), and AioEngine stamps a batch once: tied
-// stamps, spacings of 0 and then of two reads. Through QEMU's TCG on a loaded host 7-50 % of a
-// stream's spacings were 0 (docs/serve.md); the "boundaries" such stamps show are the batches,
-// not the tracks, and once gave a sustained rate 24 % above the media's. Beyond this share of
-// tied spacings the stamps say when the host looked, not when each read ended.
-constexpr double kMaxTiedShare = 0.05;
+// The track-structure fit's parameters (docs/methods.md, "transfer").
+struct StructureTuning {
+  unsigned max_surfaces = 64;  // tracks per cylinder looked for (drives have had up to ~30)
+  double rate_f = 30;  // surfaces from sector times: between/within variance ratio
+  // A real kernel hands over every completion that came in while the reader was not looking in one
+  // batch (a late wake-up, a guest's slow interrupt path), and AioEngine stamps a batch once: tied
+  // stamps, spacings of 0 and then of two reads. Through QEMU's TCG on a loaded host 7-50 % of a
+  // stream's spacings were 0 (docs/serve.md); the "boundaries" such stamps show are the batches,
+  // not the tracks, and once gave a sustained rate 24 % above the media's. Beyond this share of
+  // tied spacings the stamps say when the host looked, not when each read ended.
+  double max_tied_share = 0.05;
+  double lost_revolution_tolerance = 0.15;  // a step of n revolutions, ± this share of one
+};
+constexpr StructureTuning kTuning{};
 
 double tied_share(const std::vector<double>& spacings) {
   if (spacings.empty()) return 0;
   return static_cast<double>(std::count(spacings.begin(), spacings.end(), 0.0)) / static_cast<double>(spacings.size());
 }
-constexpr double kLostRevolutionTolerance = 0.15;  // a step of n revolutions, ± this share of one  // tracks per cylinder looked for (drives have had up to ~30)
 
 // A straight line through the stamps of reads [from, to): one track, or part of one. Its slope is
 // the median spacing inside the range (the time of one read on that track's surface), its level
@@ -257,8 +261,8 @@ Period find_surfaces(const std::vector<Boundary>& bs, const std::vector<std::int
   Period best;
   if (bs.size() < 4) return best;
   const auto span_k = static_cast<unsigned>(k.back() - k.front());
-  // Two whole periods at least, and no more surfaces than any drive has had (kMaxSurfaces).
-  for (unsigned H = 2; H <= std::min(kMaxSurfaces, span_k / 2); ++H) {
+  // Two whole periods at least, and no more surfaces than any drive has had (max_surfaces).
+  for (unsigned H = 2; H <= std::min(kTuning.max_surfaces, span_k / 2); ++H) {
     for (unsigned q = 0; q < H; ++q) {
       std::vector<double> in, out;
       for (std::size_t j = 0; j < bs.size(); ++j)
@@ -298,7 +302,7 @@ double switch_cost(std::vector<double> g, double rev_ns) {
   double sum = 0;
   for (double x : g) {
     const double revs = (x - m) / rev_ns;
-    const bool kept = revs < 0.5 || std::fabs(revs - std::round(revs)) <= kLostRevolutionTolerance;
+    const bool kept = revs < 0.5 || std::fabs(revs - std::round(revs)) <= kTuning.lost_revolution_tolerance;
     sum += kept ? x : m;
   }
   return sum / static_cast<double>(g.size());
@@ -400,7 +404,7 @@ PeriodFit fit_track_size(const std::vector<std::int64_t>& plo, const std::vector
 // Surfaces of their own density pass their sectors at their own pace: where every switch costs
 // the same, the tracks' sector times (the slopes of their lines) may still repeat with the
 // tracks per cylinder. The smallest period H whose classes (track k mod H) explain the slopes'
-// spread — an F ratio of the between-class to the within-class variance of at least kRateF — and
+// spread — an F ratio of the between-class to the within-class variance of at least kTuning.rate_f — and
 // leave no more within-class spread than the best period does (a multiple of H fits as well, a
 // part of it worse). 0 when no period does, as on a drive whose surfaces are alike.
 unsigned rate_period(std::span<const std::int64_t> c, const std::vector<Boundary>& bs,
@@ -421,7 +425,7 @@ unsigned rate_period(std::span<const std::int64_t> c, const std::vector<Boundary
   for (double v : x) ss0 += (v - mean0) * (v - mean0);
   std::vector<std::pair<unsigned, double>> fits;  // H, within-class SD
   const auto n = static_cast<unsigned>(x.size());
-  for (unsigned H = 2; H <= std::min(kMaxSurfaces, n / 3); ++H) {
+  for (unsigned H = 2; H <= std::min(kTuning.max_surfaces, n / 3); ++H) {
     std::vector<double> sum(H, 0), cnt(H, 0);
     for (std::size_t i = 0; i < x.size(); ++i) {
       sum[trk[i] % H] += x[i];
@@ -437,7 +441,7 @@ unsigned rate_period(std::span<const std::int64_t> c, const std::vector<Boundary
     // A floor on the within-class spread: stamps are whole nanoseconds, and alike slopes must not
     // make a ratio of two roundings.
     const double w = std::max(within, 1e-8 * med * med);
-    if (between / w >= kRateF) fits.emplace_back(H, std::sqrt(w));
+    if (between / w >= kTuning.rate_f) fits.emplace_back(H, std::sqrt(w));
   }
   if (fits.empty()) return 0;
   double best = fits[0].second;
@@ -496,7 +500,7 @@ TrackStructure analyse_stream(std::span<const std::int64_t> c, std::uint64_t fir
   std::vector<double> d;
   for (std::size_t i = warmup + 1; i < n; ++i) d.push_back(static_cast<double>(c[i] - c[i - 1]));
   t.tied_share = tied_share(d);
-  if (t.tied_share > kMaxTiedShare) return t;  // batched stamps: the stream is timed as a whole
+  if (t.tied_share > kTuning.max_tied_share) return t;  // batched stamps: the stream is timed as a whole
   const double b = median(d);
   const double sigma = 1.4826 * mad(d);
   if (b <= 0) return t;

@@ -11,25 +11,29 @@ namespace ds::measure {
 
 namespace {
 
-constexpr int kGrid = 2000;          // candidate wrap phases per revolution
-constexpr unsigned kCoarse = 24;     // coarse sweep: one sample per 1/24 revolution
-constexpr unsigned kFine = 16;       // fine sweep inside the coarse gap that holds the foot
-constexpr unsigned kScanCoarse = 16;  // each offset of the surface scan: a coarser pair of sweeps
-constexpr unsigned kScanFine = 12;
-// Track offsets the scan tries when surfaces are not told: more than any drive has had (22
-// heads, 11 platters, in 2026).
-constexpr unsigned kMaxOffset = 24;
-constexpr std::uint64_t kRandomPairs = 200;    // random one-cylinder moves (random_moves, edge_fit)
-constexpr std::size_t kMinRandomPairs = 24;
-constexpr double kEdgeOutlier = 0.002;  // edge_fit: floor density, a share of a uniform over a revolution
-constexpr int kEdgeSigmas = 24;         // edge_fit: noise levels tried, 0 .. kEdgeMaxSigma revolutions
-constexpr double kEdgeMaxSigma = 0.12;
-constexpr double kDipSeparation = 1.5;  // a dip: below the median foot by 1.5× both half-widths
-constexpr double kDipScatter = 4;       // and by 4 robust deviations of the feet across offsets
-constexpr double kMinInliers = 0.6;  // share of samples on the sawtooth for it to be believed
-constexpr double kRotationAgreement = 0.03;  // the stream's revolution against the rotation fit
-constexpr std::size_t kMinRisingFeet = 8;   // feet a rise with the offset is judged on
-constexpr double kRisingCorrelation = 0.6;  // their rank correlation with the offset
+// The track-to-track probe's parameters (docs/methods.md, "access").
+struct TrackSeekTuning {
+  int grid = 2000;  // candidate wrap phases per revolution
+  unsigned coarse = 24;  // coarse sweep: one sample per 1/24 revolution
+  unsigned fine = 16;  // fine sweep inside the coarse gap that holds the foot
+  unsigned scan_coarse = 16;  // each offset of the surface scan: a coarser pair of sweeps
+  unsigned scan_fine = 12;
+  // Track offsets the scan tries when surfaces are not told: more than any drive has had (22
+  // heads, 11 platters, in 2026).
+  unsigned max_offset = 24;
+  std::uint64_t random_pairs = 200;  // random one-cylinder moves (random_moves, edge_fit)
+  std::size_t min_random_pairs = 24;
+  double edge_outlier = 0.002;  // edge_fit: floor density, a share of a uniform over a revolution
+  int edge_sigmas = 24;  // edge_fit: noise levels tried, 0 .. edge_max_sigma revolutions
+  double edge_max_sigma = 0.12;
+  double dip_separation = 1.5;  // a dip: below the median foot by 1.5× both half-widths
+  double dip_scatter = 4;  // and by 4 robust deviations of the feet across offsets
+  double min_inliers = 0.6;  // share of samples on the sawtooth for it to be believed
+  double rotation_agreement = 0.03;  // the stream's revolution against the rotation fit
+  std::size_t min_rising_feet = 8;  // feet a rise with the offset is judged on
+  double rising_correlation = 0.6;  // their rank correlation with the offset
+};
+constexpr TrackSeekTuning kTuning{};
 
 double frac(double x) { return x - std::floor(x); }
 
@@ -61,20 +65,20 @@ SawtoothFoot sawtooth_foot(const std::vector<PhaseSample>& in, double rev_ms) {
   if (s.size() < 8 || rev_ms <= 0) return f;
   // Noise the fit must absorb: seek jitter and host latency, a few % of a revolution.
   const double tol = std::max(0.04 * rev_ms, 0.1);
-  std::vector<Candidate> c(kGrid);
+  std::vector<Candidate> c(kTuning.grid);
   int best = 0;
-  for (int g = 0; g < kGrid; ++g) {
-    c[g] = try_wrap(s, rev_ms, static_cast<double>(g) / kGrid, tol);
+  for (int g = 0; g < kTuning.grid; ++g) {
+    c[g] = try_wrap(s, rev_ms, static_cast<double>(g) / kTuning.grid, tol);
     best = std::max(best, c[g].inliers);
   }
-  if (best < kMinInliers * static_cast<double>(s.size())) return f;
+  if (best < kTuning.min_inliers * static_cast<double>(s.size())) return f;
   // Every wrap phase that explains as many samples as the best one is possible: the foot lies
   // between the last sample before the drop and the first after it, and K follows the phase.
   double kmin = 1e30, kmax = -1e30, cost_min = 1e30;
   for (auto& x : c)
     if (x.inliers == best) cost_min = std::min(cost_min, x.cost);
   int lo = -1, hi = -1;
-  for (int g = 0; g < kGrid; ++g) {
+  for (int g = 0; g < kTuning.grid; ++g) {
     if (c[g].inliers != best || c[g].cost > cost_min + 0.5 * tol) continue;
     kmin = std::min(kmin, c[g].k);
     kmax = std::max(kmax, c[g].k);
@@ -82,9 +86,9 @@ SawtoothFoot sawtooth_foot(const std::vector<PhaseSample>& in, double rev_ms) {
     hi = g;
   }
   f.k_ms = (kmin + kmax) / 2;
-  f.half_width_ms = (kmax - kmin) / 2 + rev_ms / kGrid;
-  f.lo = static_cast<double>(lo) / kGrid;
-  f.hi = static_cast<double>(hi + 1) / kGrid;
+  f.half_width_ms = (kmax - kmin) / 2 + rev_ms / kTuning.grid;
+  f.lo = static_cast<double>(lo) / kTuning.grid;
+  f.hi = static_cast<double>(hi + 1) / kTuning.grid;
   // A set that wraps round phase 0 comes out as [0, 1): take the gap of the samples instead.
   if (f.hi - f.lo > 0.5) {
     f.lo = 0;
@@ -180,7 +184,7 @@ std::uint64_t scan_step(unsigned j) {
   }
 }
 
-std::uint64_t scan_tracks(unsigned j) { return (kScanCoarse + kScanFine) * scan_step(j) + j + 4; }
+std::uint64_t scan_tracks(unsigned j) { return (kTuning.scan_coarse + kTuning.scan_fine) * scan_step(j) + j + 4; }
 
 struct Scan {
   std::vector<SawtoothFoot> feet;  // feet[j − 1]: target j tracks below the source
@@ -194,7 +198,7 @@ Scan scan_offsets(IoEngine& io, Budget& budget, std::uint64_t top, unsigned max_
   Scan sc;
   for (unsigned j = 1; j <= max_j && !budget.exhausted(); ++j) {
     Aim aim{top, scan_step(j) * tk.spt, -static_cast<std::int64_t>(j) * tk.spt};
-    FootRun fr = find_foot(io, budget, aim, tk, kScanCoarse, kScanFine, rng);
+    FootRun fr = find_foot(io, budget, aim, tk, kTuning.scan_coarse, kTuning.scan_fine, rng);
     if (fr.err) {
       sc.err = fr.err;
       break;
@@ -226,13 +230,13 @@ std::optional<Error> random_moves(IoEngine& io, Budget& budget, std::uint64_t to
   return std::nullopt;
 }
 
-// The foot of n random moves from `top` down (k_ms ≤ 0: fewer than kMinRandomPairs completed).
+// The foot of n random moves from `top` down (k_ms ≤ 0: fewer than kTuning.min_random_pairs completed).
 FootRun random_move_foot(IoEngine& io, Budget& budget, std::uint64_t top, std::uint64_t cyl, std::uint32_t spt,
                          std::uint64_t n, double rev_ms, Rng& rng) {
   FootRun out;
   std::vector<double> l;
   out.err = random_moves(io, budget, top, cyl, spt, n, rng, l);
-  if (l.size() >= kMinRandomPairs) out.f = edge_fit(l, rev_ms);
+  if (l.size() >= kTuning.min_random_pairs) out.f = edge_fit(l, rev_ms);
   return out;
 }
 
@@ -259,7 +263,7 @@ TrackSeekResult& unaimed(IoEngine& io, Budget& budget, const TrackSeekInput& in,
   // The track size that makes one revolution; a stream that saw only the larger cylinder gaps
   // fits a cylinder as its "track".
   const double spt_rot = in.rotation_ns / t.sector_ns;
-  const bool one_rev = t.sectors_per_track && std::fabs(t.sectors_per_track - spt_rot) <= kRotationAgreement * spt_rot;
+  const bool one_rev = t.sectors_per_track && std::fabs(t.sectors_per_track - spt_rot) <= kTuning.rotation_agreement * spt_rot;
   const auto spt = static_cast<std::uint32_t>(one_rev ? t.sectors_per_track : std::llround(spt_rot));
   // The stream's cylinder where it fitted one of H tracks, else H mean tracks (a few sectors
   // off at most: a target then still lands one cylinder on).
@@ -272,10 +276,10 @@ TrackSeekResult& unaimed(IoEngine& io, Budget& budget, const TrackSeekInput& in,
   const std::uint64_t below = probed_at > low + 4 * cyl ? (probed_at - low - 4 * cyl) / (2 * cyl) : 0;
   // No more moves than the budget has room for (two revolutions each).
   const auto affordable = static_cast<std::uint64_t>(std::max(0.0, budget.left_s() / (2 * in.rotation_ns * 1e-9)));
-  const std::uint64_t n_up = std::min({kRandomPairs, above, affordable});
-  const std::uint64_t n_down = std::min({kRandomPairs - n_up, below, affordable - n_up});
-  if (n_up + n_down < kMinRandomPairs) {
-    res.notes.push_back(affordable < kMinRandomPairs
+  const std::uint64_t n_up = std::min({kTuning.random_pairs, above, affordable});
+  const std::uint64_t n_down = std::min({kTuning.random_pairs - n_up, below, affordable - n_up});
+  if (n_up + n_down < kTuning.min_random_pairs) {
+    res.notes.push_back(affordable < kTuning.min_random_pairs
                             ? "track_to_track: too little drive time left for the random moves; not measured"
                             : "track_to_track: the zone is too small for the random moves; not measured");
     return res;
@@ -286,7 +290,7 @@ TrackSeekResult& unaimed(IoEngine& io, Budget& budget, const TrackSeekInput& in,
   if (n_up) res.error = random_moves(io, budget, probed_end + 2 * cyl + 2 * cyl * n_up, cyl, spt, n_up, rng, l);
   if (n_down && !res.error) res.error = random_moves(io, budget, probed_at - 4 * cyl, cyl, spt, n_down, rng, l);
   res.at_lba = n_up ? probed_end + 4 * cyl : probed_at - 4 * cyl;
-  if (l.size() < kMinRandomPairs) {
+  if (l.size() < kTuning.min_random_pairs) {
     if (!res.error) res.notes.push_back("track_to_track: too few random moves completed; not measured");
     return res;
   }
@@ -318,8 +322,8 @@ namespace {
 // Log-likelihood of the latencies for a foot K, maximised over the noise σ.
 double edge_profile(const std::vector<double>& l, double rev_ms, double K, double floor, double dk) {
   double best = -1e300;
-  for (int js = 0; js <= kEdgeSigmas; ++js) {
-    const double sg = std::max(0.5 * dk, kEdgeMaxSigma * rev_ms * js / kEdgeSigmas) * std::sqrt(2.0);
+  for (int js = 0; js <= kTuning.edge_sigmas; ++js) {
+    const double sg = std::max(0.5 * dk, kTuning.edge_max_sigma * rev_ms * js / kTuning.edge_sigmas) * std::sqrt(2.0);
     double ll = 0;
     for (double x : l) {
       const double dens = 0.5 * (std::erfc(-(x - K) / sg) - std::erfc(-(x - K - rev_ms) / sg)) / rev_ms;
@@ -341,9 +345,9 @@ SawtoothFoot edge_fit(const std::vector<double>& l, double rev_ms) {
   const double k0 = c[c.size() / 20] - 0.3 * rev_ms;
   // Latencies far outside both edges (a stall, a remapped sector, a two-cylinder move) get a
   // floor density instead of none: they must not pull the edges.
-  const double floor = kEdgeOutlier / rev_ms;
-  const double dk = rev_ms / kGrid;
-  const int nk = static_cast<int>(0.4 * kGrid);
+  const double floor = kTuning.edge_outlier / rev_ms;
+  const double dk = rev_ms / kTuning.grid;
+  const int nk = static_cast<int>(0.4 * kTuning.grid);
   // Coarse steps of 8 grid points, then every point around the coarse interval.
   std::vector<double> profile(nk, -1e300);
   double best = -1e300;
@@ -387,7 +391,7 @@ DipFinding find_dip(const std::vector<SawtoothFoot>& feet) {
   for (std::size_t j = 0; j < feet.size(); ++j) {
     const auto& f = feet[j];
     if (f.k_ms <= 0) continue;
-    const double thr = std::max(kDipSeparation * (f.half_width_ms + d.hw_mode_ms), kDipScatter * scatter);
+    const double thr = std::max(kTuning.dip_separation * (f.half_width_ms + d.hw_mode_ms), kTuning.dip_scatter * scatter);
     d.threshold_ms = std::max(d.threshold_ms, thr);
     if (f.k_ms < d.k_mode_ms - thr && (!d.offset || f.k_ms < feet[d.offset - 1].k_ms)) d.offset = static_cast<unsigned>(j + 1);
   }
@@ -453,7 +457,7 @@ ZoneLayout probe_zone(IoEngine& io, const TrackSeekInput& in, Budget& budget, Tr
 void cylinder_sweep(IoEngine& io, Budget& budget, const TrackSeekInput& in, const Track& tk, std::uint64_t b,
                     std::uint64_t top, std::uint64_t cyl, Rng& rng, TrackSeekResult& res) {
   res.at_lba = top;
-  FootRun fr = find_foot(io, budget, {top, 2 * cyl, static_cast<std::int64_t>(cyl)}, tk, kCoarse, kFine, rng);
+  FootRun fr = find_foot(io, budget, {top, 2 * cyl, static_cast<std::int64_t>(cyl)}, tk, kTuning.coarse, kTuning.fine, rng);
   res.error = fr.err;
   if (fr.f.k_ms > 0) {
     set_seek(res, fr.f, in, tk);
@@ -462,8 +466,8 @@ void cylinder_sweep(IoEngine& io, Budget& budget, const TrackSeekInput& in, cons
   if (fr.err) return;
   res.notes.push_back("track_to_track: the aimed sweep shows no sawtooth; random one-cylinder moves instead");
   const std::uint64_t low = in.first_lba + 2 * cyl;
-  const std::uint64_t n = b > low + 4 * cyl ? std::min<std::uint64_t>(kRandomPairs, (b - low - 2 * cyl) / (2 * cyl)) : 0;
-  if (n < kMinRandomPairs) {
+  const std::uint64_t n = b > low + 4 * cyl ? std::min<std::uint64_t>(kTuning.random_pairs, (b - low - 2 * cyl) / (2 * cyl)) : 0;
+  if (n < kTuning.min_random_pairs) {
     res.notes.push_back("track_to_track: no room in the zone for the random moves; not measured");
     return;
   }
@@ -480,16 +484,16 @@ SawtoothFoot confirm_dip(IoEngine& io, Budget& budget, const TrackSeekInput& in,
                          unsigned D, double scan_threshold, Rng& rng) {
   const unsigned nb = D > 1 ? D - 1 : D + 1;
   const std::uint64_t low = in.first_lba + 2 * tk.spt;
-  const std::uint64_t span_d = (kCoarse + kFine) * scan_step(D) + D + 4;
-  const std::uint64_t span_n = (kCoarse + kFine) * scan_step(nb) + nb + 4;
+  const std::uint64_t span_d = (kTuning.coarse + kTuning.fine) * scan_step(D) + D + 4;
+  const std::uint64_t span_n = (kTuning.coarse + kTuning.fine) * scan_step(nb) + nb + 4;
   if (at <= low + (span_d + span_n) * tk.spt) return {};
-  FootRun a = find_foot(io, budget, {at, scan_step(D) * tk.spt, -static_cast<std::int64_t>(D) * tk.spt}, tk, kCoarse,
-                        kFine, rng);
+  FootRun a = find_foot(io, budget, {at, scan_step(D) * tk.spt, -static_cast<std::int64_t>(D) * tk.spt}, tk, kTuning.coarse,
+                        kTuning.fine, rng);
   if (a.err || a.f.k_ms <= 0) return {};
   at -= span_d * tk.spt;
-  FootRun c = find_foot(io, budget, {at, scan_step(nb) * tk.spt, -static_cast<std::int64_t>(nb) * tk.spt}, tk, kCoarse,
-                        kFine, rng);
-  const double thr = kDipSeparation * (a.f.half_width_ms + c.f.half_width_ms);
+  FootRun c = find_foot(io, budget, {at, scan_step(nb) * tk.spt, -static_cast<std::int64_t>(nb) * tk.spt}, tk, kTuning.coarse,
+                        kTuning.fine, rng);
+  const double thr = kTuning.dip_separation * (a.f.half_width_ms + c.f.half_width_ms);
   if (c.f.k_ms <= 0 || a.f.k_ms >= c.f.k_ms - std::max(thr, scan_threshold / 2)) return {};
   return a.f;
 }
@@ -501,13 +505,13 @@ bool rising_feet(const std::vector<SawtoothFoot>& feet) {
   std::vector<double> j, k;
   for (std::size_t i = 0; i < feet.size(); ++i)
     if (feet[i].k_ms > 0) j.push_back(static_cast<double>(i + 1)), k.push_back(feet[i].k_ms);
-  if (k.size() < kMinRisingFeet || feet[0].k_ms <= 0 || feet[1].k_ms <= 0) return false;
+  if (k.size() < kTuning.min_rising_feet || feet[0].k_ms <= 0 || feet[1].k_ms <= 0) return false;
   for (std::size_t i = 1; i < feet.size(); ++i)
     if (feet[i].k_ms > 0 && feet[i].k_ms < feet.front().k_ms - feet.front().half_width_ms) return false;
   // Rising from the first step on: a cylinder layout whose one-cylinder seek outlasts a head
   // switch rises too, but only at offset H (step_up below).
-  if (feet[1].k_ms - feet[0].k_ms <= kDipSeparation * (feet[0].half_width_ms + feet[1].half_width_ms)) return false;
-  return rank_correlation(j, k) >= kRisingCorrelation;
+  if (feet[1].k_ms - feet[0].k_ms <= kTuning.dip_separation * (feet[0].half_width_ms + feet[1].half_width_ms)) return false;
+  return rank_correlation(j, k) >= kTuning.rising_correlation;
 }
 
 // Offsets 1 .. H − 1 alike (head switches), then a step up that holds from offset H (the move to
@@ -530,7 +534,7 @@ unsigned step_up(const std::vector<SawtoothFoot>& feet) {
       lo_b = std::min(lo_b, feet[i].k_ms), hw_b = std::max(hw_b, feet[i].half_width_ms);
     }
     const double step = lo_b - hi;
-    if (all && end - p >= 2 && step > kDipSeparation * (hw_a + hw_b) && step > hi - lo) return static_cast<unsigned>(p + 1);
+    if (all && end - p >= 2 && step > kTuning.dip_separation * (hw_a + hw_b) && step > hi - lo) return static_cast<unsigned>(p + 1);
   }
   return 0;
 }
@@ -553,9 +557,9 @@ void offset_scan(IoEngine& io, Budget& budget, const TrackSeekInput& in, const T
   auto next_track = [&] {
     SawtoothFoot f = sc.feet.front();
     const std::uint64_t low = in.first_lba + 2 * tk.spt;
-    if (at > low + (kCoarse + kFine + 4) * scan_step(1) * tk.spt) {
-      FootRun a = find_foot(io, budget, {at, scan_step(1) * tk.spt, -static_cast<std::int64_t>(tk.spt)}, tk, kCoarse,
-                            kFine, rng);
+    if (at > low + (kTuning.coarse + kTuning.fine + 4) * scan_step(1) * tk.spt) {
+      FootRun a = find_foot(io, budget, {at, scan_step(1) * tk.spt, -static_cast<std::int64_t>(tk.spt)}, tk, kTuning.coarse,
+                            kTuning.fine, rng);
       if (a.err) res.error = a.err;
       if (a.f.k_ms > 0) f = a.f;
     }
@@ -633,7 +637,7 @@ TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, B
   // one size). Surfaces of their own size, or a track size that does not make the revolution,
   // leave only the random one-cylinder moves (random_moves, edge_fit), which need no aim.
   const bool aimed = spt && !t.per_surface && !z.open_size &&
-                     std::fabs(slots * t.sector_ns - in.rotation_ns) <= kRotationAgreement * in.rotation_ns;
+                     std::fabs(slots * t.sector_ns - in.rotation_ns) <= kTuning.rotation_agreement * in.rotation_ns;
   if (!aimed) {
     if (H && t.sector_ns > 0) return unaimed(io, budget, in, t, H, z.probed_end, z.loc, res);
     res.notes.push_back(!spt ? "track_to_track: the zone's track size was not told; not measured"
@@ -647,10 +651,10 @@ TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, B
   res.rotation_ns = spares >= 0 ? slots * t.sector_ns : 0;
   res.spares_per_track = spares;
   const std::uint64_t cyl = static_cast<std::uint64_t>(spt) * H;
-  std::uint64_t need = (2 * (kCoarse + kFine) + 4) * cyl;
+  std::uint64_t need = (2 * (kTuning.coarse + kTuning.fine) + 4) * cyl;
   unsigned max_j = 0;
   if (!H) {
-    max_j = kMaxOffset;
+    max_j = kTuning.max_offset;
     need = 0;
     for (unsigned j = 1; j <= max_j; ++j) need += scan_tracks(j) * spt;
   }
