@@ -119,13 +119,19 @@ std::int64_t busy_ns(const RunResult& r) {
 
 // The closed loop's parameters (docs/methods.md, "Read queuing").
 struct RunnerTuning {
-  // Steady-state IOPS from completion times (sorted): skip the first completions (the queue was
-  // just filled) and the last depth−1 (the queue was draining), then count completions per second
-  // over what is left. The relative standard error comes from batch means of the gaps between
-  // completions (below).
-  std::size_t min_batch_blocks = 8;  // fewer leave the spread of the batch means too loose
+  // Batch means of the IOPS' standard error (steady_iops): at least min_batch_blocks runs of
+  // completions (fewer leave their spread too loose), about gaps_per_block gaps each, at most
+  // max_batch_blocks runs.
+  std::size_t min_batch_blocks = 8;
+  std::size_t gaps_per_block = 16;
+  std::size_t max_batch_blocks = 32;
 };
 constexpr RunnerTuning kTuning{};
+
+// Steady-state IOPS from completion times (sorted): skip the first completions (the queue was
+// just filled) and the last depth−1 (the queue was draining), then count completions per second
+// over what is left. The relative standard error comes from batch means of the gaps between
+// completions (below).
 void steady_iops(const std::vector<std::int64_t>& t, unsigned depth, std::int64_t t0, LoopResult& r) {
   const std::size_t n = t.size();
   if (n == 0) return;
@@ -152,7 +158,10 @@ void steady_iops(const std::vector<std::int64_t>& t, unsigned depth, std::int64_
   // when gaps are not independent: a host that reports completions in clumps (a guest under
   // QEMU: a long gap, then several near 0) makes single gaps vary 2-4x more than the window's
   // length does. Short windows keep the single gaps (blocks = m).
-  const std::size_t blocks = m < 4 * kTuning.min_batch_blocks ? m : std::clamp<std::size_t>(m / 16, kTuning.min_batch_blocks, 32);
+  const auto& k = kTuning;
+  const std::size_t blocks = m < 4 * k.min_batch_blocks
+                                 ? m
+                                 : std::clamp<std::size_t>(m / k.gaps_per_block, k.min_batch_blocks, k.max_batch_blocks);
   double sum = 0, sum2 = 0;
   for (std::size_t b = 0; b < blocks; ++b) {
     const std::size_t i0 = k0 + m * b / blocks, i1 = k0 + m * (b + 1) / blocks;
