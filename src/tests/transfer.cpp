@@ -232,6 +232,10 @@ struct TransferTuning {
   double cost_stream_s = 3.0;
   unsigned cost_extra_switches = 2;       // boundaries wanted: H and this many more
   double with_spt_share = 0.6;            // samples with a structure that make the rest anomalies
+  // Rates only: a sample this much faster than the one outside it, or slower than the one inside
+  // it, is read twice more nearby (recheck_odd_rates).
+  double odd_rate_share = 0.01;
+  unsigned odd_offset_div = 4;            // … a quarter of the grid step either side
   double refine_revs = 7;                 // a boundary-refinement probe, in revolutions
   double rotation_floor = 1e-4;           // stated resolution of the samples' median revolution
   int long_stream_votes = 4;              // a long stream's surface count is worth this many samples
@@ -275,6 +279,7 @@ struct TransferRun {
   std::optional<Error> structure_streams();
   void plan_samples();
   std::optional<Error> take_samples();
+  void recheck_odd_rates();
   void retry_costly(TransferPoint& pt);
   TransferPoint sample(std::uint64_t lba, double dur);
   void refine_boundaries();
@@ -425,6 +430,46 @@ std::optional<Error> TransferRun::take_samples() {
   return std::nullopt;
 }
 
+// Rates only: zones slow down inward, so a sample faster than the one outside it or slower than
+// the one inside it says its stream was mistimed, or its neighbour's was (through QEMU, which
+// hands completions over in batches, one sample in seven read 1-4 % fast, once two in a row, and
+// zones_from_points cannot tell which of two such is right). Both are read twice more, a quarter
+// of the grid step either side (fresh blocks: nothing the first stream brought into the drive's
+// buffer), and keep the median of their three rates; the spike rules of zones_from_points remain
+// for what is still odd. The samples leave the rest of the budget unused without a structure to
+// refine, so this costs no sample.
+void TransferRun::recheck_odd_rates() {
+  const auto& k = kTuning;
+  auto& pts = res.points;
+  if (pc.blocks || pts.size() < 3 || P < 2) return;
+  std::vector<std::size_t> odd;
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    const double x = pts[i].mb_s;
+    const bool fast = i > 0 && x > pts[i - 1].mb_s * (1 + k.odd_rate_share);
+    const bool slow = i + 1 < pts.size() && x < pts[i + 1].mb_s * (1 - k.odd_rate_share);
+    if (fast || slow) odd.push_back(i);
+  }
+  const std::uint64_t step = room / (P - 1) / k.odd_offset_div;
+  unsigned rechecked = 0;
+  for (std::size_t i : odd) {
+    if (budget.left_s() < 2 * (sample_s + k.seek_allowance_s)) break;
+    std::vector<double> r{pts[i].mb_s};
+    for (const std::uint64_t lba : {pts[i].lba >= step ? pts[i].lba - step : pts[i].lba + 2 * step,
+                                    std::min(room, pts[i].lba + step)}) {
+      const StreamProbe p = probe_stream(io, lba, m, sample_s, qd, budget, 0, span, H);
+      if (p.error || !(p.steady_bytes_s > 0)) break;
+      r.push_back(p.steady_bytes_s * 1e-6);
+    }
+    if (r.size() < 3) continue;
+    pts[i].mb_s = median(r);
+    ++rechecked;
+  }
+  if (rechecked)
+    res.notes.push_back(fmt::format("rates only: {} samples read faster than the one outside them or slower than the "
+                                    "one inside were read twice more nearby; each keeps the median of its three",
+                                    rechecked));
+}
+
 // Every change of sectors-per-track refined by bisection until the boundary is known to
 // opt.boundary_precision of the span; a third value found in between is a zone the grid missed.
 // A refinement probe is short and may miss a cylinder switch; zones that only such probes saw get
@@ -573,6 +618,7 @@ Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
   if (auto e = run.structure_streams()) return *e;
   run.plan_samples();
   if (auto e = run.take_samples()) return *e;
+  run.recheck_odd_rates();
   run.refine_boundaries();
   run.rates();
   run.surfaces();
