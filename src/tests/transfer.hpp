@@ -118,8 +118,9 @@ bool same_zone(const TransferPoint& a, const TransferPoint& b);
 
 // The pure part: group points into zones (by sectors per track when known, else by rate: a step
 // must exceed rel_rate_step and three times the sample-to-sample noise; a sample faster than the
-// last one kept outside it, where the rate comes back within two, and then a lone sample between
-// two agreeing neighbours are spikes, left out; a flat noisy target is one zone).
+// last one kept outside it, where the rate comes back within two, then a lone sample between two
+// agreeing neighbours and one slower than the sample inside it are spikes, left out; a flat noisy
+// target is one zone).
 std::vector<TransferZone> zones_from_points(const std::vector<TransferPoint>& pts,
                                             std::uint64_t span_blocks, std::uint32_t block_bytes,
                                             double rel_rate_step = 0.015);
