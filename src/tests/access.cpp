@@ -229,6 +229,10 @@ struct AccessRun {
   Rng anchor_rng;
   unsigned next_anchor = 0;
   std::uint64_t prev_random = 0;  // the last random read's LBA (the next is never just after it)
+  // Per positioning range (one unless the drive reports two or more; one more for LBAs outside
+  // them all): the last LBA that range's positioner read, kNoRead before its first.
+  static constexpr std::uint64_t kNoRead = UINT64_MAX;
+  std::vector<std::uint64_t> range_last;
 
   AccessRun(IoEngine& io_, const AccessOptions& o, const ProgressFn* p, std::uint64_t span)
       : io(io_), opt(o), progress(p), budget(o.budget_s), c{io_, budget, span, {}, false, 0}, rng(o.seed),
@@ -250,6 +254,20 @@ struct AccessRun {
     budget.charge(part.used_ns());
     if (sub.err && !c.err) c.err = sub.err;
   }
+  std::size_t range_of(std::uint64_t l) const {
+    const auto& rs = opt.positioning_ranges;
+    if (rs.size() < 2) return 0;
+    for (std::size_t i = 0; i < rs.size(); ++i)
+      if (l >= rs[i].first_lba && l - rs[i].first_lba < rs[i].lba_count) return i;
+    return rs.size();
+  }
+  // The seek a read at l makes: from where its range's positioner last read (0 when unknown).
+  std::uint64_t seek_distance(std::uint64_t l) {
+    std::uint64_t& last = range_last[range_of(l)];
+    const std::uint64_t from = last == kNoRead ? l : last;
+    last = l;
+    return l > from ? l - from : from - l;
+  }
   bool in_slow_region(std::uint64_t l) const {
     for (auto& r : res.slow_regions)
       if (l >= r.first_lba && l <= r.last_lba) return true;
@@ -268,6 +286,7 @@ struct AccessRun {
   void full_stroke();
   void track_to_track();
   void seek_figures();
+  void check_stroke();
   void access_map();
   void random_writes();
 };
@@ -433,16 +452,17 @@ void AccessRun::sweep(unsigned n, unsigned at_least, double share) {
       }
     }
     std::vector<std::int64_t> stamps;
-    const std::uint64_t before = c.last_lba;
+    if (range_last.empty()) range_last.assign(opt.positioning_ranges.size() + 1, kNoRead);
+    range_last[range_of(c.last_lba)] = c.last_lba;
     auto l = qd1(c, chunk, false, &stamps);
     for (std::size_t i = 0; i < chunk.size(); ++i) {
+      // The seek started where the read before it in its range, anchor or not, left the head.
+      const std::uint64_t dist = seek_distance(chunk[i]);
       if (l[i] < 0) continue;
       if (anchor_of[i] < 0) {
-        // The seek started where the read before it, anchor or not, left the head.
-        const std::uint64_t from = i ? chunk[i - 1] : before;
         lbas.push_back(chunk[i]);
         lat_ms.push_back(l[i] * kMsPerNs);
-        dists.push_back(chunk[i] > from ? chunk[i] - from : from - chunk[i]);
+        dists.push_back(dist);
       } else if (l[i] * kMsPerNs < hit_ms) {
         // Still in the buffer: the anchors come round too soon for its size. One more anchor
         // spaces each one's re-reads further without reading the anchors less often.
@@ -552,9 +572,24 @@ void AccessRun::find_slow_regions() {
 //    region found there (a slow region at the end of the disk is not a longer stroke).
 void AccessRun::full_stroke() {
   const auto& k = kTuning;
-  const std::uint64_t w = std::max<std::uint64_t>(span() / k.stroke_window_div, k.stroke_window_min);
+  // Between the ends of the span, or of the largest positioning range inside it where the drive
+  // reports several (each has a positioner of its own: across them nothing moves).
+  std::uint64_t lo0 = 0, hi0 = span() - 1;
+  std::size_t in_range = 0;
+  if (opt.positioning_ranges.size() >= 2) {
+    for (std::size_t i = 0; i < opt.positioning_ranges.size(); ++i) {
+      const LbaRange& r = opt.positioning_ranges[i];
+      if (r.first_lba >= span() || r.lba_count == 0) continue;
+      const std::uint64_t last = std::min(span() - 1, r.first_lba + r.lba_count - 1);
+      if (in_range == 0 || last - r.first_lba > hi0 - lo0) lo0 = r.first_lba, hi0 = last, in_range = i + 1;
+    }
+    if (in_range)
+      res.notes.push_back(fmt::format("full_stroke: measured inside positioning range {} (LBA {} to {}) of {}: each has a positioner of its own",
+                                      in_range - 1, lo0, hi0, opt.positioning_ranges.size()));
+  }
+  const std::uint64_t w = std::max<std::uint64_t>((hi0 - lo0 + 1) / k.stroke_window_div, k.stroke_window_min);
   // Each window moves inwards past any region (with its edge uncertainty) that it overlaps.
-  std::uint64_t lo = 0, hi = span() - 1;
+  std::uint64_t lo = lo0, hi = hi0;
   for (bool moved = true; moved;) {
     moved = false;
     for (auto& r : res.slow_regions) {
@@ -562,7 +597,7 @@ void AccessRun::full_stroke() {
       // windows on the whole span.
       const auto m = std::min<std::uint64_t>(static_cast<std::uint64_t>(r.location_uncertainty_blocks),
                                              span() / k.edge_margin_div);
-      const std::uint64_t f = r.first_lba > m ? r.first_lba - m : 0, l = std::min(span() - 1, r.last_lba + m);
+      const std::uint64_t f = r.first_lba > m ? r.first_lba - m : 0, l = std::min(hi0, r.last_lba + m);
       if (lo <= l && lo + w >= f && l + 1 > lo) lo = l + 1, moved = true;
       if (hi >= f && hi <= l + w && f > 0 && f - 1 < hi) hi = f - 1, moved = true;
     }
@@ -586,11 +621,11 @@ void AccessRun::full_stroke() {
   // seek_model_floor, and a stroke shortened by windows moved past end regions: a long seek is
   // about linear in its distance, so up to the share of the span left out.
   const double fs = mean(v) - base_ms;
-  const double cut_share = static_cast<double>(lo + (span() - 1 - hi)) / static_cast<double>(span());
+  const double cut_share = static_cast<double>((lo - lo0) + (hi0 - hi)) / static_cast<double>(hi0 - lo0 + 1);
   res.full_stroke_ms = {fs, kZ95 * stddev(v) / std::sqrt(static_cast<double>(v.size())) +
                                 res.overhead_ms.uncertainty + res.rotation_ms.uncertainty / 2 +
                                 (k.seek_model_floor + cut_share) * fs};
-  if (lo > 0 || hi < span() - 1)
+  if (lo > lo0 || hi < hi0)
     res.notes.push_back(fmt::format("full_stroke: measured between LBA {} and {}, outside the slow regions at the ends", lo, hi));
 }
 
@@ -671,6 +706,19 @@ void AccessRun::seek_figures() {
   }
 }
 
+// 7b. A full stroke under the average seek is no stroke: one positioner's longest seek costs at
+//     least its average. The ends of the span are then served by different positioners (ranges
+//     the drive did not report, or a device that maps blocks elsewhere): no figure.
+void AccessRun::check_stroke() {
+  const Figure fs = res.full_stroke_ms, avg = res.avg_seek_ms;
+  if (fs.value <= 0 || avg.value <= 0 || fs.value + fs.uncertainty >= avg.value - avg.uncertainty) return;
+  res.notes.push_back(fmt::format("full_stroke: {:.3f} ± {:.3f} ms, under the average seek ({:.3f} ± {:.3f} ms): the ends "
+                                  "of the span are not one positioner's stroke apart (positioning ranges the drive "
+                                  "does not report?); left out",
+                                  fs.value, fs.uncertainty, avg.value, avg.uncertainty));
+  res.full_stroke_ms = {};
+}
+
 // 8. The access-time map: map_regions regions of the span.
 void AccessRun::access_map() {
   const int R = kTuning.map_regions;
@@ -706,27 +754,6 @@ void AccessRun::random_writes() {
 
 }  // namespace
 
-bool plausible_rotation_ms(double rotation_ms, double hit_ms) {
-  // 1500 to 30000 rpm brackets every disk drive made; a backward step waits most of a
-  // revolution, which on any disk is many times a cache hit (overhead plus one block).
-  return rotation_ms >= 2.0 && rotation_ms <= 40.0 && rotation_ms >= 4 * hit_ms;
-}
-
-std::pair<double, double> fit_rotation(const std::vector<std::pair<unsigned, double>>& kl) {
-  std::map<unsigned, std::vector<double>> by_k;
-  for (auto& [k, l] : kl)
-    if (l > 0) by_k[k].push_back(l);
-  std::vector<double> xs, ys;
-  for (auto& [k, v] : by_k) {
-    xs.push_back(k);
-    ys.push_back(median(v));
-  }
-  if (xs.size() < 2) return {0, 0};
-  LineFit f = fit_line(xs, ys);
-  if (f.slope >= 0 || f.intercept <= 0) return {0, 0};
-  return {f.intercept, -f.slope};
-}
-
 Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt, const ProgressFn* progress) {
   const std::uint32_t lb = io.info().logical_block_bytes ? io.info().logical_block_bytes : 512;
   const std::uint64_t cap = io.info().capacity_bytes / lb;
@@ -756,6 +783,7 @@ Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt, const 
   run.track_to_track();
   run.report(0.7);
   run.seek_figures();
+  run.check_stroke();
   run.access_map();
   run.random_writes();
   run.res.drive_time_s = run.budget.used_s();

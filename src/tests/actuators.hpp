@@ -21,11 +21,6 @@
 
 namespace ds::measure {
 
-struct LbaRange {
-  std::uint64_t first_lba = 0;
-  std::uint64_t lba_count = 0;
-};
-
 struct ActuatorsOptions {
   double budget_s = 15;
   std::uint64_t seed = 1;

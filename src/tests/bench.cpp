@@ -44,6 +44,7 @@ void bench_access(IoEngine& io, const BenchOptions& opt, double budget_s, const 
   o.budget_s = budget_s;
   o.seed = opt.seed;
   o.allow_write = opt.allow_write;
+  o.positioning_ranges = opt.positioning_ranges;
   if (r.transfer) {
     // The one-cylinder seek is measured inside the largest zone with a known track size.
     std::uint64_t best = 0;

@@ -125,6 +125,13 @@ struct Figure {
   double uncertainty = 0;
 };
 
+// LBAs [first_lba, first_lba + lba_count): e.g. a positioning range the drive reports (ATA log
+// 47h, SCSI VPD B9h), which the access and actuators tests use.
+struct LbaRange {
+  std::uint64_t first_lba = 0;
+  std::uint64_t lba_count = 0;
+};
+
 }  // namespace ds::measure
 
 // The I/O runner builds on Budget and Sample above; every module that includes this header gets it.

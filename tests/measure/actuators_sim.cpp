@@ -3,9 +3,14 @@
 // (the test may look at it; the measurement module sees only the I/O engine).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "sim/model.hpp"
 #include "sim/sim.hpp"
+#include "truth.hpp"
 #include "tests/actuators.hpp"
 #include "tests/bench.hpp"
 
@@ -85,4 +90,39 @@ TEST_CASE("actuators: bench runs it by name and writes tests.actuators") {
   CHECK(j["actuators"]["gain"].get<double>() > 1.4);
   CHECK(j["actuators"]["independent"] == true);
   CHECK(ds::measure::bench_to_text(*r).find("two independent actuators") != std::string::npos);
+}
+
+// The access test on the dual-actuator preset. With the ranges the drive reports, a read's seek
+// starts where its own range's positioner last read and the full stroke is taken inside one
+// range: both against the truth (tools/truth, which gives each range its own seeks). Without
+// them the stroke between the span's ends crosses positioners and costs nothing: before, that
+// came out as a confident 0.03 ± 0.50 ms; now no figure, and a note that says why.
+TEST_CASE("access on a dual-actuator drive: per-range seeks with the ranges, no full stroke without them") {
+  auto m = ds::sim::preset("exos2x14");
+  REQUIRE(m.ok());
+  auto tr = truth::compute(nlohmann::json::parse(ds::sim::model_to_json(*m)));
+  REQUIRE(tr.ok());
+  REQUIRE(tr->positioning_ranges.size() == 2);
+  ds::measure::AccessOptions o;
+  o.budget_s = 30;
+  for (const auto& r : m->actuators) o.positioning_ranges.push_back({r.first_lba, r.lba_count});
+  auto t = ds::sim::open("sim:exos2x14");
+  REQUIRE(t.ok());
+  auto a = ds::measure::run_access(*t->io, o);
+  REQUIRE(a.ok());
+  INFO("full stroke " << a->full_stroke_ms.value << " ± " << a->full_stroke_ms.uncertainty << ", truth "
+                      << tr->full_stroke_ms << "; avg seek " << a->avg_seek_ms.value << ", truth "
+                      << tr->avg_seek_random_lba_ms);
+  CHECK(std::fabs(a->full_stroke_ms.value / tr->full_stroke_ms - 1) < 0.10);
+  CHECK(std::fabs(a->avg_seek_ms.value / tr->avg_seek_random_lba_ms - 1) < 0.05);
+  o.positioning_ranges.clear();
+  auto t2 = ds::sim::open("sim:exos2x14");
+  REQUIRE(t2.ok());
+  auto b = ds::measure::run_access(*t2->io, o);
+  REQUIRE(b.ok());
+  CHECK(b->full_stroke_ms.value == 0);
+  bool said = false;
+  for (const auto& n : b->notes) said = said || n.find("not one positioner's stroke apart") != std::string::npos;
+  CHECK(said);
+  CHECK(std::fabs(b->avg_seek_ms.value / tr->avg_seek_random_lba_ms - 1) < 0.05);
 }

@@ -117,6 +117,32 @@ TEST_CASE("capacity cut: full stroke and seek averages count only cylinders with
   CHECK(t.avg_seek_ms == doctest::Approx((50.0 * 50 - 1) / 150));
 }
 
+TEST_CASE("a positioner per range: each range's seeks, weighted by its LBAs; the largest range's stroke") {
+  auto j = small_drive();
+  j["actuators"] = 2;  // LBAs 0-9999 on cylinders 0-49, 10000-19999 on 50-99
+  auto t = of(j);
+  REQUIRE(t.positioning_ranges.size() == 2);
+  CHECK(t.positioning_ranges[1].first_lba == 10000);
+  CHECK(t.positioning_ranges[1].lba_count == 10000);
+  CHECK(t.positioning_ranges[0].full_stroke_ms == doctest::Approx(49));
+  CHECK(t.full_stroke_ms == doctest::Approx(49));
+  CHECK(t.avg_seek_random_lba_ms == doctest::Approx((50.0 * 50 - 1) / 150));
+  CHECK(t.avg_seek_ms == doctest::Approx((50.0 * 50 - 1) / 150));
+  CHECK(t.mean_random_read_access_ms == doctest::Approx(t.avg_seek_random_lba_ms + 5 + 0.2 + 0.1));
+  // Unequal ranges as a list: 25 and 75 cylinders.
+  j["actuators"] = nlohmann::json::parse(R"([{"first_lba": 0, "lba_count": 5000}, {"first_lba": 5000, "lba_count": 15000}])");
+  t = of(j);
+  REQUIRE(t.positioning_ranges.size() == 2);
+  CHECK(t.full_stroke_ms == doctest::Approx(74));
+  CHECK(t.positioning_ranges[0].full_stroke_ms == doctest::Approx(24));
+  CHECK(t.avg_seek_random_lba_ms == doctest::Approx(0.25 * (25.0 * 25 - 1) / 75 + 0.75 * (75.0 * 75 - 1) / 225));
+  // One range is one positioner.
+  j["actuators"] = 1;
+  t = of(j);
+  CHECK(t.positioning_ranges.empty());
+  CHECK(t.full_stroke_ms == doctest::Approx(99));
+}
+
 TEST_CASE("/2: rpm_actual, host latency, stalls, remaps and recalibration in the truth") {
   auto j = small_drive();
   const auto base = of(j);

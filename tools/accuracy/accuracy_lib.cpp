@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "probe/ata_logs.hpp"
 #include "sim/model.hpp"
 #include "sim/sim.hpp"
 #include "variants.hpp"
@@ -241,11 +242,6 @@ std::vector<Subject> subjects(const std::string& data_dir) {
   }
   for (const auto& p : ds::sim::preset_names()) {
     auto m = ds::sim::preset(p);
-    // A multi-actuator preset (exos2x14) is left out: tools/truth knows one positioner, and the
-    // simulator's positioners each move over their own range's cylinders only (docs/simulator.md,
-    // "Dual actuator"), so its seek and access truths do not apply. The actuators test
-    // (tests/measure/actuators_sim.cpp) judges that preset.
-    if (m && !m->actuators.empty()) continue;
     s.push_back({p, "sim:" + p, m ? nlohmann::json::parse(ds::sim::model_to_json(*m)) : nlohmann::json()});
   }
   return s;
@@ -257,6 +253,18 @@ nlohmann::json run_model(const Subject& s, const std::string& variant, std::uint
   m["noise"]["seed"] = seed;
   return m;
 }
+
+namespace {
+// The positioning ranges the drive reports (ATA log 47h), read as drivescope bench reads them, so
+// that a multi-actuator drive is measured as the CLI measures it.
+std::vector<ds::measure::LbaRange> reported_ranges(ds::Device& dev) {
+  std::vector<ds::measure::LbaRange> out;
+  const auto g = ds::probe::probe_gpl(dev);
+  if (g.positioning_ranges)
+    for (const auto& r : g.positioning_ranges->ranges) out.push_back({r.lowest_lba, r.lba_count});
+  return out;
+}
+}  // namespace
 
 RunResult run_one(const RunSpec& spec, const Criteria& c) {
   RunResult r;
@@ -280,6 +288,7 @@ RunResult run_one(const RunSpec& spec, const Criteria& c) {
     return r;
   }
   ds::measure::BenchOptions o;
+  o.positioning_ranges = reported_ranges(*target->device);
   o.tests = spec.tests;
   o.seed = spec.seed;
   o.budget_s = spec.budget_s;

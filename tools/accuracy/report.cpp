@@ -173,9 +173,11 @@ Against a real drive the simulated one is still clean in ways that flatter the m
   the cache state or the previous command); caching is a plain segmented LRU;
 - no thermal or vibration events, no background media scans, no power-management spin-downs;
 - every drive of one model is identical: no unit-to-unit spread of zone tables or seek curves.
-- not judged here: the dual-actuator preset `exos2x14` (tools/truth models one positioner, so its
-  seek and access truths do not apply); `bench --tests actuators` judges it
-  (tests/measure/actuators_sim.cpp).
+- the dual-actuator preset `exos2x14` is judged with each positioning range's own seeks
+  (docs/truth.md, "Positioning ranges"); that its ranges overlap in time is the actuators test's
+  to judge (`bench --tests actuators`, tests/measure/actuators_sim.cpp). The simulator moves
+  each range's positioner over its own range's cylinders, where a real MACH.2 gives each actuator
+  half of the heads over the full stroke (docs/simulator.md).
 )";
 
 }  // namespace

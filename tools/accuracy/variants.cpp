@@ -174,6 +174,21 @@ json make_variant(const json& model, std::uint64_t seed, bool layout) {
   std::uint64_t capacity = zone_user_sectors(m, per_track) - kSlipped;
   if (m.contains("capacity_sectors") && m["capacity_sectors"].is_number())
     capacity = std::min(capacity, m["capacity_sectors"].get<std::uint64_t>());
+  // Positioning ranges given as a list keep their count and their shares of the capacity (the
+  // last one ending with it): a list over the old capacity would reach beyond the new one.
+  if (m.contains("actuators") && m["actuators"].is_array() && !m["actuators"].empty()) {
+    json& a = m["actuators"];
+    const auto old_cap = static_cast<double>(m.value("capacity_sectors", capacity));
+    auto at = [&](std::uint64_t lba) {
+      return std::min(capacity, static_cast<std::uint64_t>(static_cast<double>(lba) / old_cap * static_cast<double>(capacity)));
+    };
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const std::uint64_t first = at(a[i].value("first_lba", 0ull));
+      const std::uint64_t end = i + 1 == a.size() ? capacity : at(a[i + 1].value("first_lba", 0ull));
+      a[i]["first_lba"] = first;
+      a[i]["lba_count"] = end - first;
+    }
+  }
   m["capacity_sectors"] = capacity;
   // A slow region the shrunken capacity would cut keeps its size and moves in from the end.
   if (m.contains("defects") && m["defects"].is_array())

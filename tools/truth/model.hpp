@@ -48,6 +48,12 @@ struct Model {
   std::vector<Remap> remapped;
   double host_latency_us = 0, stall_probability = 0, stall_ms = 0;
   double recal_every_s = 0, recal_ms = 0;
+  // "actuators" (docs/simulator.md, "Dual actuator"): a count splits the capacity into that many
+  // equal ranges, the last taking the remainder (actuator_count; 0 or 1: one positioner), or a
+  // list of {first_lba, lba_count} gives them (actuator_ranges). Each range has a positioner of
+  // its own, moving over the cylinders its LBAs occupy.
+  unsigned actuator_count = 0;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> actuator_ranges;
 };
 
 ds::Expected<Model> parse(const nlohmann::json& j);

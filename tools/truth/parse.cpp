@@ -127,6 +127,22 @@ void parse_drive(const json& j, Model& m) {
   if (m.serpentine && m.band_cylinders == 0) throw Bad{"band_cylinders: needed by surface_serpentine"};
 }
 
+void parse_actuators(const json& j, Model& m) {
+  if (!j.contains("actuators") || j["actuators"].is_null()) return;
+  const json& a = j["actuators"];
+  if (a.is_number_integer()) {
+    if (a.get<std::int64_t>() < 1) throw Bad{"actuators: a count of at least 1"};
+    m.actuator_count = a.get<unsigned>();
+    return;
+  }
+  if (!a.is_array() || a.empty()) throw Bad{"actuators: a count or a list of {first_lba, lba_count}"};
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const std::string where = "actuators[" + std::to_string(i) + "].";
+    m.actuator_ranges.emplace_back(static_cast<std::uint64_t>(need(a[i], "first_lba", where)),
+                                   static_cast<std::uint64_t>(need(a[i], "lba_count", where)));
+  }
+}
+
 }  // namespace
 
 ds::Expected<Model> parse(const json& j) {
@@ -154,6 +170,7 @@ ds::Expected<Model> parse(const json& j) {
     parse_faults(j, m);
     parse_host(j, m);
     parse_drive(j, m);
+    parse_actuators(j, m);
     return m;
   } catch (const Bad& b) {
     return ds::make_error(b.what);

@@ -24,6 +24,7 @@ constexpr double kBytesPerMbMs = 1000.0;  // bytes per ms in one MB/s (MB = 10^6
 // summed media time of one sector over all LBAs.
 struct Walk {
   std::vector<double> cyl_lbas;         // per physical cylinder
+  std::vector<std::vector<double>> range_cyl_lbas;  // the same per positioning range (when asked)
   std::vector<std::uint64_t> zone_lbas;
   long double sector_ms_sum = 0;
   std::uint64_t capacity = 0;
@@ -35,6 +36,19 @@ struct Walker {
   Walk w;
   std::uint64_t phys = 0;  // physical sector number: every sector of every track, in fill order
   std::uint64_t cap = std::numeric_limits<std::uint64_t>::max();
+  std::vector<std::uint64_t> range_ends;  // positioning ranges' ends (LBAs, ascending); empty: none
+
+  // LBAs [w.capacity, w.capacity + n) of cylinder cyl, shared out among the ranges they fall in.
+  void add_to_ranges(std::uint64_t cyl, std::uint64_t n) {
+    std::uint64_t lba = w.capacity, left = n;
+    for (std::size_t k = 0; k < range_ends.size() && left > 0; ++k) {
+      if (lba >= range_ends[k]) continue;
+      const std::uint64_t here = std::min(left, range_ends[k] - lba);
+      w.range_cyl_lbas[k][cyl] += static_cast<double>(here);
+      lba += here;
+      left -= here;
+    }
+  }
 
   void track(std::size_t zone, std::uint64_t cyl, unsigned surface) {
     const auto& z = m.zones[zone];
@@ -49,6 +63,7 @@ struct Walker {
     const auto hi = std::lower_bound(m.slipped.begin(), m.slipped.end(), first + static_cast<std::uint64_t>(user));
     std::uint64_t lbas = static_cast<std::uint64_t>(user) - static_cast<std::uint64_t>(hi - lo);
     lbas = std::min(lbas, cap - w.capacity);
+    if (!range_ends.empty()) add_to_ranges(cyl, lbas);
     w.capacity += lbas;
     w.cyl_lbas[cyl] += static_cast<double>(lbas);
     w.zone_lbas[zone] += lbas;
@@ -70,6 +85,7 @@ struct Walker {
     std::uint64_t cylinders = 0;
     for (const auto& z : m.zones) cylinders += z.cylinders;
     w.cyl_lbas.assign(cylinders, 0.0);
+    w.range_cyl_lbas.assign(range_ends.size(), std::vector<double>(cylinders, 0.0));
     w.zone_lbas.assign(m.zones.size(), 0);
     if (m.capacity_sectors) cap = *m.capacity_sectors;
     std::uint64_t c0 = 0;
@@ -153,6 +169,43 @@ double host_and_pauses_ms(const Model& m, std::uint64_t capacity) {
   return ms;
 }
 
+// The positioning ranges of a model with "actuators" over its capacity (none with one positioner).
+std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges_of(const Model& m, std::uint64_t capacity) {
+  if (!m.actuator_ranges.empty()) return m.actuator_ranges.size() > 1 ? m.actuator_ranges : decltype(m.actuator_ranges){};
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+  const std::uint64_t n = m.actuator_count;
+  if (n < 2) return out;
+  for (std::uint64_t i = 0; i < n; ++i)
+    out.emplace_back(i * (capacity / n), i + 1 == n ? capacity - i * (capacity / n) : capacity / n);
+  return out;
+}
+
+// Seek truths with a positioner per range: at depth 1 a read's seek starts where the last read of
+// its range left that range's head, an independent random LBA of the same range; so the random-LBA
+// average is each range's own, weighted by its LBAs. The full stroke is the largest range's (the
+// access test strokes inside it); the uniform average is weighted like the random one.
+void range_seeks(const Walk& w, const SeekFn& seek,
+                 const std::vector<std::pair<std::uint64_t, std::uint64_t>>& ranges, Truth& t) {
+  t.avg_seek_random_lba_ms = t.avg_seek_ms = 0;
+  std::uint64_t largest = 0;
+  for (std::size_t k = 0; k < ranges.size(); ++k) {
+    const auto& cyl = w.range_cyl_lbas[k];
+    std::uint64_t lo = 0, hi = cyl.size();
+    while (lo < hi && cyl[lo] == 0) ++lo;
+    while (hi > lo && cyl[hi - 1] == 0) --hi;
+    RangeTruth r{ranges[k].first, ranges[k].second, 0, 0};
+    if (hi > lo) {
+      r.full_stroke_ms = seek.ms(static_cast<double>(hi - 1 - lo));
+      r.avg_seek_random_lba_ms = detail::mean_seek(runs_of(cyl, hi), seek);
+      const double share = static_cast<double>(r.lba_count) / static_cast<double>(w.capacity);
+      t.avg_seek_random_lba_ms += share * r.avg_seek_random_lba_ms;
+      t.avg_seek_ms += share * detail::mean_seek({{lo, hi - lo, 1.0}}, seek);
+    }
+    if (r.lba_count > largest) largest = r.lba_count, t.full_stroke_ms = r.full_stroke_ms;
+    t.positioning_ranges.push_back(r);
+  }
+}
+
 Truth assemble(const Model& m) {
   Truth t;
   t.name = m.name;
@@ -166,7 +219,14 @@ Truth assemble(const Model& m) {
   t.cache_bytes = m.cache_bytes;
   t.interface_mb_s = m.interface_mb_s;
   t.reorders = m.reorders;
-  const Walk w = Walker{m, t.rotation_ms, {}}.run();
+  Walk w = Walker{m, t.rotation_ms, {}}.run();
+  const auto ranges = ranges_of(m, w.capacity);
+  if (!ranges.empty()) {
+    // Again, now that the capacity is known, with the LBAs of each range counted apart.
+    Walker again{m, t.rotation_ms, {}};
+    for (const auto& [first, count] : ranges) again.range_ends.push_back(first + count);
+    w = again.run();
+  }
   t.capacity = w.capacity;
   const SeekFn seek(m, w.cyl_lbas.size());
   std::uint64_t first = 0;
@@ -192,6 +252,7 @@ Truth assemble(const Model& m) {
   t.full_stroke_ms = seek.ms(static_cast<double>(used - 1));
   t.avg_seek_ms = detail::mean_seek({{0, used, 1.0}}, seek);
   t.avg_seek_random_lba_ms = detail::mean_seek(runs_of(w.cyl_lbas, used), seek);
+  if (!ranges.empty()) range_seeks(w, seek, ranges, t);
   const double cap = static_cast<double>(t.capacity);
   double access = t.avg_seek_random_lba_ms + t.rotation_ms / 2 + m.overhead_ms +
                   static_cast<double>(w.sector_ms_sum / static_cast<long double>(cap));
@@ -263,6 +324,12 @@ nlohmann::json to_json(const Truth& t) {
   j["defects"] = nlohmann::json::array();
   for (const auto& d : t.defects)
     j["defects"].push_back({{"first_lba", d.first_lba}, {"sectors", d.sectors}, {"extra_ms", d.extra_ms}});
+  j["positioning_ranges"] = nlohmann::json::array();
+  for (const auto& r : t.positioning_ranges)
+    j["positioning_ranges"].push_back({{"first_lba", r.first_lba},
+                                       {"lba_count", r.lba_count},
+                                       {"full_stroke_ms", round_to(r.full_stroke_ms, 3)},
+                                       {"avg_seek_random_lba_ms", round_to(r.avg_seek_random_lba_ms, 3)}});
   j["remapped"] = nlohmann::json::array();
   for (const auto& r : t.remapped) j["remapped"].push_back({{"lba", r.lba}, {"extra_ms", r.extra_ms}});
   return j;

@@ -33,6 +33,13 @@ struct RemapTruth {
   double extra_ms = 0;
 };
 
+// One positioning range of a multi-actuator model ("actuators"): its LBAs and its own seeks.
+struct RangeTruth {
+  std::uint64_t first_lba = 0, lba_count = 0;
+  double full_stroke_ms = 0;          // between the range's outermost and innermost cylinder
+  double avg_seek_random_lba_ms = 0;  // random LBAs of the range
+};
+
 struct Truth {
   std::string name;
   double rpm_nominal = 0;           // the model's "rpm" (what IDENTIFY reports)
@@ -57,6 +64,9 @@ struct Truth {
   bool reorders = false;
   std::vector<DefectTruth> defects;
   std::vector<RemapTruth> remapped;
+  // With two or more positioning ranges: each range's seeks; then avg_seek_random_lba_ms and
+  // avg_seek_ms are the ranges' weighted by their LBAs, full_stroke_ms the largest range's.
+  std::vector<RangeTruth> positioning_ranges;
 };
 
 // The truth of one model (format /1 or /2). Errors name the offending key.
