@@ -33,6 +33,19 @@ TEST_CASE("a /2 variant is deterministic, plausible and has a truth, for every d
       CHECK(t->capacity <= base->capacity);
       CHECK(t->capacity >= 0.95 * static_cast<double>(base->capacity));
       for (const auto& r : t->remapped) CHECK(r.lba < t->capacity);
+      // Listed positioning ranges (exos2x14) still tile the shrunken capacity, in the same shares.
+      if (v.contains("actuators") && v["actuators"].is_array()) {
+        std::uint64_t next = 0;
+        for (const auto& a : v["actuators"]) {
+          CHECK(a["first_lba"].get<std::uint64_t>() == next);
+          next += a["lba_count"].get<std::uint64_t>();
+        }
+        CHECK(next == t->capacity);
+        REQUIRE(t->positioning_ranges.size() == s.model["actuators"].size());
+        for (std::size_t i = 0; i < t->positioning_ranges.size(); ++i)
+          CHECK(static_cast<double>(t->positioning_ranges[i].lba_count) / t->capacity ==
+                doctest::Approx(s.model["actuators"][i]["lba_count"].get<double>() / base->capacity).epsilon(1e-6));
+      }
       // The imperfections only add time to a random read, apart from the spindle speed.
       CHECK(t->mean_random_read_access_ms > base->mean_random_read_access_ms - base->rotation_ms * 0.004);
     }
