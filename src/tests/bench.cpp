@@ -35,6 +35,7 @@ void bench_transfer(IoEngine& io, const BenchOptions& opt, double budget_s, cons
   o.span_blocks = r.span_blocks;
   o.budget_s = budget_s;
   o.rates_only = opt.transfer_rates_only;
+  o.seed = opt.seed;
   keep(r, "transfer", run_transfer(io, o, pf), r.transfer);
 }
 

@@ -37,6 +37,10 @@ struct TrackStructure {
   double media_bytes_s = 0;        // block bytes / sector time
   double sustained_bytes_s = 0;    // whole cylinders (or tracks) including switch gaps
   double raw_bytes_s = 0;          // plain bytes / time over the stream (always set when n ≥ 3)
+  // Switches whose kinds were not told apart (no period), some of which lost whole revolutions:
+  // which loss belongs to which kind is unknown, so the sustained rate above may misweigh them
+  // (the transfer test then takes the stream's own rate).
+  bool mixed_losses = false;
   // Share of the spacings that are 0 (completions handed over in one batch). Above 5 % the stream
   // is timed only as a whole: no boundaries are looked for (media_bound false).
   double tied_share = 0;

@@ -23,6 +23,9 @@ struct TransferOptions {
   // of the replies that follow, in batches, and the structure they seemed to show at a quiet
   // moment was the host's (docs/serve.md).
   bool rates_only = false;
+  // Where in its cell of the ZCAV grid each rate sample lies (stratified at random): another seed
+  // samples other places of the same zones.
+  std::uint64_t seed = 1;
 };
 
 struct TransferPoint {

@@ -18,13 +18,13 @@ using namespace ds::app;
 namespace {
 
 AbResult run(const std::string& spec, const std::string& feature, const std::string& tests, unsigned rounds,
-             std::uint64_t seed, const StopFn& stop = {}) {
+             std::uint64_t seed, const StopFn& stop = {}, double budget_s = 8) {
   auto t = open_target(spec, {.want_io = true, .seed = seed});
   REQUIRE(t);
   AbOptions base;
   base.tests = {tests};
   base.rounds = rounds;
-  base.budget_s = 8;
+  base.budget_s = budget_s;
   base.seed = seed;
   auto o = parse_ab_feature(feature, base);
   REQUIRE(o);
@@ -104,29 +104,34 @@ TEST_CASE("AAM on a model where it has no effect: no significant access differen
   CHECK(sig_seek <= 3);
 }
 
-TEST_CASE("AAM quiet on a model with quiet media-rate scale 0.9: the transfer difference is found") {
+// wd1200jd's quiet level loses a revolution at about one switch in nine (the media-rate scale is
+// honoured as switch time, docs/disk-model.md): which switches depends on the place, so a
+// transfer sample either meets one or not. Before, every round sampled the same places and the
+// structure took each lost revolution for a cylinder switch: -17.5 % in [-17.55, -17.47] for
+// -10 % on every seed, an interval that never held the truth. Now the samples lie at random
+// places of their grid cells, and a switch loss the structure cannot assign to a kind leaves the
+// stream's own rate: over 20 seeds 18 intervals held -10 % (by hand, 30 s a test).
+TEST_CASE("AAM quiet on a model with quiet media-rate scale 0.9: the transfer interval holds the configured change") {
   auto model = sim::preset("wd1200jd");
   REQUIRE(model);
   REQUIRE(model->aam.quiet_rate_scale < 1.0);
-  auto r = run("sim:wd1200jd", "aam=fast,quiet", "transfer", 4, 5);
-  const auto* outer = find(r, "transfer", "outer_mb_s");
-  REQUIRE(outer);
   const double configured_pct = (model->aam.quiet_rate_scale - 1) * 100;
-  MESSAGE("transfer outer: measured " << outer->diff_pct << " % [" << outer->ci_low_pct << ", "
-                                      << outer->ci_high_pct << "], configured " << configured_pct << " %");
-  CHECK(outer->significant);
-  CHECK(outer->ci_high_pct < 0);
-  // KNOWN GAP (issue "Real drives are not clean", left open): the simulator honours
-  // quiet_rate_scale as the spec says, as switches that now and then overrun their skew and lose
-  // a revolution (about one in nine at 0.9), not as a stretched sector time. The transfer test now
-  // counts whole lost revolutions in a switch's cost (structure.cpp, switch_cost), but its quiet
-  // rate still misses the configured one (-18.6 % measured for -10 % on seed 1; -5.8 % when it
-  // took median gaps): its 8-reads-a-track samples are too coarse to place those losses. The
-  // magnitude check (within 20 % of the configured figure) is reported here, not asserted, until
-  // it holds (docs/methods.md, "Known limits").
-  if (std::fabs(outer->diff_pct - configured_pct) > 0.2 * std::fabs(configured_pct))
-    MESSAGE("KNOWN GAP: measured " << outer->diff_pct << " % for " << configured_pct
-                                   << " %: lumpy revolution losses are under-counted by the transfer test");
+  int held = 0, significant = 0;
+  const int seeds = 20;
+  for (int seed = 1; seed <= seeds; ++seed) {
+    auto r = run("sim:wd1200jd", "aam=fast,quiet", "transfer", 4, static_cast<std::uint64_t>(seed), {}, 30);
+    const auto* outer = find(r, "transfer", "outer_mb_s");
+    REQUIRE(outer);
+    INFO("seed " << seed << ": " << outer->diff_pct << " % [" << outer->ci_low_pct << ", " << outer->ci_high_pct << "]");
+    held += outer->ci_low_pct <= configured_pct && configured_pct <= outer->ci_high_pct;
+    significant += outer->significant;
+    // Never confidently the wrong way.
+    CHECK_FALSE((outer->significant && outer->ci_low_pct > 0));
+  }
+  MESSAGE("transfer outer under AAM quiet: the interval held " << configured_pct << " % on " << held << "/" << seeds
+                                                                << " seeds, significant on " << significant);
+  // A calibrated 95 % interval misses on at most 3 of 20 seeds with probability 98.4 % (binomial).
+  CHECK(held >= seeds - 3);
 }
 
 TEST_CASE("ab stopped from outside after two rounds: restored, the rounds so far analysed") {
