@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 
@@ -17,6 +18,8 @@ namespace {
 
 // The method's parameters (docs/methods.md, "Access time").
 struct AccessTuning {
+  // Rotation: the step sizes of the backward chains (blocks per step).
+  std::array<unsigned, 5> chain_steps{1, 2, 3, 5, 8};
   // Command overhead: re-reads of one block at three places, the quickest kept.
   int hit_places = 3;
   int hit_reads = 9;                    // per place; the first goes to the media
@@ -138,7 +141,6 @@ struct BackwardSteps {
 };
 
 BackwardSteps backward_steps(Ctx& rc, Rng& rng, double hit_ns) {
-  constexpr unsigned kSteps[] = {1, 2, 3, 5, 8};
   const auto& k_ = kTuning;
   // Per step size, the chain with the lowest median: a chain that crosses a slow (defect) region
   // only ever reads slower, so it must not pull the fit (one did: 2315 rpm for 7200). Chains with
@@ -146,14 +148,14 @@ BackwardSteps backward_steps(Ctx& rc, Rng& rng, double hit_ns) {
   std::map<unsigned, double> best;
   std::map<unsigned, std::vector<double>> pool;
   auto settled = [&] {
-    for (unsigned k : kSteps)
+    for (unsigned k : k_.chain_steps)
       if (!best.count(k) && pool[k].size() < k_.min_chain_steps) return false;
     return true;
   };
   BackwardSteps out;
   const double buffered_ns = hit_ns + k_.buffered_margin_ms / kMsPerNs;
   for (int rep = 0; rep < k_.rotation_max_reps && !rc.budget.exhausted() && (rep < k_.rotation_reps || !settled()); ++rep)
-    for (unsigned k : kSteps) {
+    for (unsigned k : k_.chain_steps) {
       const std::uint64_t x = k_.chain_margin + rng.below(rc.span - 2 * k_.chain_margin);
       std::vector<std::uint64_t> chain;
       for (unsigned i = 0; i < k_.chain_length; ++i) chain.push_back(x - i * k);
@@ -175,7 +177,7 @@ BackwardSteps backward_steps(Ctx& rc, Rng& rng, double hit_ns) {
       }
       if (rc.spent) break;
     }
-  for (unsigned k : kSteps) {
+  for (unsigned k : k_.chain_steps) {
     if (best.count(k)) out.kl.emplace_back(k, best[k]);
     else if (pool[k].size() >= k_.min_chain_steps) out.kl.emplace_back(k, median(pool[k]));
   }

@@ -11,15 +11,18 @@
 namespace ds::measure {
 
 namespace {
-// Absolute slack of the hit test (is_hit, and CacheTuning): host-side jitter a hit may show on
-// top of the hit line.
-constexpr double kHitSlackMs = 0.05;
+// The hit test's parameters (is_hit, and the cache test's size and overhead checks).
+struct HitTuning {
+  double line_margin = 1.3;  // a hit may take this much over the hit line (overhead + transfer)
+  double slack_ms = 0.05;    // and this much more: host-side jitter on top of the line
+};
+constexpr HitTuning kHit{};
 }  // namespace
 
 bool is_hit(double latency_ms, std::uint64_t bytes, double overhead_ms, double rate_mb_s) {
   if (rate_mb_s <= 0) return false;
   const double predicted = overhead_ms + static_cast<double>(bytes) / (rate_mb_s * 1e3);
-  return latency_ms <= predicted * 1.3 + kHitSlackMs;
+  return latency_ms <= predicted * kHit.line_margin + kHit.slack_ms;
 }
 
 namespace {
@@ -119,10 +122,10 @@ bool CacheRun::no_cache_seen(double reread_ms, double miss_ms) {
     res.notes.push_back("re-reads are not faster than the first read: no read cache seen");
     return true;
   }
-  if (miss_ms - reread_ms < kHitSlackMs) {
+  if (miss_ms - reread_ms < kHit.slack_ms) {
     res.notes.push_back(fmt::format(
         "a miss ({:.4f} ms) costs less than {:.2f} ms more than a re-read ({:.4f} ms): no "
-        "positioning cost, so a cache cannot be told apart from the media", miss_ms, kHitSlackMs, reread_ms));
+        "positioning cost, so a cache cannot be told apart from the media", miss_ms, kHit.slack_ms, reread_ms));
     return true;
   }
   return false;
@@ -136,7 +139,7 @@ CacheRun::Rereads CacheRun::rereads(std::uint64_t b, std::size_t n) {
   if (r.ms.back() < 0) return r;
   std::vector<double> re(r.ms.begin() + 1, r.ms.end());
   r.median = median(re);
-  const double keep = std::max(kTuning.reread_keep_mads * 1.4826 * mad(re), kHitSlackMs);
+  const double keep = std::max(kTuning.reread_keep_mads * 1.4826 * mad(re), kHit.slack_ms);
   double sum = 0;
   int kept = 0;
   for (double v : re)

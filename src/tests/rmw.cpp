@@ -14,6 +14,13 @@ namespace {
 
 constexpr std::uint32_t kLargest = 16384;  // the aligned baseline: a multiple of any physical sector in use
 
+// The method's parameters (docs/methods.md, "rmw").
+struct RmwTuning {
+  std::int64_t media_pace_ns = 1'000'000;  // a write slower than this waited for the media
+  std::size_t margin_writes = 8;           // writes past the buffer's fill before the measured ones
+};
+constexpr RmwTuning kTuning{};
+
 // One kind's block of writes at random places `unit`-aligned, plus offset, at QD1. The first write
 // that takes over a millisecond (the media sets the pace, where a buffered write takes tens of
 // microseconds) shows the write buffer full; `buffer` writes later (what the buffer took before the
@@ -22,8 +29,6 @@ constexpr std::uint32_t kLargest = 16384;  // the aligned baseline: a multiple o
 Expected<RmwKind> run_kind(IoEngine& io, const RmwOptions& opt, std::uint32_t bytes, std::uint32_t offset,
                            std::uint64_t span_blocks, std::mt19937_64& rng, Budget& budget,
                            std::optional<std::size_t>& buffer) {
-  constexpr std::int64_t kMediaPaceNs = 1'000'000;
-  constexpr std::size_t kMargin = 8;
   const std::uint32_t lb = io.info().logical_block_bytes;
   const std::uint64_t unit = std::max<std::uint64_t>(1, kLargest / lb);
   const std::uint64_t slots = span_blocks / unit - 1;  // the last one is left: offset + size fit
@@ -41,10 +46,10 @@ Expected<RmwKind> run_kind(IoEngine& io, const RmwOptions& opt, std::uint32_t by
     while (n < rr.done.size() && rr.done[n]) ++n;
     if (!rr.done[0]) return true;
     for (; seen < n && !slow_seen; ++seen)
-      if (interval(rr, seen) > kMediaPaceNs) {
+      if (interval(rr, seen) > kTuning.media_pace_ns) {
         slow_seen = true;
         if (!buffer) buffer = seen - 1;  // acknowledged at once before it (the first has no interval)
-        begin = std::min(opt.max_warmup_writes, seen + *buffer + kMargin);
+        begin = std::min(opt.max_warmup_writes, seen + *buffer + kTuning.margin_writes);
       }
     return n < begin + opt.measured_writes;
   };

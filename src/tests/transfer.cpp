@@ -10,9 +10,50 @@ namespace ds::measure {
 
 namespace {
 
-// choose_stream: two read sizes follow the media when their sector times agree this well (4 %
-// where the stream found surfaces of their own density: the variants spread them by ±3 %).
-constexpr double kSizeAgreement = 0.005, kPerSurfaceAgreement = 0.04;
+// The method's parameters (docs/methods.md, "transfer").
+struct TransferTuning {
+  // choose_stream: two read sizes follow the media when their sector times agree this well (4 %
+  // where the stream found surfaces of their own density: the variants spread them by ±3 %).
+  double size_agreement = 0.005, per_surface_agreement = 0.04;
+  double search_share = 0.4;         // of what is left, for the read-size search
+  double first_stream_s = 1.5;       // the long structure stream at the outer edge (at most)
+  double first_stream_share = 0.05;  // … of the budget
+  unsigned first_stream_cyls = 4;    // … until it has seen this many cylinder switches
+  double more_streams_s = 1.0, more_streams_share = 0.03;  // the two more, mid-span and inner
+  unsigned more_streams_cyls = 3;
+  std::uint32_t raw_read_bytes = 262144;  // the read size where no track structure shows
+  // A rate sample without track structure: its shortest and longest run (steady_rate firms up
+  // with the stream's length where the host times completions coarsely).
+  double min_rate_sample_s = 0.3, max_rate_sample_s = 1.0;
+  double rev_guess_ns = 8.33e6;           // a revolution assumed where none was measured
+  double rate_guess_bytes_s = 100e6;      // a rate assumed where none was measured
+  double sample_warmup_revs = 3.5;        // a sample: one cylinder switch plus warm-up
+  unsigned default_surfaces = 4;          // … H assumed where not told
+  double min_sample_reads = 12;           // … and at least this many reads
+  double seek_allowance_s = 0.025;        // per sample, for its seek
+  double samples_share = 0.6;             // of what is left, for the samples
+  double min_points = 8;
+  double sample_len_margin = 1.5;         // LBAs a sample may read: its expected span times this
+  std::uint64_t sample_len_reads = 64;    // … plus this many reads
+  std::uint64_t fresh_gap = 4096;         // blocks between what a probe read and the next probe
+  // Samples in a slow region (probe_cost_stream).
+  std::uint32_t cost_track_div = 8;       // reads of 1/8 of the outer track
+  double cost_min_left_s = 3.0;           // budget a costly retry needs
+  std::uint64_t cost_backoff = 65536;     // blocks before the sample: out of its read-ahead
+  double cost_stream_s = 3.0;
+  unsigned cost_extra_switches = 2;       // boundaries wanted: H and this many more
+  double with_spt_share = 0.6;            // samples with a structure that make the rest anomalies
+  // Rates only: a sample this much faster than the one outside it, or slower than the one inside
+  // it, is read twice more nearby (recheck_odd_rates).
+  double odd_rate_share = 0.01;
+  unsigned odd_offset_div = 4;            // … a quarter of the grid step either side
+  double refine_revs = 7;                 // a boundary-refinement probe, in revolutions
+  double rotation_floor = 1e-4;           // stated resolution of the samples' median revolution
+  int long_stream_votes = 4;              // a long stream's surface count is worth this many samples
+  int min_surface_votes = 8;              // two long streams' worth: one place is not enough
+  int platter_range_div = 5;              // values voted for by a fifth of the samples widen the range
+};
+constexpr TransferTuning kTuning{};
 
 std::uint32_t block_bytes(const IoEngine& io) {
   return io.info().logical_block_bytes ? io.info().logical_block_bytes : 512;
@@ -186,7 +227,7 @@ ProbeChoice choose_stream(IoEngine& io, std::uint64_t lba, Budget& budget, unsig
                     (!p.t.sectors_per_track || p.t.sectors_per_track >= 4 * m);
     // Surfaces of their own density pass their sectors at their own pace: two probes at two places
     // agree only as well as the mix of surfaces they read (a few per cent over a cylinder or two).
-    const double agree = p.t.per_surface || prev.t.per_surface ? kPerSurfaceAgreement : kSizeAgreement;
+    const double agree = p.t.per_surface || prev.t.per_surface ? kTuning.per_surface_agreement : kTuning.size_agreement;
     if (p.t.media_bound && prev.ok && std::fabs(p.t.sector_ns - prev.s) <= agree * p.t.sector_ns) {
       best.t = prev.t;
       // Larger reads resolve the boundaries as well while a track still holds ~32 of them.
@@ -202,47 +243,6 @@ ProbeChoice choose_stream(IoEngine& io, std::uint64_t lba, Budget& budget, unsig
 
 namespace {
 
-// The method's parameters (docs/methods.md, "transfer").
-struct TransferTuning {
-  double search_share = 0.4;         // of what is left, for the read-size search
-  double first_stream_s = 1.5;       // the long structure stream at the outer edge (at most)
-  double first_stream_share = 0.05;  // … of the budget
-  unsigned first_stream_cyls = 4;    // … until it has seen this many cylinder switches
-  double more_streams_s = 1.0, more_streams_share = 0.03;  // the two more, mid-span and inner
-  unsigned more_streams_cyls = 3;
-  std::uint32_t raw_read_bytes = 262144;  // the read size where no track structure shows
-  // A rate sample without track structure: its shortest and longest run (steady_rate firms up
-  // with the stream's length where the host times completions coarsely).
-  double min_rate_sample_s = 0.3, max_rate_sample_s = 1.0;
-  double rev_guess_ns = 8.33e6;           // a revolution assumed where none was measured
-  double rate_guess_bytes_s = 100e6;      // a rate assumed where none was measured
-  double sample_warmup_revs = 3.5;        // a sample: one cylinder switch plus warm-up
-  unsigned default_surfaces = 4;          // … H assumed where not told
-  double min_sample_reads = 12;           // … and at least this many reads
-  double seek_allowance_s = 0.025;        // per sample, for its seek
-  double samples_share = 0.6;             // of what is left, for the samples
-  double min_points = 8;
-  double sample_len_margin = 1.5;         // LBAs a sample may read: its expected span times this
-  std::uint64_t sample_len_reads = 64;    // … plus this many reads
-  std::uint64_t fresh_gap = 4096;         // blocks between what a probe read and the next probe
-  // Samples in a slow region (probe_cost_stream).
-  std::uint32_t cost_track_div = 8;       // reads of 1/8 of the outer track
-  double cost_min_left_s = 3.0;           // budget a costly retry needs
-  std::uint64_t cost_backoff = 65536;     // blocks before the sample: out of its read-ahead
-  double cost_stream_s = 3.0;
-  unsigned cost_extra_switches = 2;       // boundaries wanted: H and this many more
-  double with_spt_share = 0.6;            // samples with a structure that make the rest anomalies
-  // Rates only: a sample this much faster than the one outside it, or slower than the one inside
-  // it, is read twice more nearby (recheck_odd_rates).
-  double odd_rate_share = 0.01;
-  unsigned odd_offset_div = 4;            // … a quarter of the grid step either side
-  double refine_revs = 7;                 // a boundary-refinement probe, in revolutions
-  double rotation_floor = 1e-4;           // stated resolution of the samples' median revolution
-  int long_stream_votes = 4;              // a long stream's surface count is worth this many samples
-  int min_surface_votes = 8;              // two long streams' worth: one place is not enough
-  int platter_range_div = 5;              // values voted for by a fifth of the samples widen the range
-};
-constexpr TransferTuning kTuning{};
 
 // The test's state from one phase to the next.
 struct TransferRun {

@@ -12,10 +12,14 @@
 namespace ds::measure {
 
 namespace {
-// Relative resolution of one rate sample (see zones_from_points).
-constexpr double kSampleRateResolution = 0.005;
-constexpr double kOutlierSigmas = 4;  // a zone's sample this far from its median is left out of its rate
-constexpr double kPooledSpread = 0.005;  // media rates this far apart in one zone: several surfaces
+// The zone analysis's parameters (docs/methods.md, "transfer").
+struct ZonesTuning {
+  double sample_rate_resolution = 0.005;  // relative resolution of one rate sample (zones_from_points)
+  double outlier_sigmas = 4;      // a zone's sample this far from its median is left out of its rate
+  double pooled_spread = 0.005;   // media rates this far apart in one zone: several surfaces
+  double layout_agreement = 0.6;  // share of samples that must agree on the surfaces
+};
+constexpr ZonesTuning kZones{};
 }  // namespace
 
 void fit_spares(TransferResult& res, std::uint32_t lb) {
@@ -87,8 +91,7 @@ void fit_spares(TransferResult& res, std::uint32_t lb) {
 // within a band every switch is a one-cylinder move, with no period to see. So "cylinder" is
 // said only where the surfaces were told from that period by most samples; otherwise not told.
 void tell_layout(TransferResult& res) {
-  constexpr double kLayoutAgreement = 0.6;  // share of samples that must agree on the surfaces
-  if (res.surfaces_estimate >= 2 && res.surfaces_confidence >= kLayoutAgreement) {
+  if (res.surfaces_estimate >= 2 && res.surfaces_confidence >= kZones.layout_agreement) {
     res.layout = "cylinder";
     return;
   }
@@ -101,17 +104,17 @@ void tell_layout(TransferResult& res) {
 // surface-serpentine drive the seek to the next band, once in thousands of tracks — weighs it as
 // if every few tracks had one. The ratio, not the rate: samples of one zone may read surfaces of
 // their own density (a few % apart), whose switches cost the same share of a track. Far: beyond
-// kOutlierSigmas robust σ of the ratios, σ never below one sample's resolution.
+// kZones.outlier_sigmas robust σ of the ratios, σ never below one sample's resolution.
 namespace {
 std::vector<const TransferPoint*> without_outliers(const std::vector<const TransferPoint*>& g) {
   if (g.size() < 3) return g;
   std::vector<double> ratio;
   for (auto* p : g) ratio.push_back(p->media_mb_s > 0 ? p->mb_s / p->media_mb_s : 1.0);
   const double m = median(ratio);
-  const double sigma = std::max(1.4826 * mad(ratio), kSampleRateResolution * m);
+  const double sigma = std::max(1.4826 * mad(ratio), kZones.sample_rate_resolution * m);
   std::vector<const TransferPoint*> kept;
   for (std::size_t i = 0; i < g.size(); ++i)
-    if (std::fabs(ratio[i] - m) <= kOutlierSigmas * sigma) kept.push_back(g[i]);
+    if (std::fabs(ratio[i] - m) <= kZones.outlier_sigmas * sigma) kept.push_back(g[i]);
   return kept;
 }
 }  // namespace
@@ -251,7 +254,7 @@ std::vector<TransferZone> zones_from_points(const std::vector<TransferPoint>& pt
     // about one cylinder: which surfaces it crossed and the few switches it saw move it by up to
     // ~0.5 % on the simulated /2 drives, docs/accuracy.md), which more samples do not shrink.
     tz.mb_s_uncertainty = (r.size() > 1 ? kZ95 * stddev(r) / std::sqrt(static_cast<double>(r.size())) : 0) +
-                          kSampleRateResolution * tz.mb_s;
+                          kZones.sample_rate_resolution * tz.mb_s;
     // The most common sectors-per-track of the group (single fits can be off by a few).
     std::map<std::uint32_t, int> votes;
     std::vector<double> media;
@@ -264,7 +267,7 @@ std::vector<TransferZone> zones_from_points(const std::vector<TransferPoint>& pt
                            })->first;
     // Samples of several surfaces (pooled above, or per-surface tracks): their mean track size.
     if (votes.size() > 1 && media.size() > 1 &&
-        *std::max_element(media.begin(), media.end()) > (1 + kPooledSpread) * *std::min_element(media.begin(), media.end())) {
+        *std::max_element(media.begin(), media.end()) > (1 + kZones.pooled_spread) * *std::min_element(media.begin(), media.end())) {
       double sum = 0;
       for (auto* p : groups[z]) sum += p->sectors_per_track;
       tz.sectors_per_track = static_cast<std::uint32_t>(std::lround(sum / static_cast<double>(groups[z].size())));

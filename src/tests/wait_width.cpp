@@ -1,17 +1,22 @@
 #include "tests/wait_width.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace ds::measure {
 namespace {
 
-constexpr double kOutlier = 0.002;  // floor density, a share of a uniform over the revolution
-constexpr int kSigmas = 12;         // noise levels tried, geometric from kMinSigma to kMaxSigma revolutions
-constexpr double kMinSigma = 0.001, kMaxSigma = 0.1;
-constexpr int kEdgeSteps = 40;      // grid steps per edge in each refinement
-constexpr double kSteps[] = {0.005, 0.0008, 0.00015};  // grid step per refinement, revolutions
-constexpr int kProfileSteps = 120;  // feet either side of the best, kSteps[2] apart
+// The fit's parameters (docs/methods.md, "wait width").
+struct WaitWidthTuning {
+  double outlier = 0.002;  // floor density, a share of a uniform over the revolution
+  int sigmas = 12;         // noise levels tried, geometric from min_sigma to max_sigma revolutions
+  double min_sigma = 0.001, max_sigma = 0.1;
+  int edge_steps = 40;     // grid steps per edge in each refinement
+  std::array<double, 3> steps{0.005, 0.0008, 0.00015};  // grid step per refinement, revolutions
+  int profile_steps = 120;  // feet either side of the best, steps[2] apart
+};
+constexpr WaitWidthTuning kTuning{};
 
 double quantile_sorted(const std::vector<double>& s, double p) {
   const double i = p * static_cast<double>(s.size() - 1);
@@ -28,14 +33,14 @@ struct Edges {
 };
 
 double loglik(const std::vector<double>& l, const Edges& e) {
-  const double w = e.hi - e.lo, floor = kOutlier / w, a = e.sl * std::sqrt(2.0), b = e.su * std::sqrt(2.0);
+  const double w = e.hi - e.lo, floor = kTuning.outlier / w, a = e.sl * std::sqrt(2.0), b = e.su * std::sqrt(2.0);
   double ll = 0;
   for (double x : l) ll += std::log(0.5 * (std::erfc(-(x - e.lo) / a) - std::erfc(-(x - e.hi) / b)) / w + floor);
   return ll;
 }
 
 double sigma_level(double w0, int j) {
-  return w0 * kMinSigma * std::pow(kMaxSigma / kMinSigma, static_cast<double>(j) / (kSigmas - 1));
+  return w0 * kTuning.min_sigma * std::pow(kTuning.max_sigma / kTuning.min_sigma, static_cast<double>(j) / (kTuning.sigmas - 1));
 }
 
 // One edge (upper when `upper`) over a grid of positions `step` apart around its current one and
@@ -48,7 +53,7 @@ Edges fit_edge(const std::vector<double>& l, Edges e, bool upper, double step, i
   const double at = upper ? e.hi : e.lo;
   for (int a = -half; a <= half; ++a) {
     double pbest = -1e300;
-    for (int j = 0; j < kSigmas; ++j) {
+    for (int j = 0; j < kTuning.sigmas; ++j) {
       Edges t = e;
       (upper ? t.hi : t.lo) = at + a * step;
       (upper ? t.su : t.sl) = sigma_level(w0, j);
@@ -83,14 +88,14 @@ WaitWidth wait_width_fit(const std::vector<double>& latencies_ms) {
   if (w0 <= 0) return out;
   Edges e{quantile_sorted(s, 0.25) - w0 / 4, 0, 0.02 * w0, 0.02 * w0};
   e.hi = e.lo + w0;
-  for (double rs : kSteps)
-    for (bool upper : {false, true}) e = fit_edge(s, e, upper, rs * w0, kEdgeSteps / 2, w0, nullptr);
+  for (double rs : kTuning.steps)
+    for (bool upper : {false, true}) e = fit_edge(s, e, upper, rs * w0, kTuning.edge_steps / 2, w0, nullptr);
   // Each edge's 95 % interval from its profile (over its noise); the two are independent, so the
   // width's half-width is their root sum of squares.
-  const double step = kSteps[2] * w0;
+  const double step = kTuning.steps[2] * w0;
   std::vector<double> pl, pu;
-  fit_edge(s, e, false, step, kProfileSteps, w0, &pl);
-  fit_edge(s, e, true, step, kProfileSteps, w0, &pu);
+  fit_edge(s, e, false, step, kTuning.profile_steps, w0, &pl);
+  fit_edge(s, e, true, step, kTuning.profile_steps, w0, &pu);
   // An edge is told by the few samples within a noise width of it, too few for the profile's
   // asymptotics: each edge's interval is also at least the gap a uniform leaves between its edge
   // and the nearest of n samples at 95 % (−ln 0.05 · w / n ≈ 3 w / n).
