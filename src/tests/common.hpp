@@ -107,6 +107,8 @@ using ProgressFn = std::function<void(std::string_view test, double fraction, do
 
 // Half-width of a two-sided 95 % interval of a normal estimate, in standard errors.
 inline constexpr double kZ95 = 1.96;
+// The standard error of a sample median over that of the mean, for a normal sample: √(π/2).
+inline constexpr double kMedianSeFactor = 1.2533;
 
 // Spare sectors per track from a fitted (fractional) count: its whole number when the fit lands
 // within 0.3 of one and is not negative, else -1 (not told). The transfer test's fit across zones

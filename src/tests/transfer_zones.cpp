@@ -72,7 +72,7 @@ void fit_spares(TransferResult& res, std::uint32_t lb) {
   const int k_hi = static_cast<int>(std::floor(x + reach));
   for (int k = k_lo; k <= k_hi; ++k) spread = std::max(spread, std::fabs(median(revolution(k)) - med));
   // The median's standard error is about 1.25 σ/√n (σ from the MAD).
-  const double se = 1.2533 * 1.4826 * mad(t) / std::sqrt(static_cast<double>(t.size()));
+  const double se = kMedianSeFactor * 1.4826 * mad(t) / std::sqrt(static_cast<double>(t.size()));
   res.rotation_ms = {med, kZ95 * se + spread + med * 1e-4};
   if (k_hi > k_lo) {
     res.notes.push_back(fmt::format("spare sectors per track not told: the zones allow {} to {} (revolution "
