@@ -66,6 +66,11 @@ double mad(std::vector<double> v) {
   return median(std::move(v));
 }
 
+double median_se(const std::vector<double>& v) {
+  if (v.empty()) return 0;
+  return kMedianSeFactor * 1.4826 * mad(v) / std::sqrt(static_cast<double>(v.size()));
+}
+
 LineFit fit_line(std::span<const double> x, std::span<const double> y) {
   LineFit f;
   std::size_t n = std::min(x.size(), y.size());

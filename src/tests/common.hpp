@@ -84,6 +84,8 @@ double stddev(std::span<const double> v);
 double quantile(std::vector<double> v, double q);  // linear interpolation, q in [0,1]
 double median(std::vector<double> v);
 double mad(std::vector<double> v);  // median absolute deviation (unscaled)
+// The standard error of the median of v, for a normal sample: √(π/2) σ/√n, σ from the MAD.
+double median_se(const std::vector<double>& v);
 // slope_se: the slope's standard error from the residuals (0 with fewer than three points).
 struct LineFit { double slope = 0, intercept = 0, r2 = 0, slope_se = 0; };
 LineFit fit_line(std::span<const double> x, std::span<const double> y);

@@ -71,9 +71,7 @@ void fit_spares(TransferResult& res, std::uint32_t lb) {
   const int k_lo = static_cast<int>(std::max(0.0, std::ceil(x - reach)));
   const int k_hi = static_cast<int>(std::floor(x + reach));
   for (int k = k_lo; k <= k_hi; ++k) spread = std::max(spread, std::fabs(median(revolution(k)) - med));
-  // The median's standard error is about 1.25 σ/√n (σ from the MAD).
-  const double se = kMedianSeFactor * 1.4826 * mad(t) / std::sqrt(static_cast<double>(t.size()));
-  res.rotation_ms = {med, kZ95 * se + spread + med * 1e-4};
+  res.rotation_ms = {med, kZ95 * median_se(t) + spread + med * 1e-4};
   if (k_hi > k_lo) {
     res.notes.push_back(fmt::format("spare sectors per track not told: the zones allow {} to {} (revolution "
                                     "within ±{:.3f} ms)", k_lo, k_hi, res.rotation_ms.uncertainty));
