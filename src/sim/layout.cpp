@@ -397,6 +397,12 @@ Layout::Pos Layout::pos_of_user(std::uint64_t u) const {
   const Run& r = zit->runs[p.run];
   std::uint64_t x = 0;
   p.band = r.per_band.div(rel - r.first_user, &x);
+  // The surfaces of a band hold about equal shares, so x·heads/per-band lands on or next to the
+  // surface; the two walks then make it the last one starting at or before x, as a walk from 0.
+  std::uint64_t unused = 0;
+  p.head = static_cast<std::uint32_t>(r.per_band.div(x * heads_, &unused));
+  if (p.head >= heads_) p.head = heads_ - 1;
+  while (p.head > 0 && r.upre[p.head] > x) --p.head;
   while (p.head + 1 < heads_ && r.upre[p.head + 1] <= x) ++p.head;
   p.track = zit->user[p.head].div(x - r.upre[p.head], &p.sector);
   return p;
