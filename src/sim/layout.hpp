@@ -132,7 +132,9 @@ class Layout {
   // capacity): S(end) when `end` is on the same track, else S(end − 1) plus that sector's time,
   // rounded (a read ending with its track does not wait for the skew, nor a revolution lost to
   // the switch). *last: where the sector before `end` lies.
-  std::int64_t end_ns(std::uint64_t end, Chs* last) const;
+  // track_first, track_end (when given): the LBA bounds of that sector's track, as locate's.
+  std::int64_t end_ns(std::uint64_t end, Chs* last, std::uint64_t* track_first = nullptr,
+                      std::uint64_t* track_end = nullptr) const;
   // S(lba) (see above); lba may equal capacity (the end of the last sector).
   std::int64_t stream_ns(std::uint64_t lba) const;
   // The LBA a streaming head is over (or about to read) at stream time s: the first LBA whose

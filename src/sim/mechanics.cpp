@@ -365,8 +365,14 @@ std::int64_t Mechanics::media_access(const Access& a, std::uint64_t from, std::i
   const std::int64_t start = arrive + rot_mod(s_from - arrive);
   const std::int64_t extra = defect_extra(from, end) + (a.write ? 0 : remap_extra(from, end));
   *data_start = start + extra;
+  // The last sector's track is where the read-ahead goes on from: head_at's memo starts there
+  // (the next dispatch asks where the head is, mostly a few sectors on).
   Chs last;
-  std::int64_t done = *data_start + media_ns(from, end, s_from, &last) + (rmw ? rot_ns_ : 0);
+  TrackMemo& memo = track_memo_;
+  const std::int64_t media = layout_.end_ns(end, &last, &memo.first, &memo.end) - s_from +
+                             rot_ns_ * (lost_revs(end - 1) - lost_revs(from));
+  memo.at = {last.cyl, last.head};
+  std::int64_t done = *data_start + media + (rmw ? rot_ns_ : 0);
   if (zl) {
     *zl = zero_latency(a, to, arrive);
     if (zl->whole_track) done = zl->done + extra;
