@@ -104,6 +104,9 @@ namespace {
 struct StructureTuning {
   unsigned max_surfaces = 64;  // tracks per cylinder looked for (drives have had up to ~30)
   double rate_f = 30;  // surfaces from sector times: between/within variance ratio
+  // Surfaces a drive plausibly has, for the sector-time period: 3.5-inch drives of the 2020s carry
+  // 9-11 platters (18-22 heads); the bound leaves room above that.
+  unsigned plausible_surfaces = 24;
   // A real kernel hands over every completion that came in while the reader was not looking in one
   // batch (a late wake-up, a guest's slow interrupt path), and AioEngine stamps a batch once: tied
   // stamps, spacings of 0 and then of two reads. Through QEMU's TCG on a loaded host 7-50 % of a
@@ -329,6 +332,10 @@ std::pair<std::uint32_t, std::uint32_t> feasible_periods(std::span<const std::in
 void fit_per_surface(const std::vector<std::int64_t>& k, const std::vector<std::int64_t>& plo,
                      const std::vector<std::int64_t>& phi, unsigned H, double est, std::uint32_t m,
                      TrackStructure& t) {
+  // Every surface's track seen twice at least: a surface count told elsewhere (twelve) over a
+  // sample of ten tracks leaves classes of one or two tracks, whose feasible cylinder sizes
+  // agree by chance (a 4205-sector outer zone came out as 2808 and 1019).
+  if (k.empty() || k.back() - k.front() < 2 * static_cast<std::int64_t>(H)) return;
   std::uint32_t f = static_cast<std::uint32_t>(std::max(1.0, (est * 0.9) * H));
   std::uint32_t l = static_cast<std::uint32_t>(est * 1.1 * H);
   unsigned classes = 0;
@@ -407,8 +414,12 @@ PeriodFit fit_track_size(const std::vector<std::int64_t>& plo, const std::vector
 // spread — an F ratio of the between-class to the within-class variance of at least kTuning.rate_f — and
 // leave no more within-class spread than the best period does (a multiple of H fits as well, a
 // part of it worse). 0 when no period does, as on a drive whose surfaces are alike.
+// A period is a surface count only where its multiples up to plausible_surfaces were tested too:
+// twelve surfaces whose densities alternate high and low show a period of 2 in the ten tracks a
+// sample covers (*ambiguous is then true: a period, not a count).
 unsigned rate_period(std::span<const std::int64_t> c, const std::vector<Boundary>& bs,
-                     const std::vector<std::int64_t>& k, double b) {
+                     const std::vector<std::int64_t>& k, double b, bool* ambiguous) {
+  *ambiguous = false;
   std::vector<double> x;
   std::vector<std::int64_t> trk;
   for (std::size_t j = 0; j + 1 < bs.size(); ++j)
@@ -447,8 +458,29 @@ unsigned rate_period(std::span<const std::int64_t> c, const std::vector<Boundary
   double best = fits[0].second;
   for (auto& f : fits) best = std::min(best, f.second);
   for (auto& f : fits)
-    if (f.second <= 1.3 * best) return f.first;
+    if (f.second <= 1.3 * best) {
+      const unsigned top = kTuning.plausible_surfaces / f.first * f.first;  // its largest multiple
+      *ambiguous = top > std::min(kTuning.max_surfaces, n / 3);
+      return f.first;
+    }
   return 0;
+}
+
+// Switches alike: the surfaces may still show in their sector times. Returns the period that
+// groups the tracks for the per-surface fit (0: none). An ambiguous period still groups them (a
+// multiple of it would group them as well) but is not reported as the surface count.
+// t: where the switches told nothing (null when the switch costs were weighed by a surface count
+// told elsewhere: the period then only groups the tracks).
+unsigned surfaces_by_rate(std::span<const std::int64_t> c, const std::vector<Boundary>& bs,
+                          const std::vector<std::int64_t>& k, double b, TrackStructure* t) {
+  bool ambiguous = false;
+  const unsigned Hr = rate_period(c, bs, k, b, &ambiguous);
+  if (!Hr || !t) return Hr;
+  if (ambiguous) t->rate_period_untold = Hr;
+  else t->surfaces = Hr;
+  t->surfaces_by_rate = !ambiguous;
+  t->cyl_gap_ns = t->track_gap_ns;
+  return Hr;
 }
 
 // What head and cylinder switches cost (t.track_gap_ns, t.cyl_gap_ns), by the period found, or
@@ -574,18 +606,14 @@ TrackStructure analyse_stream(std::span<const std::int64_t> c, std::uint64_t fir
   }
   const double rev_ns = rotation_hint_ns > 0 ? rotation_hint_ns : est * t.sector_ns;
   unsigned H_used = weigh_switches(bs, k, per, surfaces_hint, rev_ns, t);
-  if (!per.H && !H_used) {
-    // Switches alike: the surfaces may still show in their sector times.
-    if (const unsigned Hr = rate_period(c, bs, k, b)) {
-      t.surfaces = Hr;
-      t.surfaces_by_rate = true;
-      t.cyl_gap_ns = t.track_gap_ns;
-      H_used = Hr;
-    }
-  }
-
+  // Tracks whose sector times repeat with a period are of unequal sizes: no one track size holds
+  // for all of them, and a fit of one finds it by chance (2809 sectors for a 4205-sector mean).
+  const unsigned Hr = per.H ? 0 : surfaces_by_rate(c, bs, k, b, H_used ? nullptr : &t);
+  if (!H_used) H_used = Hr;
+  if (Hr) spt = 0;
   if (!spt && H_used >= 2) fit_per_surface(k, plo, phi, H_used, est, m, t);
-  if (!spt && !t.sectors_per_track) {
+  if (!spt && !t.sectors_per_track && Hr >= 2 && Hr != H_used) fit_per_surface(k, plo, phi, Hr, est, m, t);
+  if (!spt && !t.sectors_per_track && !Hr) {
     // A boundary put a read late or early (a host stall, a jittered switch) leaves no period
     // that every boundary admits; one that all but a few admit is still the track size.
     const std::size_t need = std::max<std::size_t>(3, (k.size() * 9 + 9) / 10);

@@ -31,6 +31,8 @@ struct TrackStructure {
   unsigned surfaces = 0;           // tracks per cylinder; 0: could not be told
   double surfaces_confidence = 0;  // share of cylinder periods that agree with `surfaces`
   bool surfaces_by_rate = false;   // `surfaces` from the tracks' sector times (switches all alike)
+  unsigned rate_period_untold = 0;  // sector times repeat with this period, too few tracks to
+                                    // rule out its multiples: not a surface count
   std::size_t boundaries = 0;      // track boundaries seen
   double reads_per_track = 0;      // median reads between boundaries (0: fewer than 3 boundaries)
   double rotation_ns = 0;          // spt · sector_ns (0 when spt unknown)

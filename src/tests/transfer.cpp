@@ -304,6 +304,7 @@ TransferPoint point_of(std::uint64_t lba, const TrackStructure& t, double steady
   pt.spt_uncertainty = t.spt_uncertainty;
   pt.surfaces = t.surfaces;
   pt.per_surface = t.per_surface;
+  pt.rate_period_untold = t.rate_period_untold;
   return pt;
 }
 
@@ -592,8 +593,17 @@ void TransferRun::surfaces() {
     told = 0;
   }
   if (!told) {
-    if (m && res.rotation_ms.value > 0)
+    std::map<unsigned, int> periods;
+    for (auto& p : res.points)
+      if (!p.anomalous && p.rate_period_untold) ++periods[p.rate_period_untold];
+    if (!periods.empty()) {
+      const auto top = std::max_element(periods.begin(), periods.end(), [](auto& a, auto& b) { return a.second < b.second; });
+      res.notes.push_back(fmt::format("surfaces not told: the tracks' sector times repeat every {} tracks at {} places, "
+                                      "but a sample covers too few tracks to rule out a multiple of {}",
+                                      top->first, top->second, top->first));
+    } else if (m && res.rotation_ms.value > 0) {
       res.notes.push_back("head and cylinder switches take the same time here: surfaces not told");
+    }
     return;
   }
   res.surfaces_estimate = best->first;

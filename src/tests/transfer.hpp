@@ -36,6 +36,7 @@ struct TransferPoint {
   double spt_uncertainty = 0;
   unsigned surfaces = 0;
   bool per_surface = false; // the surfaces differ in track size: spt is their mean
+  unsigned rate_period_untold = 0;  // sector times repeat with this period; multiples not testable
   bool anomalous = false;   // no track structure where the neighbours have one (defect, noise)
   double command_ms = 0;    // per-command time fitted out of the stamps (slow region), else 0
 };

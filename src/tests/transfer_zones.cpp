@@ -269,20 +269,26 @@ std::vector<TransferZone> zones_from_points(const std::vector<TransferPoint>& pt
     // The most common sectors-per-track of the group (single fits can be off by a few).
     std::map<std::uint32_t, int> votes;
     std::vector<double> media;
+    // Only samples that told a track size vote: one that did not (0) is no size, and once made
+    // the mean of 4219, 4192, 4214, 4227, 0 and 0 a 2809-sector track.
+    double sum = 0;
     for (auto* p : groups[z]) {
-      ++votes[p->sectors_per_track];
+      if (p->sectors_per_track) {
+        ++votes[p->sectors_per_track];
+        sum += p->sectors_per_track;
+      }
       media.push_back(p->media_mb_s);
     }
-    tz.sectors_per_track = std::max_element(votes.begin(), votes.end(), [](auto& a, auto& b) {
-                             return a.second < b.second;
-                           })->first;
+    tz.sectors_per_track = votes.empty() ? 0
+                                         : std::max_element(votes.begin(), votes.end(), [](auto& a, auto& b) {
+                                             return a.second < b.second;
+                                           })->first;
     // Samples of several surfaces (pooled above, or per-surface tracks): their mean track size.
+    int told = 0;
+    for (auto& [spt, n] : votes) told += n;
     if (votes.size() > 1 && media.size() > 1 &&
-        *std::max_element(media.begin(), media.end()) > (1 + kZones.pooled_spread) * *std::min_element(media.begin(), media.end())) {
-      double sum = 0;
-      for (auto* p : groups[z]) sum += p->sectors_per_track;
-      tz.sectors_per_track = static_cast<std::uint32_t>(std::lround(sum / static_cast<double>(groups[z].size())));
-    }
+        *std::max_element(media.begin(), media.end()) > (1 + kZones.pooled_spread) * *std::min_element(media.begin(), media.end()))
+      tz.sectors_per_track = static_cast<std::uint32_t>(std::lround(sum / told));
     tz.media_mb_s = mean(media);
     tz.bytes_per_track = static_cast<std::uint64_t>(tz.sectors_per_track) * lb;
     zones.push_back(tz);

@@ -216,14 +216,23 @@ TEST_CASE("analyse_stream: host latency on every stamp makes no boundaries of it
 TEST_CASE("analyse_stream: surfaces of their own density show in the sector times when every switch is alike") {
   // Equal skews everywhere: the gaps cannot tell the surfaces, the tracks' sector times can
   // (±2 % densities, host latency on every stamp). Alike surfaces must give no count at all.
+  // 3300 reads of 16 cross 88 tracks: enough for every multiple of 6 up to 24 surfaces to be
+  // tested (three tracks per class).
   const std::vector<unsigned> spt{600, 588, 612, 597, 606, 591};
-  auto c = synth_v2(16, 2600, spt, 6e6, 60, 60, 30e3, SIZE_MAX, 0);
+  auto c = synth_v2(16, 3300, spt, 6e6, 60, 60, 30e3, SIZE_MAX, 0);
   TrackStructure t = analyse_stream(c, 0, 16, 512);
   REQUIRE(t.media_bound);
   CHECK(t.surfaces == 6);
   CHECK(t.surfaces_by_rate);
   CHECK(t.per_surface);
   CHECK(std::abs(static_cast<int>(t.cylinder_sectors) - 3594) <= 16);
+  // 2600 reads cross 69 tracks: 24 surfaces (four cylinders of these six) could not be tested,
+  // so the period groups the tracks (the cylinder still fits) but is no count.
+  TrackStructure s = analyse_stream(synth_v2(16, 2600, spt, 6e6, 60, 60, 30e3, SIZE_MAX, 0), 0, 16, 512);
+  CHECK(s.surfaces == 0);
+  CHECK(s.rate_period_untold == 6);
+  CHECK(s.per_surface);
+  CHECK(std::abs(static_cast<int>(s.cylinder_sectors) - 3594) <= 16);
   const std::vector<unsigned> alike(6, 600);
   TrackStructure u = analyse_stream(synth_v2(16, 2600, alike, 6e6, 60, 60, 30e3, SIZE_MAX, 0), 0, 16, 512);
   CHECK(u.sectors_per_track == 600);
