@@ -349,8 +349,9 @@ std::string bench_to_text(const BenchResult& r) {
   if (r.transfer) {
     const auto& x = *r.transfer;
     o += fmt::format("\ntransfer ({:.1f} s)\n", x.drive_time_s);
-    line("outer / inner", fmt::format("{:.2f} / {:.2f} MB/s, ratio {}", x.outer_mb_s.value,
-                                      x.inner_mb_s.value, pm(x.outer_inner_ratio, "", 3)));
+    auto rate = [](const Figure& f) { return f.value > 0 ? fmt::format("{:.2f}", f.value) : std::string("-"); };
+    line("outer / inner", fmt::format("{} / {} MB/s, ratio {}", rate(x.outer_mb_s), rate(x.inner_mb_s),
+                                      pm(x.outer_inner_ratio, "", 3)));
     line("rotation (from tracks)", pm(x.rotation_ms, "ms", 3));
     line("bytes per track (outer)", x.bytes_per_track_outer ? std::to_string(x.bytes_per_track_outer) : "-");
     line("surfaces", x.surfaces_estimate ? fmt::format("{} (confidence {:.0f} %)", x.surfaces_estimate,

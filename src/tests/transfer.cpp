@@ -47,6 +47,10 @@ struct TransferTuning {
   // it, is read twice more nearby (recheck_odd_rates).
   double odd_rate_share = 0.01;
   unsigned odd_offset_div = 4;            // … a quarter of the grid step either side
+  // Rates only: neighbouring samples of a disk differ by a zone step at most (a few %; the whole
+  // disk spans 1.5-3x). One under this share of the last sample kept outside it is no zone but a
+  // slow region or a stall (mark_slow_samples).
+  double slow_sample_share = 0.6;
   double refine_revs = 7;                 // a boundary-refinement probe, in revolutions
   double rotation_floor = 1e-4;           // stated resolution of the samples' median revolution
   int long_stream_votes = 4;              // a long stream's surface count is worth this many samples
@@ -281,6 +285,8 @@ struct TransferRun {
   void plan_samples();
   std::optional<Error> take_samples();
   void recheck_odd_rates();
+  void mark_slow_samples();
+  bool inner_slow = false, outer_slow = false;  // the edge's samples were left out as slow
   void retry_costly(TransferPoint& pt);
   TransferPoint sample(std::uint64_t lba, double dur);
   std::uint64_t grid_lba(unsigned i);
@@ -487,6 +493,34 @@ void TransferRun::recheck_odd_rates() {
                                     rechecked));
 }
 
+// Rates only: a sample that reads at a fraction of the last one kept outside it (the inner 15 %
+// of a /2 7200.7 with +42 ms a command: 5.35 MB/s beside 39) is an anomaly, as a slow region's
+// samples are on the structure path, and so is a first sample that slow beside the second. Where
+// an edge's samples go, that edge's rate is not told: the zone left there is not the edge's.
+void TransferRun::mark_slow_samples() {
+  auto& pts = res.points;
+  if (pc.blocks || pts.size() < 3) return;
+  const double share = kTuning.slow_sample_share;
+  if (pts[0].mb_s < share * pts[1].mb_s) pts[0].anomalous = true;
+  double last = pts[0].anomalous ? pts[1].mb_s : pts[0].mb_s;
+  unsigned slow = pts[0].anomalous ? 1 : 0;
+  for (std::size_t i = 1; i < pts.size(); ++i) {
+    if (pts[i].mb_s < share * last) {
+      pts[i].anomalous = true;
+      ++slow;
+    } else if (!pts[i].anomalous) {
+      last = pts[i].mb_s;
+    }
+  }
+  if (!slow) return;
+  outer_slow = pts.front().anomalous;
+  inner_slow = pts.back().anomalous;
+  res.notes.push_back(fmt::format("rates only: {} samples read at under {:.0f} % of the rate outside them (a slow region "
+                                  "or a stall, not a zone): left out of the zones{}",
+                                  slow, share * 100,
+                                  inner_slow || outer_slow ? "; the rate at that edge of the disk is not told" : ""));
+}
+
 // Every change of sectors-per-track refined by bisection until the boundary is known to
 // opt.boundary_precision of the span; a third value found in between is a zone the grid missed.
 // A refinement probe is short and may miss a cylinder switch; zones that only such probes saw get
@@ -549,7 +583,9 @@ void TransferRun::rates() {
     const auto& zi = res.zones.back();
     res.outer_mb_s = {zo.mb_s, zo.mb_s_uncertainty};
     res.inner_mb_s = {zi.mb_s, zi.mb_s_uncertainty};
-    if (zi.mb_s > 0) {
+    if (outer_slow) res.outer_mb_s = {};
+    if (inner_slow) res.inner_mb_s = {};
+    if (zi.mb_s > 0 && !outer_slow && !inner_slow) {
       double r = zo.mb_s / zi.mb_s;
       double rel = std::hypot(zo.mb_s_uncertainty / zo.mb_s, zi.mb_s_uncertainty / zi.mb_s);
       res.outer_inner_ratio = {r, r * rel};
@@ -647,6 +683,7 @@ Expected<TransferResult> run_transfer(IoEngine& io, const TransferOptions& opt,
   run.plan_samples();
   if (auto e = run.take_samples()) return *e;
   run.recheck_odd_rates();
+  run.mark_slow_samples();
   run.refine_boundaries();
   run.rates();
   run.surfaces();
