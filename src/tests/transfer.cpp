@@ -51,6 +51,8 @@ struct TransferTuning {
   // disk spans 1.5-3x). One under this share of the last sample kept outside it is no zone but a
   // slow region or a stall (mark_slow_samples).
   double slow_sample_share = 0.6;
+  double edge_reach = 0.25;  // an edge's rate needs a sample starting within this share of the span
+                             // of it (of where the last sample may start, for the inner edge)
   double refine_revs = 7;                 // a boundary-refinement probe, in revolutions
   double rotation_floor = 1e-4;           // stated resolution of the samples' median revolution
   int long_stream_votes = 4;              // a long stream's surface count is worth this many samples
@@ -583,9 +585,21 @@ void TransferRun::rates() {
     const auto& zi = res.zones.back();
     res.outer_mb_s = {zo.mb_s, zo.mb_s_uncertainty};
     res.inner_mb_s = {zi.mb_s, zi.mb_s_uncertainty};
-    if (outer_slow) res.outer_mb_s = {};
-    if (inner_slow) res.inner_mb_s = {};
-    if (zi.mb_s > 0 && !outer_slow && !inner_slow) {
+    // An edge's rate needs a sample near that edge: the zones cover the span whatever the samples
+    // reached (a 60 s bench of a slow /2 HP C2249A took two samples, both at its outer edge, and
+    // printed outer/inner 1.000 ± 0.013 for 1.76).
+    std::uint64_t lo = span, hi = 0;
+    for (const auto& p : res.points)
+      if (!p.anomalous && p.mb_s > 0) lo = std::min(lo, p.lba), hi = std::max(hi, p.lba);
+    // (Samples start in [0, room]; each reads on a sample's length past its start.)
+    const auto reach = static_cast<std::uint64_t>(kTuning.edge_reach * static_cast<double>(span));
+    const bool outer_far = lo > reach, inner_far = hi + reach < room;
+    if (outer_far || inner_far)
+      res.notes.push_back(fmt::format("no sample within {:.0f} % of the {} edge: its rate and the ratio are not told",
+                                      kTuning.edge_reach * 100, outer_far && inner_far ? "outer or the inner" : outer_far ? "outer" : "inner"));
+    if (outer_slow || outer_far) res.outer_mb_s = {};
+    if (inner_slow || inner_far) res.inner_mb_s = {};
+    if (zi.mb_s > 0 && res.outer_mb_s.value > 0 && res.inner_mb_s.value > 0) {
       double r = zo.mb_s / zi.mb_s;
       double rel = std::hypot(zo.mb_s_uncertainty / zo.mb_s, zi.mb_s_uncertainty / zi.mb_s);
       res.outer_inner_ratio = {r, r * rel};

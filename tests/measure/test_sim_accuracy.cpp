@@ -254,3 +254,30 @@ TEST_CASE("rates only: a slow region at the inner edge is no zone, and the inner
     for (const auto& z : r->zones) CHECK(z.mb_s > 0.6 * truth->inner_sequential_mb_s);
   }
 }
+
+// A short bench of a slow 1990s drive: the /2 HP C2249A of seed 10 at 60 s took two transfer
+// samples, both at its outer edge, and its one zone then stood for the whole disk: outer/inner
+// 1.000 ± 0.013 for 1.76. An edge's rate needs a sample near that edge.
+TEST_CASE("transfer: no inner rate without a sample near the inner edge") {
+  static const std::vector<accuracy::Subject> subjects = accuracy::subjects(DS_TEST_DATA);
+  const accuracy::Subject* hp = nullptr;
+  for (const auto& s : subjects)
+    if (s.name == "hp_c2249a") hp = &s;
+  REQUIRE(hp);
+  accuracy::RunSpec spec;
+  spec.subject = hp;
+  spec.variant = "v2";
+  spec.seed = 10;
+  spec.budget_s = 60;
+  auto r = accuracy::run_one(spec, accuracy::kIssue4);
+  REQUIRE(r.ok());
+  REQUIRE(r.bench->transfer);
+  const auto& t = *r.bench->transfer;
+  std::uint64_t last = 0;
+  for (const auto& p : t.points) last = std::max(last, p.lba);
+  INFO("last sample at LBA " << last << " of " << r.truth.capacity << ", ratio " << t.outer_inner_ratio.value);
+  if (t.outer_inner_ratio.value > 0)
+    CHECK(t.outer_inner_ratio.value == doctest::Approx(r.truth.outer_inner_ratio_sequential).epsilon(0.02));
+  else
+    CHECK(t.inner_mb_s.value == 0);
+}
