@@ -607,7 +607,7 @@ TrackStructure analyse_stream(std::span<const std::int64_t> c, std::uint64_t fir
   const double rev_ns = rotation_hint_ns > 0 ? rotation_hint_ns : est * t.sector_ns;
   unsigned H_used = weigh_switches(bs, k, per, surfaces_hint, rev_ns, t);
   // Tracks whose sector times repeat with a period are of unequal sizes: no one track size holds
-  // for all of them, and a fit of one finds it by chance (2809 sectors for a 4205-sector mean).
+  // for all of them, and one that every boundary happens to admit is no size of theirs.
   const unsigned Hr = per.H ? 0 : surfaces_by_rate(c, bs, k, b, H_used ? nullptr : &t);
   if (!H_used) H_used = Hr;
   if (Hr) spt = 0;

@@ -595,8 +595,8 @@ void TransferRun::rates() {
     const auto reach = static_cast<std::uint64_t>(kTuning.edge_reach * static_cast<double>(span));
     const bool outer_far = lo > reach, inner_far = hi + reach < room;
     if (outer_far || inner_far)
-      res.notes.push_back(fmt::format("no sample within {:.0f} % of the {} edge: its rate and the ratio are not told",
-                                      kTuning.edge_reach * 100, outer_far && inner_far ? "outer or the inner" : outer_far ? "outer" : "inner"));
+      res.notes.push_back(fmt::format("no sample within {:.0f} % of the {} edge: that rate and the ratio are not told",
+                                      kTuning.edge_reach * 100, outer_far && inner_far ? "outer and the inner" : outer_far ? "outer" : "inner"));
     if (outer_slow || outer_far) res.outer_mb_s = {};
     if (inner_slow || inner_far) res.inner_mb_s = {};
     if (zi.mb_s > 0 && res.outer_mb_s.value > 0 && res.inner_mb_s.value > 0) {
