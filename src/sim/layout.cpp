@@ -442,15 +442,17 @@ Chs Layout::locate(std::uint64_t lba, std::int64_t* s) const {
   return chs_of(p);
 }
 
+void Layout::track_lbas(std::uint64_t u, const Pos& p, std::uint64_t* track_first, std::uint64_t* track_end) const {
+  const std::uint64_t first = u - p.sector;  // the track's first non-spare index
+  *track_first = lba_of_user(first);
+  *track_end = std::min(lba_of_user(first + zones_[p.zone].surface[p.head].user), capacity_);
+}
+
 Chs Layout::locate(std::uint64_t lba, std::uint64_t* track_first, std::uint64_t* track_end) const {
   if (lba >= capacity_) lba = capacity_ - 1;
   const std::uint64_t u = user_of_lba(lba);
   const Pos p = pos_of_user(u);
-  const std::uint64_t first = u - p.sector;  // the track's first non-spare index
-  if (track_first) {
-    *track_first = lba_of_user(first);
-    *track_end = std::min(lba_of_user(first + zones_[p.zone].surface[p.head].user), capacity_);
-  }
+  track_lbas(u, p, track_first, track_end);
   return chs_of(p);
 }
 
@@ -459,10 +461,7 @@ std::int64_t Layout::end_ns(std::uint64_t end, Chs* last, std::uint64_t* track_f
   Pos p = pos_of_user(u);
   *last = chs_of(p);
   const std::uint64_t first = u - p.sector;
-  if (track_first) {
-    *track_first = lba_of_user(first);
-    *track_end = std::min(lba_of_user(first + zones_[p.zone].surface[p.head].user), capacity_);
-  }
+  if (track_first) track_lbas(u, p, track_first, track_end);
   if (end < capacity_) {
     // `end` on the same track: its non-spare index among the track's (they are consecutive).
     const std::uint64_t u_end = user_of_lba(end);

@@ -200,6 +200,8 @@ class Layout {
   Chs chs_of(const Pos& p) const;  // the cylinder, head, sector and zone of a position
   std::uint64_t user_of_lba(std::uint64_t lba) const;
   std::uint64_t lba_of_user(std::uint64_t u) const;  // the first LBA at or after non-spare u
+  // The LBA bounds of the track that holds non-spare u (at p).
+  void track_lbas(std::uint64_t u, const Pos& p, std::uint64_t* track_first, std::uint64_t* track_end) const;
   static std::uint32_t cyl_of(const Run& r, std::uint64_t band, std::uint32_t head, std::uint64_t track);
   // Stream time from the zone's s0 to the start of sector `sector` (+ extra units) of the track.
   std::int64_t rel_ns(const ZoneMap& z, const Pos& p, std::uint64_t extra = 0) const;

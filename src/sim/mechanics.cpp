@@ -90,8 +90,11 @@ std::int64_t Mechanics::end_s(std::uint64_t end) const {
   return layout_.end_ns(end, &last);
 }
 
-std::int64_t Mechanics::media_ns(std::uint64_t from, std::uint64_t end, std::int64_t s_from, Chs* last) const {
-  return layout_.end_ns(end, last) - s_from + rot_ns_ * (lost_revs(end - 1) - lost_revs(from));
+std::int64_t Mechanics::media_ns(std::uint64_t from, std::uint64_t end, std::int64_t s_from, Chs* last,
+                                 TrackMemo* memo) const {
+  const std::int64_t s_end = layout_.end_ns(end, last, memo ? &memo->first : nullptr, memo ? &memo->end : nullptr);
+  if (memo) memo->at = {last->cyl, last->head};
+  return s_end - s_from + rot_ns_ * (lost_revs(end - 1) - lost_revs(from));
 }
 
 std::int64_t Mechanics::media_ns(std::uint64_t from, std::uint64_t end) const {
@@ -368,11 +371,7 @@ std::int64_t Mechanics::media_access(const Access& a, std::uint64_t from, std::i
   // The last sector's track is where the read-ahead goes on from: head_at's memo starts there
   // (the next dispatch asks where the head is, mostly a few sectors on).
   Chs last;
-  TrackMemo& memo = track_memo_;
-  const std::int64_t media = layout_.end_ns(end, &last, &memo.first, &memo.end) - s_from +
-                             rot_ns_ * (lost_revs(end - 1) - lost_revs(from));
-  memo.at = {last.cyl, last.head};
-  std::int64_t done = *data_start + media + (rmw ? rot_ns_ : 0);
+  std::int64_t done = *data_start + media_ns(from, end, s_from, &last, &track_memo_) + (rmw ? rot_ns_ : 0);
   if (zl) {
     *zl = zero_latency(a, to, arrive);
     if (zl->whole_track) done = zl->done + extra;

@@ -168,8 +168,11 @@ class Mechanics {
   // Time from the start of sector `from` until the last sector before `end` has passed, for a
   // head reading without a break.
   std::int64_t media_ns(std::uint64_t from, std::uint64_t end) const;
-  // The same with S(from) known, and where the sector before `end` lies (*last).
-  std::int64_t media_ns(std::uint64_t from, std::uint64_t end, std::int64_t s_from, Chs* last) const;
+  // The same with S(from) known, and where the sector before `end` lies (*last); with memo, also
+  // that sector's track (head_at's memo).
+  struct TrackMemo;
+  std::int64_t media_ns(std::uint64_t from, std::uint64_t end, std::int64_t s_from, Chs* last,
+                        TrackMemo* memo = nullptr) const;
   // Stream time at which the sector before `end` has passed (S(end) but for the skew gap).
   std::int64_t end_s(std::uint64_t end) const;
   // The LBAs of the track holding lba: [track_first_lba, track_end_lba). A track's LBAs are
