@@ -424,9 +424,6 @@ std::uint64_t TransferRun::grid_lba(unsigned i) {
   return at - cell / 2 + rng.below(cell + 1);
 }
 
-// The ZCAV grid: P samples spread over the span (grid_lba); those without a structure among many that have
-// one are retried as costly, and what still has none is an anomaly (a slow region whose stamps do
-// not fit a fixed per-command cost, a retry): kept as a point, left out of the zones.
 // The grid's cells in an order whose every prefix spans the disk: both ends, then midpoints of
 // what lies between, coarse to fine. A budget that runs out leaves fewer samples, not an inner
 // part without any (a 60 s bench of a slow 1 GB drive had stopped before the last quarter).
@@ -448,6 +445,10 @@ std::vector<unsigned> coverage_order(unsigned P) {
   return order;
 }
 
+// The ZCAV grid: P samples spread over the span (grid_lba, in coverage_order); those without a
+// structure among many that have one are retried as costly, and what still has none is an anomaly
+// (a slow region whose stamps do not fit a fixed per-command cost, a retry): kept as a point, left
+// out of the zones.
 std::optional<Error> TransferRun::take_samples() {
   const auto& k = kTuning;
   const std::vector<unsigned> order = coverage_order(P);
@@ -660,11 +661,11 @@ void TransferRun::surfaces() {
       ++votes[p.surfaces];
       ++told;
     }
-  auto best = std::max_element(votes.begin(), votes.end(), [](auto& a, auto& b) { return a.second < b.second; });
-  if (told && best->second < k.min_surface_votes) {
+  const unsigned best = told ? most_voted(votes) : 0;
+  if (told && votes[best] < k.min_surface_votes) {
     res.notes.push_back(fmt::format("surfaces not told: only one place ({} of {} votes) showed a period of {} tracks",
-                                    best->second, told, best->first));
-    res.surfaces_hint = best->first;
+                                    votes[best], told, best));
+    res.surfaces_hint = best;
     told = 0;
   }
   if (!told) {
@@ -672,17 +673,17 @@ void TransferRun::surfaces() {
     for (auto& p : res.points)
       if (!p.anomalous && p.rate_period_untold) ++periods[p.rate_period_untold];
     if (!periods.empty()) {
-      const auto top = std::max_element(periods.begin(), periods.end(), [](auto& a, auto& b) { return a.second < b.second; });
+      const unsigned top = most_voted(periods);
       res.notes.push_back(fmt::format("surfaces not told: the tracks' sector times repeat every {} tracks at {} places, "
                                       "but a sample covers too few tracks to rule out a multiple of {}",
-                                      top->first, top->second, top->first));
+                                      top, periods[top], top));
     } else if (m && res.rotation_ms.value > 0) {
       res.notes.push_back("head and cylinder switches take the same time here: surfaces not told");
     }
     return;
   }
-  res.surfaces_estimate = best->first;
-  res.surfaces_confidence = static_cast<double>(best->second) / told;
+  res.surfaces_estimate = best;
+  res.surfaces_confidence = static_cast<double>(votes[best]) / told;
   res.platters_estimate = (res.surfaces_estimate + 1) / 2;
   unsigned lo = res.surfaces_estimate, hi = res.surfaces_estimate;
   for (auto& [s, n] : votes)

@@ -2,6 +2,7 @@
 // ratio, bytes per track and the surface / platter inference (see docs/methods.md).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -115,6 +116,9 @@ struct ProbeChoice {
 };
 ProbeChoice choose_stream(IoEngine& io, std::uint64_t lba, Budget& budget, unsigned queue_depth,
                           std::uint64_t end_lba);
+
+// The value with the most votes, the smallest among ties (votes not empty).
+unsigned most_voted(const std::map<unsigned, int>& votes);
 
 // Two samples belong to the same zone: both show a track structure and their media rates (the
 // sector time inside a track, the most precise figure of a sample) agree within 0.25 %.

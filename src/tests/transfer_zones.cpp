@@ -213,6 +213,10 @@ double drop_rate_spikes(std::vector<const TransferPoint*>& use, double rel) {
 
 }  // namespace
 
+unsigned most_voted(const std::map<unsigned, int>& votes) {
+  return std::max_element(votes.begin(), votes.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
+}
+
 bool same_zone(const TransferPoint& a, const TransferPoint& b) {
   if (!a.sectors_per_track || !b.sectors_per_track) return false;
   if (a.per_surface || b.per_surface) {
@@ -267,25 +271,22 @@ std::vector<TransferZone> zones_from_points(const std::vector<TransferPoint>& pt
     tz.mb_s_uncertainty = (r.size() > 1 ? kZ95 * stddev(r) / std::sqrt(static_cast<double>(r.size())) : 0) +
                           kZones.sample_rate_resolution * tz.mb_s;
     // The most common sectors-per-track of the group (single fits can be off by a few).
-    std::map<std::uint32_t, int> votes;
+    std::map<unsigned, int> votes;
     std::vector<double> media;
     // Only samples that told a track size vote: one that did not (0) is no size, and once made
     // the mean of 4219, 4192, 4214, 4227, 0 and 0 a 2809-sector track.
     double sum = 0;
+    int told = 0;
     for (auto* p : groups[z]) {
       if (p->sectors_per_track) {
         ++votes[p->sectors_per_track];
         sum += p->sectors_per_track;
+        ++told;
       }
       media.push_back(p->media_mb_s);
     }
-    tz.sectors_per_track = votes.empty() ? 0
-                                         : std::max_element(votes.begin(), votes.end(), [](auto& a, auto& b) {
-                                             return a.second < b.second;
-                                           })->first;
+    tz.sectors_per_track = votes.empty() ? 0 : most_voted(votes);
     // Samples of several surfaces (pooled above, or per-surface tracks): their mean track size.
-    int told = 0;
-    for (auto& [spt, n] : votes) told += n;
     if (votes.size() > 1 && media.size() > 1 &&
         *std::max_element(media.begin(), media.end()) > (1 + kZones.pooled_spread) * *std::min_element(media.begin(), media.end()))
       tz.sectors_per_track = static_cast<std::uint32_t>(std::lround(sum / told));
