@@ -55,6 +55,40 @@ def zone_middles(transfer, truth):
     return worst, errs
 
 
+def drive_rate(log, lba, block):
+    """The served drive's own rate over the stream that began at `lba`: the requests that followed on
+    from it, one after the other, by the drive's completion stamps (its first request left out, as
+    its seek and rotation are in it). None where the log has no such stream."""
+    starts = {off: (length, entries) for (off, length), entries in log.items()}
+    off, n, first, last, bytes_ = lba * block, 0, None, None, 0
+    while off in starts and n < 100000:
+        length, entries = starts[off]
+        dc = entries[-1][3]
+        if first is None:
+            first = dc
+        else:
+            bytes_ += length
+        last, off, n = dc, off + length, n + 1
+    return bytes_ / ((last - first) * 1e-9) / 1e6 if n > 2 and last > first else None
+
+
+def explain_zones(transfer, truth, log, block):
+    """Printed when the zone check fails, for the next reader of a CI log: every rate sample against
+    the model's zone it lies in and against the served drive's own rate over the same stream (so
+    that a sample the host made fast is told from a zone boundary put in the wrong place), then the
+    measured zones."""
+    tz = truth['zones']
+    print('     samples (lba: measured / drive\'s own / the model\'s zone, MB/s):')
+    for p in transfer.get('points', []):
+        z = next((z for z in tz if z['first_lba'] <= p['lba'] < z['first_lba'] + z['sectors']), None)
+        d = drive_rate(log, p['lba'], block)
+        print('       %d: %s / %s / %s%s' % (p['lba'], p.get('mb_s'), '%.3f' % d if d else '-',
+                                           z['sequential_mb_s'] if z else '-', ' (anomalous)' if p.get('anomalous') else ''))
+    print('     zones measured (first-last lba: MB/s):')
+    for q in transfer.get('zones', []):
+        print('       %d-%d: %s' % (q['first_lba'], q['last_lba'], q['mb_s']))
+
+
 def host_share(access, log, block):
     """What the host added per command: on the random reads (guest latency less the drive's own time
     for that request: positioning, transfer, queueing) and on the cache hits of the overhead probe."""
@@ -134,6 +168,8 @@ def judge_run(d, truth):
           'worst %+.2f %% over %d zones (%d found from %d points; outer %.2f MB/s against %.2f, inner %.2f against %.2f)'
           % (100 * worst, len(errs), fig['zones_found'], fig['points'], fig['outer'] or 0, fig['outer_truth'],
              fig['inner'] or 0, fig['inner_truth']))
+    if abs(worst) > 0.03:
+        explain_zones(transfer, truth, log, block)
 
     hs = host_share(access, log, block)
     check('the host\'s share per command measured', hs is not None, 'random reads and hits matched in the request log')
