@@ -195,9 +195,9 @@ std::string markdown(const std::vector<RunResult>& runs, const ReportSetup& setu
       "The truth is computed independently of the simulator from the same model JSON by tools/truth "
       "([truth.md](truth.md)). A criterion must hold in at least 95 % of the runs. Interval coverage: the "
       "share of runs whose measured value ± its stated half-width (Figure.uncertainty; 1.96 standard "
-      "errors for the mean access) contains the truth; for the zone-middle rates, each zone's rate is its own interval, so the share is of zones (all runs' zones together), and a run passes the rate criterion only when its worst zone does. Not observable: the measurement said it cannot "
-      "tell (0 / null); such a run is reported, not failed — except track-to-track, whose null counts as a "
-      "failure. The same v1 and v2 runs at 60 s are the ctest `accuracy_seeds`.\n\n",
+      "errors for the mean access) contains the truth; for the zone-middle rates, each zone's rate is its own interval, so the share is of zones (all runs' zones together), and a run passes the rate criterion only when its worst zone does. Not observable (surfaces, platters, layout, "
+      "cache size): the measurement said it cannot tell (0 / null); such a run is counted in that column, not "
+      "failed. A figure left null (rpm, the seek figures, the rates, the ratio, the burst) is a failure. The same v1 and v2 runs at 60 s are the ctest `accuracy_seeds`.\n\n",
       setup.seeds, variants, budgets, setup.only.empty() ? "" : ", only drives matching `" + setup.only + "`");
   const bool trial = std::any_of(runs.begin(), runs.end(), [](const RunResult& r) { return r.spec.variant == "v2x"; });
   for (bool t : {false, true}) {
