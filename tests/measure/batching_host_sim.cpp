@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -129,51 +128,13 @@ namespace {
 // a target that swings between 0 and `max_ms` with a period of `period_s` (every completion handed
 // over stamped with the newest one's time). Through QEMU the delay wandered so, 0 to ~18 ms over a
 // stream (docs/serve.md); a line through every stamp then followed the delay's drift.
-class DriftingHoldIo final : public ds::IoEngine {
- public:
-  DriftingHoldIo(ds::IoEngine& inner, double max_ms, double period_s) : in_(inner), max_ms_(max_ms), period_s_(period_s) {}
-  const ds::IoTargetInfo& info() const override { return in_.info(); }
-  std::int64_t now_ns() override { return in_.now_ns(); }
-  ds::Expected<std::size_t> submit(std::span<const ds::IoRequest> reqs) override { return in_.submit(reqs); }
-  ds::Expected<std::size_t> reap(std::span<ds::IoCompletion> out, std::size_t min_events,
-                                 std::chrono::milliseconds timeout) override {
-    for (;;) {
-      if (!ready_.empty() || min_events == 0) {
-        std::size_t n = 0;
-        for (; n < out.size() && !ready_.empty(); ++n, ready_.pop_front()) out[n] = ready_.front();
-        return n;
-      }
-      if (!held_.empty() && in_.in_flight() == 0) {
-        release();
-        continue;
-      }
-      std::vector<ds::IoCompletion> got(std::max<std::size_t>(out.size(), 1));
-      auto r = in_.reap(got, 1, timeout);
-      if (!r) return r;
-      if (*r == 0) return std::size_t{0};
-      held_.insert(held_.end(), got.begin(), got.begin() + static_cast<std::ptrdiff_t>(*r));
-      const double t = static_cast<double>(held_.front().complete_ns) * 1e-9;
-      const double target_ns = max_ms_ * 1e6 * (0.5 + 0.5 * std::sin(2 * 3.14159265358979 * t / period_s_));
-      if (static_cast<double>(held_.back().complete_ns - held_.front().complete_ns) >= target_ns) release();
-    }
-  }
-  void idle(std::chrono::nanoseconds d) override { in_.idle(d); }
-  std::size_t in_flight() const override { return in_.in_flight() + held_.size() + ready_.size(); }
-
- private:
-  void release() {
-    const std::int64_t last = held_.back().complete_ns;
-    for (auto& c : held_) {
-      c.complete_ns = last;
-      ready_.push_back(c);
-    }
-    held_.clear();
-  }
-  ds::IoEngine& in_;
-  double max_ms_, period_s_;
-  std::vector<ds::IoCompletion> held_;
-  std::deque<ds::IoCompletion> ready_;
-};
+testing::BatchingIo::Release drifting_hold(double max_ms, double period_s) {
+  return [=](const std::vector<ds::IoCompletion>& held) {
+    const double t = static_cast<double>(held.front().complete_ns) * 1e-9;
+    const double target_ns = max_ms * 1e6 * (0.5 + 0.5 * std::sin(2 * 3.14159265358979 * t / period_s));
+    return static_cast<double>(held.back().complete_ns - held.front().complete_ns) >= target_ns;
+  };
+}
 
 }  // namespace
 
@@ -185,7 +146,7 @@ TEST_CASE("a stream's steady rate through a host whose delay drifts: within 0.5 
   auto held = ds::sim::open("sim:raptor");
   REQUIRE(plain.ok());
   REQUIRE(held.ok());
-  DriftingHoldIo io(*held->io, 10, 0.3);
+  testing::BatchingIo io(*held->io, drifting_hold(10, 0.3));
   const std::uint64_t span = plain->io->info().capacity_bytes / 512;
   int within = 0;
   for (int i = 0; i < 12; ++i) {

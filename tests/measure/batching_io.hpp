@@ -4,11 +4,13 @@
 // ({1, 2, 1, 3}: 3 of 7 spacings 0, as through QEMU, where 7-68 % were). The stamps' spacings are then 0, 0, …, and a
 // group's worth: ties, as a real kernel gives when the reader is late, instead of the independent
 // per-stamp noise of NoisyIo. The reader's next requests go out only after a batch, so the drive
-// sees its queue refilled in steps, as it did through QEMU.
+// sees its queue refilled in steps, as it did through QEMU. A `Release` rule in place of the sizes
+// says when instead (a hold that drifts: batching_host_sim.cpp).
 #pragma once
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <vector>
 
 #include "drivescope/io.hpp"
@@ -17,9 +19,17 @@ namespace ds::measure::testing {
 
 class BatchingIo final : public ds::IoEngine {
  public:
-  BatchingIo(ds::IoEngine& inner, std::vector<std::size_t> groups) : in_(inner), groups_(std::move(groups)) {
-    if (groups_.empty()) groups_ = {1};
+  // When what is held goes: `release` sees it (oldest first, never empty) and says whether now.
+  using Release = std::function<bool(const std::vector<ds::IoCompletion>& held)>;
+  BatchingIo(ds::IoEngine& inner, std::vector<std::size_t> groups) : in_(inner) {
+    if (groups.empty()) groups = {1};
+    release_now_ = [g = std::move(groups), next = std::size_t{0}](const std::vector<ds::IoCompletion>& held) mutable {
+      if (held.size() < std::max<std::size_t>(1, g[next % g.size()])) return false;
+      ++next;
+      return true;
+    };
   }
+  BatchingIo(ds::IoEngine& inner, Release release) : in_(inner), release_now_(std::move(release)) {}
   const ds::IoTargetInfo& info() const override { return in_.info(); }
   std::int64_t now_ns() override { return in_.now_ns(); }
   ds::Expected<std::size_t> submit(std::span<const ds::IoRequest> reqs) override { return in_.submit(reqs); }
@@ -44,10 +54,7 @@ class BatchingIo final : public ds::IoEngine {
       if (!r) return r;
       if (*r == 0) return std::size_t{0};
       held_.insert(held_.end(), got.begin(), got.begin() + static_cast<std::ptrdiff_t>(*r));
-      if (held_.size() >= std::max<std::size_t>(1, groups_[next_ % groups_.size()])) {
-        release();
-        ++next_;
-      }
+      if (release_now_(held_)) release();
     }
   }
   void idle(std::chrono::nanoseconds d) override { in_.idle(d); }
@@ -65,8 +72,7 @@ class BatchingIo final : public ds::IoEngine {
     held_.clear();
   }
   ds::IoEngine& in_;
-  std::vector<std::size_t> groups_;
-  std::size_t next_ = 0;
+  Release release_now_;
   std::vector<ds::IoCompletion> held_;
   std::deque<ds::IoCompletion> ready_;
 };
