@@ -54,6 +54,7 @@ struct TransferTuning {
   // disk spans 1.5-3x). One under this share of the last sample kept outside it is no zone but a
   // slow region or a stall (mark_slow_samples).
   double slow_sample_share = 0.6;
+  double slow_noise_multiple = 4;         // … and further below than this many median neighbour steps
   double edge_reach = 0.25;  // an edge's rate needs a sample starting within this share of the span
                              // of it (of where the last sample may start, for the inner edge)
   double refine_revs = 7;                 // a boundary-refinement probe, in revolutions
@@ -480,6 +481,16 @@ std::optional<Error> TransferRun::take_samples() {
     }
     if (p.t.rotation_ns > 0) rots.push_back(p.t.rotation_ns * 1e-6);
     res.points.push_back(point_of(lba, p.t, p.steady_bytes_s, pc.blocks == 0));
+    // Rates only: no structure is looked for, so none is kept. A stream whose stamps happened to
+    // look like tracks (a target whose rate swings) made the samples without such a look anomalies.
+    if (opt.rates_only) {
+      auto& q = res.points.back();
+      q.sectors_per_track = 0;
+      q.spt_uncertainty = 0;
+      q.surfaces = 0;
+      q.per_surface = false;
+      q.rate_period_untold = 0;
+    }
     report(0.8 * (n + 1) / P);
   }
   if (res.points.empty()) return make_error("transfer: the drive-time budget ran out before the first rate sample");
@@ -545,12 +556,23 @@ void TransferRun::recheck_odd_rates() {
 void TransferRun::mark_slow_samples() {
   auto& pts = res.points;
   if (pc.blocks || pts.size() < 3) return;
+  // On a target whose rate swings by itself (a RAM-backed loop device: neighbours 15-40 % apart,
+  // 4 of 8 samples under 60 % of the one before) a slow sample is its noise, not a region: a
+  // sample counts as slow only when it also falls further below than kTuning.slow_noise_multiple
+  // times the median step between neighbours (in log rate; a disk's are zone steps of 1-3 %).
+  std::vector<double> steps;
+  for (std::size_t i = 1; i < pts.size(); ++i)
+    if (pts[i].mb_s > 0 && pts[i - 1].mb_s > 0) steps.push_back(std::fabs(std::log(pts[i].mb_s / pts[i - 1].mb_s)));
+  const double noise = steps.empty() ? 0 : median(steps);
+  auto slow_beside = [&](double x, double ref) {
+    return x < kTuning.slow_sample_share * ref && !(x > 0 && std::log(ref / x) <= kTuning.slow_noise_multiple * noise);
+  };
   const double share = kTuning.slow_sample_share;
-  if (pts[0].mb_s < share * pts[1].mb_s) pts[0].anomalous = true;
+  if (slow_beside(pts[0].mb_s, pts[1].mb_s)) pts[0].anomalous = true;
   double last = pts[0].anomalous ? pts[1].mb_s : pts[0].mb_s;
   unsigned slow = pts[0].anomalous ? 1 : 0;
   for (std::size_t i = 1; i < pts.size(); ++i) {
-    if (pts[i].mb_s < share * last) {
+    if (slow_beside(pts[i].mb_s, last)) {
       pts[i].anomalous = true;
       ++slow;
     } else if (!pts[i].anomalous) {
