@@ -525,7 +525,10 @@ void TransferRun::recheck_odd_rates() {
   for (std::size_t i = 0; i < pts.size(); ++i) {
     const double x = pts[i].mb_s;
     const bool fast = i > 0 && x > pts[i - 1].mb_s * (1 + k.odd_rate_share);
-    const bool slow = i + 1 < pts.size() && x < pts[i + 1].mb_s * (1 - k.odd_rate_share);
+    // The innermost sample has none inside it: one far under the one outside it (a stall, or a
+    // slow region) is read again too, or a stall there would leave the inner rate untold.
+    const bool slow = i + 1 < pts.size() ? x < pts[i + 1].mb_s * (1 - k.odd_rate_share)
+                                         : i > 0 && x < pts[i - 1].mb_s * k.slow_sample_share;
     if (fast || slow) odd.push_back(i);
   }
   const std::uint64_t step = room / (P - 1) / k.odd_offset_div;
