@@ -88,10 +88,10 @@ double steady_rate(const std::vector<std::int64_t>& c, unsigned qd, std::uint64_
   const double per = static_cast<double>(c.back() - c[from]) / static_cast<double>(c.size() - 1 - from);
   if (!(per > 0)) return 0;
   const std::size_t n = c.size() - from, stretches = std::min<std::size_t>(kTuning.steady_stretches, n / 2);
+  auto resid = [&](std::size_t i) { return static_cast<double>(c[i] - c[from]) - per * static_cast<double>(i - from); };
   std::vector<double> x, y;
   for (std::size_t b = 0; b < stretches; ++b) {
     std::size_t best = from + b * n / stretches;
-    auto resid = [&](std::size_t i) { return static_cast<double>(c[i] - c[from]) - per * static_cast<double>(i - from); };
     for (std::size_t i = best + 1; i < from + (b + 1) * n / stretches; ++i)
       if (resid(i) < resid(best)) best = i;
     x.push_back(static_cast<double>(best - from));
@@ -310,6 +310,7 @@ struct TransferRun {
   bool inner_slow = false, outer_slow = false;  // the edge's samples were left out as slow
   void retry_costly(TransferPoint& pt);
   TransferPoint sample(std::uint64_t lba, double dur);
+  TransferPoint rate_point(std::uint64_t lba, const StreamProbe& p) const;
   std::uint64_t grid_lba(unsigned i);
   void refine_boundaries();
   void rates();
@@ -423,9 +424,24 @@ void TransferRun::retry_costly(TransferPoint& pt) {
   cost_ms.push_back(pt.command_ms);
 }
 
+// A sample's point. Rates only (--rates-only): no structure is looked for, so none is kept. A
+// stream whose stamps happened to look like tracks (a target whose rate swings) had made the
+// samples without such a look anomalies.
+TransferPoint TransferRun::rate_point(std::uint64_t lba, const StreamProbe& p) const {
+  TransferPoint pt = point_of(lba, p.t, p.steady_bytes_s, pc.blocks == 0);
+  if (opt.rates_only) {
+    pt.sectors_per_track = 0;
+    pt.spt_uncertainty = 0;
+    pt.surfaces = 0;
+    pt.per_surface = false;
+    pt.rate_period_untold = 0;
+  }
+  return pt;
+}
+
 TransferPoint TransferRun::sample(std::uint64_t lba, double dur) {
   StreamProbe p = probe_stream(io, lba, m, dur, qd, budget, 0, span, H);
-  TransferPoint pt = point_of(lba, p.t, p.steady_bytes_s, pc.blocks == 0);
+  TransferPoint pt = rate_point(lba, p);
   if (!pt.sectors_per_track && cost_ok && !p.error) retry_costly(pt);
   return pt;
 }
@@ -480,17 +496,7 @@ std::optional<Error> TransferRun::take_samples() {
       break;
     }
     if (p.t.rotation_ns > 0) rots.push_back(p.t.rotation_ns * 1e-6);
-    res.points.push_back(point_of(lba, p.t, p.steady_bytes_s, pc.blocks == 0));
-    // Rates only: no structure is looked for, so none is kept. A stream whose stamps happened to
-    // look like tracks (a target whose rate swings) made the samples without such a look anomalies.
-    if (opt.rates_only) {
-      auto& q = res.points.back();
-      q.sectors_per_track = 0;
-      q.spt_uncertainty = 0;
-      q.surfaces = 0;
-      q.per_surface = false;
-      q.rate_period_untold = 0;
-    }
+    res.points.push_back(rate_point(lba, p));
     report(0.8 * (n + 1) / P);
   }
   if (res.points.empty()) return make_error("transfer: the drive-time budget ran out before the first rate sample");

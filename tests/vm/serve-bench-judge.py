@@ -55,11 +55,11 @@ def zone_middles(transfer, truth):
     return worst, errs
 
 
-def drive_rate(log, lba, block):
+def drive_rate(starts, lba, block):
     """The served drive's own rate over the stream that began at `lba`: the requests that followed on
     from it, one after the other, by the drive's completion stamps (its first request left out, as
-    its seek and rotation are in it). None where the log has no such stream."""
-    starts = {off: (length, entries) for (off, length), entries in log.items()}
+    its seek and rotation are in it). `starts`: the log by offset, offset -> (length, entries).
+    None where the log has no such stream."""
     off, n, first, last, bytes_ = lba * block, 0, None, None, 0
     while off in starts and n < 100000:
         length, entries = starts[off]
@@ -78,10 +78,11 @@ def explain_zones(transfer, truth, log, block):
     that a sample the host made fast is told from a zone boundary put in the wrong place), then the
     measured zones."""
     tz = truth['zones']
+    starts = {off: (length, entries) for (off, length), entries in log.items()}
     print('     samples (lba: measured / drive\'s own / the model\'s zone, MB/s):')
     for p in transfer.get('points', []):
         z = next((z for z in tz if z['first_lba'] <= p['lba'] < z['first_lba'] + z['sectors']), None)
-        d = drive_rate(log, p['lba'], block)
+        d = drive_rate(starts, p['lba'], block)
         print('       %d: %s / %s / %s%s' % (p['lba'], p.get('mb_s'), '%.3f' % d if d else '-',
                                            z['sequential_mb_s'] if z else '-', ' (anomalous)' if p.get('anomalous') else ''))
     print('     zones measured (first-last lba: MB/s):')
