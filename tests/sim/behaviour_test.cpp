@@ -118,7 +118,7 @@ TEST_CASE("the media rate follows quiet_rate_scale") {
 TEST_CASE("write-back writes complete in interface time; with the write cache off they pay positioning") {
   ds::sim::SimOptions o;
   o.writable = true;
-  auto t = simtest::open_or_fail("sim:maxline3", o);
+  auto t = simtest::open_exact_overhead("sim:maxline3", o);
   REQUIRE(t.drive->write_cache());
   const double iface_ms = t.model.command_overhead_ms + 4096 * 1e3 / t.model.interface_mb_s / 1e6;
   ds::sim::Rng rng(5);
@@ -222,7 +222,7 @@ TEST_CASE("look-ahead off: a sequential stream loses a revolution per command") 
 }
 
 TEST_CASE("cache hits are served at the interface rate") {
-  auto t = simtest::open_or_fail("sim:maxline3");
+  auto t = simtest::open_exact_overhead("sim:maxline3");
   ds::IoRequest r{1000 * 512, 64 * 1024, false, 1};
   ds::IoCompletion c;
   REQUIRE(t.io->submit({&r, 1}).value() == 1);

@@ -78,6 +78,18 @@ inline ds::sim::SimTarget open_or_fail(const std::string& spec, ds::sim::SimOpti
   return std::move(*t);
 }
 
+// A preset with its controller time made exact (noise.overhead_jitter_ms 0): for the tests of one
+// mechanism whose expected time counts the overhead (a write into the cache, a cache hit). The
+// presets are format /2 and jitter it; that jitter has its own test (controller_test.cpp).
+inline ds::sim::SimTarget open_exact_overhead(const std::string& spec, ds::sim::SimOptions o = {}) {
+  auto t = open_or_fail(spec, o);
+  ds::sim::DiskModel m = t.model;
+  m.noise.overhead_jitter_ms = 0;
+  auto exact = ds::sim::open(m, o);
+  REQUIRE_MESSAGE(exact.ok(), (exact.ok() ? "" : exact.error().message));
+  return std::move(*exact);
+}
+
 // Stream [first, end) sectors with `qd` requests of `req` sectors outstanding; returns MB/s
 // measured from the first completion to the last (the initial positioning excluded).
 inline double sequential_mb_s(ds::IoEngine& io, std::uint64_t first, std::uint64_t end,

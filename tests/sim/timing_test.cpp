@@ -151,7 +151,7 @@ TEST_CASE("AAM quiet_rate_scale: every round at a level has one rate, and the dr
   CHECK(quiet[0] / fast[0] == doctest::Approx(r).epsilon(0.01));
   // One rotation period at both levels, from re-writes of one sector and from a whole track.
   REQUIRE(set_features(*t.device, ds::ata::kSfDisableWriteCache).ok());
-  const double rot_ms = 60000.0 / t.model.rpm;
+  const double rot_ms = 60000.0 / t.model.spindle_rpm();
   for (const std::uint8_t level : {254, 128, 254}) {
     CAPTURE(int(level));
     REQUIRE(set_features(*t.device, ds::ata::kSfEnableAam, level).ok());
