@@ -298,17 +298,25 @@ Period find_surfaces(const std::vector<Boundary>& bs, const std::vector<std::int
 // jitters past its skew), so it counts. A step that is not a whole number of revolutions over the
 // usual gap is a pause (a stall, a recalibration, a remapped sector) that has nothing to do with
 // the layout: it counts as the usual gap.
-double switch_cost(std::vector<double> g, double rev_ns) {
+// `count_losses` false: the lost revolutions count as the usual gap too (what the switches would
+// cost had none overrun its skew: TrackStructure::lossless_bytes_s).
+double switch_cost(std::vector<double> g, double rev_ns, bool count_losses = true) {
   if (g.empty()) return 0;
   const double m = median(g);
   if (rev_ns <= 0) return m;
   double sum = 0;
   for (double x : g) {
     const double revs = (x - m) / rev_ns;
-    const bool kept = revs < 0.5 || std::fabs(revs - std::round(revs)) <= kTuning.lost_revolution_tolerance;
+    const bool kept = revs < 0.5 || (count_losses && std::fabs(revs - std::round(revs)) <= kTuning.lost_revolution_tolerance);
     sum += kept ? x : m;
   }
   return sum / static_cast<double>(g.size());
+}
+
+// Both costs of a kind of switch: with its lost revolutions, and without them.
+void weigh_kind(const std::vector<double>& g, double rev_ns, double& cost, double& lossless) {
+  cost = switch_cost(g, rev_ns);
+  lossless = switch_cost(g, rev_ns, false);
 }
 
 // The feasible integer periods p in [lo, hi] for which some base puts boundary j inside
@@ -371,15 +379,18 @@ void fit_per_surface(const std::vector<std::int64_t>& k, const std::vector<std::
 // track size.
 void set_sustained(TrackStructure& t, unsigned H_used, double lb) {
   if (!t.sectors_per_track) {
-    t.sustained_bytes_s = t.raw_bytes_s;
+    t.sustained_bytes_s = t.lossless_bytes_s = t.raw_bytes_s;
     return;
   }
   const double spt_d = t.cylinder_sectors && H_used ? static_cast<double>(t.cylinder_sectors) / H_used
                                                     : t.sectors_per_track;
   const double H = H_used ? H_used : 1;
-  const double cyl_gap = H_used ? t.cyl_gap_ns : t.track_gap_ns;
-  const double ns = H * spt_d * t.sector_ns + (H - 1) * t.track_gap_ns + cyl_gap;
-  t.sustained_bytes_s = H * spt_d * lb / (ns * 1e-9);
+  auto rate = [&](double track_gap, double cyl_gap) {
+    const double ns = H * spt_d * t.sector_ns + (H - 1) * track_gap + (H_used ? cyl_gap : track_gap);
+    return H * spt_d * lb / (ns * 1e-9);
+  };
+  t.sustained_bytes_s = rate(t.track_gap_ns, t.cyl_gap_ns);
+  t.lossless_bytes_s = rate(t.track_gap_lossless_ns, t.cyl_gap_lossless_ns);
 }
 
 // The exact integer track size every boundary's position admits, searched within 0.5 % of the
@@ -494,8 +505,8 @@ unsigned weigh_switches(const std::vector<Boundary>& bs, const std::vector<std::
     std::vector<double> cyl, trk;
     for (std::size_t j = 0; j < bs.size(); ++j)
       (static_cast<unsigned>(k[j] % per.H) == per.phase ? cyl : trk).push_back(bs[j].gap_ns);
-    t.cyl_gap_ns = switch_cost(cyl, rev_ns);
-    t.track_gap_ns = switch_cost(trk, rev_ns);
+    weigh_kind(cyl, rev_ns, t.cyl_gap_ns, t.cyl_gap_lossless_ns);
+    weigh_kind(trk, rev_ns, t.track_gap_ns, t.track_gap_lossless_ns);
     return per.H;
   }
   if (surfaces_hint >= 2) {
@@ -510,12 +521,12 @@ unsigned weigh_switches(const std::vector<Boundary>& bs, const std::vector<std::
     const bool lost = rev_ns > 0 && !hi_g.empty() &&
                       *std::max_element(hi_g.begin(), hi_g.end()) >= median(lo_g) + rev_ns / 2;
     if (!hi_g.empty() && hi_g.size() <= lo_g.size() && !lost) {
-      t.track_gap_ns = switch_cost(lo_g, rev_ns);
-      t.cyl_gap_ns = switch_cost(hi_g, rev_ns);
+      weigh_kind(lo_g, rev_ns, t.track_gap_ns, t.track_gap_lossless_ns);
+      weigh_kind(hi_g, rev_ns, t.cyl_gap_ns, t.cyl_gap_lossless_ns);
       return surfaces_hint;
     }
   }
-  t.track_gap_ns = switch_cost(gaps, rev_ns);
+  weigh_kind(gaps, rev_ns, t.track_gap_ns, t.track_gap_lossless_ns);
   // Kinds not told apart: a lost revolution over a cylinder switch's gap is no whole number of
   // revolutions over the median (a head switch's), and switch_cost would take it for a pause.
   // Only a gap within one revolution (and a skew) of the usual one is a lost revolution; a longer
@@ -541,7 +552,7 @@ TrackStructure analyse_stream(std::span<const std::int64_t> c, std::uint64_t fir
   if (span_ns > 0) t.raw_bytes_s = static_cast<double>(n - 1 - warmup) * m * lb / (span_ns * 1e-9);
   // Until a track structure says otherwise, what the stream delivered is its sustained rate (a
   // target without tracks, a file or a RAM disk, has no switch gaps to account for).
-  t.sustained_bytes_s = t.raw_bytes_s;
+  t.sustained_bytes_s = t.lossless_bytes_s = t.raw_bytes_s;
 
   std::vector<double> d;
   for (std::size_t i = warmup + 1; i < n; ++i) d.push_back(static_cast<double>(c[i] - c[i - 1]));

@@ -38,6 +38,11 @@ struct TrackStructure {
   double rotation_ns = 0;          // spt · sector_ns (0 when spt unknown)
   double media_bytes_s = 0;        // block bytes / sector time
   double sustained_bytes_s = 0;    // whole cylinders (or tracks) including switch gaps
+  // The same had no switch overrun its skew (lost revolutions counted as the usual gap): what a
+  // zone's outlier test judges a sample by, since a lost revolution is the drive's (a quiet AAM
+  // level's slowed switch), not a fault of the sample.
+  double lossless_bytes_s = 0;
+  double track_gap_lossless_ns = 0, cyl_gap_lossless_ns = 0;
   double raw_bytes_s = 0;          // plain bytes / time over the stream (always set when n ≥ 3)
   // Switches whose kinds were not told apart (no period), some of which lost whole revolutions:
   // which loss belongs to which kind is unknown, so the sustained rate above may misweigh them

@@ -327,6 +327,9 @@ TransferPoint point_of(std::uint64_t lba, const TrackStructure& t, double steady
   pt.lba = lba;
   const bool steady = steady_bytes_s > 0 && (rates_only || t.mixed_losses);
   pt.mb_s = (steady ? steady_bytes_s : t.sustained_bytes_s) * 1e-6;
+  // Where the stream's own rate stands in for mixed losses, the structure still says what the
+  // stream would have read without them.
+  pt.lossless_mb_s = rates_only || !(t.lossless_bytes_s > 0) ? pt.mb_s : t.lossless_bytes_s * 1e-6;
   pt.media_mb_s = t.media_bytes_s * 1e-6;
   pt.sectors_per_track = t.sectors_per_track;
   pt.spt_uncertainty = t.spt_uncertainty;
@@ -549,7 +552,7 @@ void TransferRun::recheck_odd_rates() {
       r.push_back(p.steady_bytes_s * 1e-6);
     }
     if (r.size() < 3) continue;
-    pts[i].mb_s = median(r);
+    pts[i].mb_s = pts[i].lossless_mb_s = median(r);
     ++rechecked;
   }
   if (rechecked)
@@ -644,7 +647,7 @@ void TransferRun::refine_boundaries() {
     if (!same_zone(pm, zp)) continue;
     // Replace the short probes' rates in this zone by the full sample's.
     for (auto& p : res.points)
-      if (p.lba >= z.first_lba && p.lba <= z.last_lba) p.mb_s = pm.mb_s;
+      if (p.lba >= z.first_lba && p.lba <= z.last_lba) { p.mb_s = pm.mb_s; p.lossless_mb_s = pm.lossless_mb_s; }
     res.points.push_back(pm);
   }
   std::sort(res.points.begin(), res.points.end(), by_lba);

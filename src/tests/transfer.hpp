@@ -32,6 +32,7 @@ struct TransferOptions {
 struct TransferPoint {
   std::uint64_t lba = 0;
   double mb_s = 0;          // sustained rate over whole cylinders (or the raw rate)
+  double lossless_mb_s = 0; // the same without the switches' lost revolutions (= mb_s where not told)
   double media_mb_s = 0;    // rate while reading inside a track
   std::uint32_t sectors_per_track = 0;
   double spt_uncertainty = 0;
