@@ -245,7 +245,8 @@ std::vector<std::int64_t> count_tracks(std::vector<Boundary>& bs, double reads_p
 // The tracks per cylinder: the smallest period H (with a phase) such that the boundaries at
 // k ≡ phase (mod H) have gaps on one side of a cut and all the others on the other side, for at
 // least 85 % of each group, with two or more in the periodic group. Medians and shares, so a lost
-// revolution or a pause at one switch does not move it. Returns 0 when no period holds.
+// revolution or a pause at one switch does not move it. A period one of whose classes mixes two
+// kinds of switch is skipped (class_mixes_kinds). Returns 0 when no period holds.
 struct Period {
   unsigned H = 0, phase = 0;
   double conf = 0;
@@ -260,7 +261,64 @@ double fast_median(std::vector<double>& v) {
   return (*std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(h)) + hi) / 2;
 }
 
-Period find_surfaces(const std::vector<Boundary>& bs, const std::vector<std::int64_t>& k, double min_sep) {
+// Two kinds of switch: the gaps `in` and `out` have medians apart by min_sep and by several
+// times either group's own spread (not noise split in two), and a cut between the medians puts
+// at least 85 % of each group on its side. conf: the smaller of the two shares (0: not two kinds).
+struct TwoKinds {
+  double conf = 0, in_median = 0, out_median = 0;
+};
+TwoKinds two_kinds(std::vector<double>& in, std::vector<double>& out, double min_sep) {
+  TwoKinds r;
+  const double mi = fast_median(in), mo = fast_median(out);
+  r.in_median = mi;
+  r.out_median = mo;
+  if (std::fabs(mi - mo) < min_sep) return r;
+  std::vector<double> di, dout;
+  for (double g : in) di.push_back(std::fabs(g - mi));
+  for (double g : out) dout.push_back(std::fabs(g - mo));
+  const double spread = 1.4826 * std::max(fast_median(di), fast_median(dout));
+  if (std::fabs(mi - mo) < 4 * spread) return r;
+  const double cut = (mi + mo) / 2;
+  const bool up = mi > mo;
+  double ok_in = 0, ok_out = 0;
+  for (double g : in) ok_in += (g > cut) == up;
+  for (double g : out) ok_out += (g > cut) != up;
+  r.conf = std::min(ok_in / static_cast<double>(in.size()), ok_out / static_cast<double>(out.size()));
+  return r;
+}
+
+// Under a period H that is the tracks per cylinder, a switch's kind follows from its track's
+// place in the cylinder (k mod H): the cylinder switches are one kind, and each surface's head
+// switches one kind of their own (surfaces of their own density make head switches of their own
+// cost: a skew of so many sectors is a time of its own on each surface). Twelve surfaces whose
+// sizes happen to repeat every third one show a period of 3 in the head switches' costs, with the
+// cylinder switches, the costliest kind, hidden in one of its classes: the class mixes two kinds
+// that a multiple (12) of the period tells apart. True where a multiple J of H that the stream can
+// test (two whole periods, kTuning.max_surfaces at most) splits some class of H in two kinds
+// (k mod J) standing at least half as far apart as the period's own two kinds (`sep`: not noise
+// in a few gaps), and not a whole number of revolutions apart (switches that lost revolutions,
+// which the drive may do at any switch).
+bool class_mixes_kinds(const std::vector<Boundary>& bs, const std::vector<std::int64_t>& k, unsigned H,
+                       unsigned span_k, double sep, double min_sep, double rev_ns) {
+  for (unsigned J = 2 * H; J <= std::min(kTuning.max_surfaces, span_k / 2); J += H)
+    for (unsigned r = 0; r < J; ++r) {
+      std::vector<double> sub, rest;
+      for (std::size_t j = 0; j < bs.size(); ++j)
+        if (static_cast<unsigned>(k[j] % H) == r % H)
+          (static_cast<unsigned>(k[j] % J) == r ? sub : rest).push_back(bs[j].gap_ns);
+      if (sub.size() < 2 || rest.size() < 2) continue;
+      const TwoKinds t = two_kinds(sub, rest, min_sep);
+      const double d = std::fabs(t.in_median - t.out_median);
+      if (t.conf < 0.85 || d < 0.5 * sep) continue;
+      if (rev_ns <= 0) return true;
+      const double revs = d / rev_ns;
+      if (revs < 0.5 || std::fabs(revs - std::round(revs)) > kTuning.lost_revolution_tolerance) return true;
+    }
+  return false;
+}
+
+Period find_surfaces(const std::vector<Boundary>& bs, const std::vector<std::int64_t>& k, double min_sep,
+                     double rev_ns) {
   Period best;
   if (bs.size() < 4) return best;
   const auto span_k = static_cast<unsigned>(k.back() - k.front());
@@ -271,22 +329,10 @@ Period find_surfaces(const std::vector<Boundary>& bs, const std::vector<std::int
       for (std::size_t j = 0; j < bs.size(); ++j)
         (static_cast<unsigned>(k[j] % H) == q ? in : out).push_back(bs[j].gap_ns);
       if (in.size() < 2 || out.size() < 2) continue;
-      const double mi = fast_median(in), mo = fast_median(out);
-      if (std::fabs(mi - mo) < min_sep) continue;
-      // Two groups, not noise split in two: the medians apart by several times either group's
-      // own spread.
-      std::vector<double> di, dout;
-      for (double g : in) di.push_back(std::fabs(g - mi));
-      for (double g : out) dout.push_back(std::fabs(g - mo));
-      const double spread = 1.4826 * std::max(fast_median(di), fast_median(dout));
-      if (std::fabs(mi - mo) < 4 * spread) continue;
-      const double cut = (mi + mo) / 2;
-      const bool up = mi > mo;
-      double ok_in = 0, ok_out = 0;
-      for (double g : in) ok_in += (g > cut) == up;
-      for (double g : out) ok_out += (g > cut) != up;
-      const double conf = std::min(ok_in / static_cast<double>(in.size()), ok_out / static_cast<double>(out.size()));
-      if (conf >= 0.85 && conf > best.conf) best = {H, q, conf};
+      const TwoKinds t = two_kinds(in, out, min_sep);
+      if (t.conf >= 0.85 && t.conf > best.conf &&
+          !class_mixes_kinds(bs, k, H, span_k, std::fabs(t.in_median - t.out_median), min_sep, rev_ns))
+        best = {H, q, t.conf};
     }
     if (best.H) return best;
   }
@@ -419,6 +465,12 @@ PeriodFit fit_track_size(const std::vector<std::int64_t>& plo, const std::vector
   return f;
 }
 
+// Whether a period H could be told from its multiples in a stream that can test periods up to
+// `testable`: its largest multiple up to plausible_surfaces was among them.
+bool multiples_testable(unsigned H, unsigned testable) {
+  return kTuning.plausible_surfaces / H * H <= std::min(kTuning.max_surfaces, testable);
+}
+
 // Surfaces of their own density pass their sectors at their own pace: where every switch costs
 // the same, the tracks' sector times (the slopes of their lines) may still repeat with the
 // tracks per cylinder. The smallest period H whose classes (track k mod H) explain the slopes'
@@ -470,8 +522,7 @@ unsigned rate_period(std::span<const std::int64_t> c, const std::vector<Boundary
   for (auto& f : fits) best = std::min(best, f.second);
   for (auto& f : fits)
     if (f.second <= 1.3 * best) {
-      const unsigned top = kTuning.plausible_surfaces / f.first * f.first;  // its largest multiple
-      *ambiguous = top > std::min(kTuning.max_surfaces, n / 3);
+      *ambiguous = !multiples_testable(f.first, n / 3);
       return f.first;
     }
   return 0;
@@ -490,6 +541,7 @@ unsigned surfaces_by_rate(std::span<const std::int64_t> c, const std::vector<Bou
   if (ambiguous) t->rate_period_untold = Hr;
   else t->surfaces = Hr;
   t->surfaces_by_rate = !ambiguous;
+  t->surfaces_settled = !ambiguous;
   t->cyl_gap_ns = t->track_gap_ns;
   return Hr;
 }
@@ -610,12 +662,13 @@ TrackStructure analyse_stream(std::span<const std::int64_t> c, std::uint64_t fir
 
   // Head and cylinder switches: the period of the odd gaps.
   const double min_sep = std::max(0.02 * b, 2 * sigma);
-  const Period per = find_surfaces(bs, k, min_sep);
+  const double rev_ns = rotation_hint_ns > 0 ? rotation_hint_ns : est * t.sector_ns;
+  const Period per = find_surfaces(bs, k, min_sep, rev_ns);
   if (per.H) {
     t.surfaces = per.H;
     t.surfaces_confidence = per.conf;
+    t.surfaces_settled = multiples_testable(per.H, static_cast<unsigned>(k.back() - k.front()) / 2);
   }
-  const double rev_ns = rotation_hint_ns > 0 ? rotation_hint_ns : est * t.sector_ns;
   unsigned H_used = weigh_switches(bs, k, per, surfaces_hint, rev_ns, t);
   // Tracks whose sector times repeat with a period are of unequal sizes: no one track size holds
   // for all of them, and one that every boundary happens to admit is no size of theirs.

@@ -30,6 +30,10 @@ struct TrackStructure {
   double cyl_gap_ns = 0;           // median extra time at a cylinder switch (0: not told apart)
   unsigned surfaces = 0;           // tracks per cylinder; 0: could not be told
   double surfaces_confidence = 0;  // share of cylinder periods that agree with `surfaces`
+  // Every multiple of `surfaces` up to the surfaces a drive plausibly has (24) could have shown in
+  // this stream, and none did: the count is no part of a longer pattern (a stream that goes on
+  // until it stands waits for this).
+  bool surfaces_settled = false;
   bool surfaces_by_rate = false;   // `surfaces` from the tracks' sector times (switches all alike)
   unsigned rate_period_untold = 0;  // sector times repeat with this period, too few tracks to
                                     // rule out its multiples: not a surface count

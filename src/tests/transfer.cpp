@@ -144,7 +144,10 @@ StreamProbe probe_stream(IoEngine& io, std::uint64_t lba, std::uint32_t blocks, 
       checked = n;
       auto c = prefix_stamps(r);
       TrackStructure t = analyse_stream(c, lba, blocks, lb);
-      if (t.surfaces && t.boundaries >= (want_cyl + 1) * t.surfaces) return false;
+      // A count stands once its multiples could have shown (twelve surfaces whose sizes repeat
+      // every third one showed 3 in the first 16 tracks), and the cylinder switches were seen;
+      // with a count told elsewhere (hint), the stream's own only has to show the switches.
+      if (t.surfaces && (t.surfaces_settled || hint) && t.boundaries >= (want_cyl + 1) * t.surfaces) return false;
     }
     return true;
   };
@@ -268,7 +271,6 @@ ProbeChoice choose_stream(IoEngine& io, std::uint64_t lba, Budget& budget, unsig
 
 namespace {
 
-
 // The test's state from one phase to the next.
 struct TransferRun {
   IoEngine& io;
@@ -284,7 +286,7 @@ struct TransferRun {
   std::uint64_t fresh = 0;        // the structure probes read [0, fresh)
   double rev_ns = 0;
   unsigned H = 0;
-  std::vector<unsigned> long_votes;  // surfaces told by the long structure streams
+  std::vector<SurfaceVote> long_votes;  // surfaces told by the long structure streams
   double rev_guess = 0, sample_s = 0;
   unsigned P = 0;
   std::uint64_t room = 0;         // where a sample may start
@@ -334,6 +336,7 @@ TransferPoint point_of(std::uint64_t lba, const TrackStructure& t, double steady
   pt.sectors_per_track = t.sectors_per_track;
   pt.spt_uncertainty = t.spt_uncertainty;
   pt.surfaces = t.surfaces;
+  pt.surfaces_settled = t.surfaces_settled;
   pt.per_surface = t.per_surface;
   pt.rate_period_untold = t.rate_period_untold;
   return pt;
@@ -369,12 +372,13 @@ std::optional<Error> TransferRun::structure_streams() {
   fresh = first.end_lba + k.fresh_gap;
   rev_ns = first.t.rotation_ns ? first.t.rotation_ns : pc.t.rotation_ns;
   H = first.t.surfaces;
-  if (H) long_votes.push_back(H);
+  // A long stream saw several cylinder switches: its count is worth several samples'.
+  if (H) long_votes.push_back({H, first.t.surfaces_settled, k.long_stream_votes});
   for (double at : {0.5, 0.9}) {
     StreamProbe q = probe_stream(io, static_cast<std::uint64_t>(span * at), m,
                                  std::min(k.more_streams_s, opt.budget_s * k.more_streams_share), qd, budget,
                                  k.more_streams_cyls, span);
-    if (!q.error && q.t.surfaces) long_votes.push_back(q.t.surfaces);
+    if (!q.error && q.t.surfaces) long_votes.push_back({q.t.surfaces, q.t.surfaces_settled, k.long_stream_votes});
   }
   return std::nullopt;
 }
@@ -436,6 +440,7 @@ TransferPoint TransferRun::rate_point(std::uint64_t lba, const StreamProbe& p) c
     pt.sectors_per_track = 0;
     pt.spt_uncertainty = 0;
     pt.surfaces = 0;
+    pt.surfaces_settled = false;
     pt.per_surface = false;
     pt.rate_period_untold = 0;
   }
@@ -695,29 +700,30 @@ void TransferRun::rates() {
   fit_spares(res, lb);
 }
 
-// Surfaces: the most common tracks-per-cylinder among the samples that told it. One place's
+// Surfaces: the most common tracks-per-cylinder among the streams that told it. One place's
 // pattern is not enough: a serpentine band's end (one head switch after a band of cylinder
 // switches) reads as a period in a single stream. A cylinder layout shows its period at every
-// place probed, so the count must rest on two long streams' worth of votes.
+// place probed, so the count must rest on two long streams' worth of votes, and on a stream that
+// could have shown a multiple of it.
 void TransferRun::surfaces() {
   const auto& k = kTuning;
-  std::map<unsigned, int> votes;
-  int told = 0;
-  for (unsigned v : long_votes) {
-    votes[v] += k.long_stream_votes;  // a long stream saw several cylinder switches
-    told += k.long_stream_votes;
-  }
+  std::vector<SurfaceVote> all = long_votes;
   for (auto& p : res.points)
-    if (!p.anomalous && p.surfaces) {
-      ++votes[p.surfaces];
-      ++told;
-    }
+    if (!p.anomalous && p.surfaces) all.push_back({p.surfaces, p.surfaces_settled, 1});
+  SurfaceVotes sv = tally_surfaces(all);
+  auto& votes = sv.votes;
+  int told = sv.told;
   const unsigned best = told ? most_voted(votes) : 0;
   if (told && votes[best] < k.min_surface_votes) {
     res.notes.push_back(fmt::format("surfaces not told: only one place ({} of {} votes) showed a period of {} tracks",
                                     votes[best], told, best));
     res.surfaces_hint = best;
     told = 0;
+  } else if (told && !sv.settled.count(best)) {
+    res.notes.push_back(fmt::format("surfaces not told: the switches' costs repeat every {} tracks ({} of {} votes), "
+                                    "but no stream covered enough tracks to rule out a multiple of {}",
+                                    best, votes[best], told, best));
+    return;
   }
   if (!told) {
     std::map<unsigned, int> periods;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,7 @@ struct TransferPoint {
   std::uint32_t sectors_per_track = 0;
   double spt_uncertainty = 0;
   unsigned surfaces = 0;
+  bool surfaces_settled = false;  // its multiples up to 24 surfaces could have shown (TrackStructure)
   bool per_surface = false; // the surfaces differ in track size: spt is their mean
   unsigned rate_period_untold = 0;  // sector times repeat with this period; multiples not testable
   bool anomalous = false;   // no track structure where the neighbours have one (defect, noise)
@@ -120,6 +122,23 @@ ProbeChoice choose_stream(IoEngine& io, std::uint64_t lba, Budget& budget, unsig
 
 // The value with the most votes, the smallest among ties (votes not empty).
 unsigned most_voted(const std::map<unsigned, int>& votes);
+
+// A surface count told by one stream, worth `weight` votes; settled: TrackStructure::surfaces_settled.
+struct SurfaceVote {
+  unsigned H = 0;
+  bool settled = false;
+  int weight = 1;
+};
+// The votes for each count, and the counts some stream settled. A period that divides a settled
+// count, told where its multiples could not show, is no vote against that count, nor one for
+// itself: twelve surfaces whose sizes repeat every third one show 3 in a sample's ten tracks, and
+// 12 in a long stream.
+struct SurfaceVotes {
+  std::map<unsigned, int> votes;
+  int told = 0;
+  std::set<unsigned> settled;
+};
+SurfaceVotes tally_surfaces(const std::vector<SurfaceVote>& told);
 
 // Two samples belong to the same zone: both show a track structure and their media rates (the
 // sector time inside a track, the most precise figure of a sample) agree within 0.25 %.

@@ -224,6 +224,20 @@ unsigned most_voted(const std::map<unsigned, int>& votes) {
   return std::max_element(votes.begin(), votes.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
 }
 
+SurfaceVotes tally_surfaces(const std::vector<SurfaceVote>& told) {
+  SurfaceVotes v;
+  for (auto& t : told)
+    if (t.settled) v.settled.insert(t.H);
+  for (auto& t : told) {
+    bool hidden = false;
+    for (unsigned c : v.settled) hidden = hidden || (!t.settled && c > t.H && c % t.H == 0);
+    if (hidden) continue;
+    v.votes[t.H] += t.weight;
+    v.told += t.weight;
+  }
+  return v;
+}
+
 bool same_zone(const TransferPoint& a, const TransferPoint& b) {
   if (!a.sectors_per_track || !b.sectors_per_track) return false;
   if (a.per_surface || b.per_surface) {

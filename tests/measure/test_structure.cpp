@@ -240,6 +240,33 @@ TEST_CASE("analyse_stream: surfaces of their own density show in the sector time
   CHECK_FALSE(u.surfaces_by_rate);
 }
 
+TEST_CASE("analyse_stream: head-switch costs that repeat with a part of the cylinder are no surface count") {
+  // Twelve surfaces of their own density whose sizes repeat roughly every third one (the /2
+  // Cheetah 9LP of seed 3): a skew of 97 sectors takes a time of its own on each surface, so the
+  // head switches' costs repeat every 3 tracks, with the costlier cylinder switch (133 sectors)
+  // in one of the classes. 3 used to be the count. 1900 reads of 8 cross 59 tracks: enough for
+  // every multiple of 3 up to 24 surfaces to be tested.
+  const std::vector<unsigned> spt{251, 249, 258, 250, 249, 260, 249, 260, 261, 248, 252, 261};
+  const double rev = 5.97e6;
+  TrackStructure t = analyse_stream(synth_v2(8, 1900, spt, rev, 97, 133, 17e3, SIZE_MAX, 0), 0, 8, 512);
+  REQUIRE(t.media_bound);
+  CHECK(t.surfaces == 12);
+  CHECK(t.surfaces_settled);
+  // 950 reads cross 29 tracks: 12 is testable, 24 is not. The 3 is refuted, and 12 is not settled.
+  TrackStructure s = analyse_stream(synth_v2(8, 950, spt, rev, 97, 133, 17e3, SIZE_MAX, 0), 0, 8, 512);
+  CHECK((s.surfaces == 0 || s.surfaces == 12));
+  CHECK_FALSE(s.surfaces_settled);
+  // 700 reads cross 22 tracks: not even 12 can be tested, and the period of 3 may stand, but
+  // unsettled (a stream that goes on until its count stands does not stop there).
+  TrackStructure r = analyse_stream(synth_v2(8, 700, spt, rev, 97, 133, 17e3, SIZE_MAX, 0), 0, 8, 512);
+  CHECK_FALSE(r.surfaces_settled);
+  // Alike surfaces, cylinder switches of their own: the count is told and settled as before.
+  const std::vector<unsigned> alike(4, 254);
+  TrackStructure u = analyse_stream(synth_v2(8, 1900, alike, rev, 97, 133, 17e3, SIZE_MAX, 0), 0, 8, 512);
+  CHECK(u.surfaces == 4);
+  CHECK(u.surfaces_settled);
+}
+
 TEST_CASE("fit_period_consensus: the period most boundaries admit, when one of them is wrong") {
   // Boundaries of a 500-sector track seen through reads of 16 (each known to within a read), one
   // of them a read late (a stall): no period admits all, 500 admits all but that one.
