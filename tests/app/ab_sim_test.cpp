@@ -110,7 +110,11 @@ TEST_CASE("AAM on a model where it has no effect: no significant access differen
 // structure took each lost revolution for a cylinder switch: -17.5 % in [-17.55, -17.47] for
 // -10 % on every seed, an interval that never held the truth. Now the samples lie at random
 // places of their grid cells, and a switch loss the structure cannot assign to a kind leaves the
-// stream's own rate: over 20 seeds 18 intervals held -10 % (by hand, 30 s a test).
+// stream's own rate: over 20 seeds 18 intervals held -10 % (by hand, 30 s a test). With the
+// preset as /2 (controller-time jitter among its keys) that fell to 15 of 20 (91 of seeds 1-100,
+// significant on 12): most samples of a zone met no loss, and the zone's outlier test dropped
+// those that did. A sample is now judged on its rate without its lost revolutions (kept in the
+// mean): 97 of seeds 1-100 held, significant on 52.
 TEST_CASE("AAM quiet on a model with quiet media-rate scale 0.9: the transfer interval holds the configured change") {
   auto model = sim::preset("wd1200jd");
   REQUIRE(model);

@@ -63,6 +63,8 @@ ds::sim::DiskModel four_kn(const char* preset) {
     r.first_lba /= 8;
     r.sectors = std::max<std::uint64_t>(1, r.sectors / 8);
   }
+  for (auto& r : d.remapped) r.lba /= 8;  // the /2 presets' grown defects and factory slips
+  for (auto& s : d.layout_spec.slipped) s /= 8;
   return d;
 }
 
