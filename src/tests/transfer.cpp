@@ -292,7 +292,7 @@ struct TransferRun {
   std::uint64_t room = 0;         // where a sample may start
   Rng rng{opt.seed};
   std::uint32_t m_cost = 0;
-  unsigned cost_tried = 0, cost_ok = 0;
+  unsigned cost_tried = 0, cost_ok = 0, cost_none = 0;  // cost_none: of cost_ok, no slow region
   std::vector<double> cost_ms, rots;
 
   TransferRun(IoEngine& io_, const TransferOptions& o, const ProgressFn* p, std::uint32_t lb_, std::uint64_t span_)
@@ -426,9 +426,11 @@ void TransferRun::retry_costly(TransferPoint& pt) {
   if (q.error || !q.consistent) return;
   const std::uint64_t lba = pt.lba;
   pt = point_of(lba, q.s.t);
-  pt.command_ms = q.s.command_ns * 1e-6;
   ++cost_ok;
-  cost_ms.push_back(pt.command_ms);
+  // Less than the read's media time is no slow region (0 ms on sim:raptor as /2: noise had hidden
+  // the tracks at one read size); the structure stands.
+  if (q.s.command_ns < m_cost * q.s.t.sector_ns) ++cost_none;
+  else cost_ms.push_back(pt.command_ms = q.s.command_ns * 1e-6);
 }
 
 // A sample's point. Rates only (--rates-only): no structure is looked for, so none is kept. A
@@ -755,15 +757,16 @@ void TransferRun::surfaces() {
 
 void TransferRun::cost_note() {
   if (!cost_tried) return;
-  std::string n = std::to_string(cost_tried) + " samples showed no track structure with one read size; ";
-  if (cost_ok)
-    n += std::to_string(cost_ok) + " of them lie where every command costs " +
-         std::to_string(static_cast<int>(std::lround(median(cost_ms)))) +
-         " ms more than its media time (a slow region): their rate and structure come from two "
-         "read sizes with that cost fitted out of the completion times";
+  std::string n = std::to_string(cost_tried) + " samples showed no track structure with one read size";
+  if (!cost_ms.empty())
+    n += fmt::format("; {} of them lie where every command costs {} ms more than its media time (a slow region): their "
+                     "rate and structure come from two read sizes with that cost fitted out of the completion times",
+                     cost_ms.size(), std::lround(median(cost_ms)));
+  if (cost_none)
+    n += fmt::format("; {} of them, read again with two read sizes, show their tracks and no cost beyond the media time "
+                     "(no slow region: the stamps' noise had hidden the tracks)", cost_none);
   if (cost_ok < cost_tried)
-    n += (cost_ok ? "; " : "") + std::to_string(cost_tried - cost_ok) +
-         " could not be told (not consistent with the rotation), left out of the zones";
+    n += fmt::format("; {} could not be told (not consistent with the rotation), left out of the zones", cost_tried - cost_ok);
   res.notes.push_back(n);
 }
 
