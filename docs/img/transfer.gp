@@ -18,5 +18,5 @@ set xlabel 'Position (GB from the outer edge, LBA 0)'
 set ylabel 'Transfer rate (MB/s)'
 set yrange [0:*]
 set xrange [0:*]
-set label 1 "outer 72.6 MB/s, inner 45.0 MB/s, ratio 1.61" at graph 0.98, graph 0.06 right font ',10' tc rgb '#444444'
+set label 1 "outer 72.4 MB/s, inner 44.9 MB/s, ratio 1.61" at graph 0.98, graph 0.06 right font ',10' tc rgb '#444444'
 plot 'transfer.dat' index 1 using 1:2 with lines lw 7 lc rgb '#f5c77e' title 'detected zones (16)', '' index 0 using 1:2 with linespoints lw 1.2 pt 7 ps 0.5 lc rgb '#1f5fa8' title 'measured rate'
