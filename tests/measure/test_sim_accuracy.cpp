@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "accuracy_lib.hpp"
 #include "sim/model.hpp"
@@ -37,6 +38,15 @@ const std::vector<Run>& runs() {
     return v;
   }();
   return all;
+}
+
+// One drive of the data set and the presets, by name (tools/accuracy's subjects).
+const accuracy::Subject& subject_named(const std::string& name) {
+  static const std::vector<accuracy::Subject> subjects = accuracy::subjects(DS_TEST_DATA);
+  for (const auto& s : subjects)
+    if (s.name == name) return s;
+  FAIL("no drive named " << name);
+  throw std::logic_error("unreachable");
 }
 
 bool zone_criterion(const std::string& c) { return c.rfind("zone-middle", 0) == 0 || c.rfind("significant zones", 0) == 0; }
@@ -276,13 +286,8 @@ TEST_CASE("rates only: a slow region at the inner edge is no zone, and the inner
 // samples, both at its outer edge, and its one zone then stood for the whole disk: outer/inner
 // 1.000 ± 0.013 for 1.76. An edge's rate needs a sample near that edge.
 TEST_CASE("transfer: no inner rate without a sample near the inner edge") {
-  static const std::vector<accuracy::Subject> subjects = accuracy::subjects(DS_TEST_DATA);
-  const accuracy::Subject* hp = nullptr;
-  for (const auto& s : subjects)
-    if (s.name == "hp_c2249a") hp = &s;
-  REQUIRE(hp);
   accuracy::RunSpec spec;
-  spec.subject = hp;
+  spec.subject = &subject_named("hp_c2249a");
   spec.variant = "v2";
   spec.seed = 10;
   spec.budget_s = 60;
@@ -330,11 +335,7 @@ TEST_CASE("read-size search: surfaces of their own density still give a track st
 // and the transfer test printed 'surfaces 3 (confidence 100 %)' at every budget. A count must be 12
 // or not told (with the reason), on every seed and budget tried here.
 TEST_CASE("surfaces whose sizes repeat every third one: 12 or not told, never their period") {
-  static const std::vector<accuracy::Subject> subjects = accuracy::subjects(DS_TEST_DATA);
-  const accuracy::Subject* cheetah = nullptr;
-  for (const auto& s : subjects)
-    if (s.name == "seagate_st39102lw_cheetah9lp") cheetah = &s;
-  REQUIRE(cheetah);
+  const accuracy::Subject* cheetah = &subject_named("seagate_st39102lw_cheetah9lp");
   for (std::uint64_t seed : {1, 2, 3, 4})
     for (double budget : {30.0, 60.0, 120.0}) {
       accuracy::RunSpec spec;
