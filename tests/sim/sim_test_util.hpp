@@ -80,7 +80,7 @@ inline ds::sim::SimTarget open_or_fail(const std::string& spec, ds::sim::SimOpti
 
 // A preset with its controller time made exact (noise.overhead_jitter_ms 0): for the tests of one
 // mechanism whose expected time counts the overhead (a write into the cache, a cache hit). The
-// presets are format /2 and jitter it; that jitter has its own test (controller_test.cpp).
+// presets are format /2 and jitter it; that jitter has its own test (model_v2_test.cpp).
 inline ds::sim::SimTarget open_exact_overhead(const std::string& spec, ds::sim::SimOptions o = {}) {
   auto t = open_or_fail(spec, o);
   ds::sim::DiskModel m = t.model;
