@@ -261,6 +261,13 @@ double fast_median(std::vector<double>& v) {
   return (*std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(h)) + hi) / 2;
 }
 
+// A step of `d_ns` over the usual gap is one or more whole lost revolutions (within
+// lost_revolution_tolerance of one), not a pause nor another kind of switch.
+bool lost_revolutions(double d_ns, double rev_ns) {
+  const double revs = d_ns / rev_ns;
+  return revs >= 0.5 && std::fabs(revs - std::round(revs)) <= kTuning.lost_revolution_tolerance;
+}
+
 // Two kinds of switch: the gaps `in` and `out` have medians apart by min_sep and by several
 // times either group's own spread (not noise split in two), and a cut between the medians puts
 // at least 85 % of each group on its side. conf: the smaller of the two shares (0: not two kinds).
@@ -310,9 +317,7 @@ bool class_mixes_kinds(const std::vector<Boundary>& bs, const std::vector<std::i
       const TwoKinds t = two_kinds(sub, rest, min_sep);
       const double d = std::fabs(t.in_median - t.out_median);
       if (t.conf < 0.85 || d < 0.5 * sep) continue;
-      if (rev_ns <= 0) return true;
-      const double revs = d / rev_ns;
-      if (revs < 0.5 || std::fabs(revs - std::round(revs)) > kTuning.lost_revolution_tolerance) return true;
+      if (rev_ns <= 0 || !lost_revolutions(d, rev_ns)) return true;
     }
   return false;
 }
@@ -352,8 +357,7 @@ double switch_cost(std::vector<double> g, double rev_ns, bool count_losses = tru
   if (rev_ns <= 0) return m;
   double sum = 0;
   for (double x : g) {
-    const double revs = (x - m) / rev_ns;
-    const bool kept = revs < 0.5 || (count_losses && std::fabs(revs - std::round(revs)) <= kTuning.lost_revolution_tolerance);
+    const bool kept = (x - m) / rev_ns < 0.5 || (count_losses && lost_revolutions(x - m, rev_ns));
     sum += kept ? x : m;
   }
   return sum / static_cast<double>(g.size());

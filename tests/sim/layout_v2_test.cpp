@@ -409,13 +409,15 @@ TEST_CASE("a /1 model times exactly as the same model written as /2 with every l
     // process than /1's), and what is compared here is the layout alone.
     // The presets are /2 files: read as /1 (a /1 loader ignores the /2 keys), they are the clean
     // drive of the same geometry.
-    auto m1 = simtest::open_or_fail(spec).model;
+    ds::sim::DiskModel m1;
     if (spec.starts_with("sim:")) {
       json p = json::parse(ds::sim::preset_json(spec.substr(4)).value());
       p["format"] = "drivescope-disk-model/1";
       auto clean = ds::sim::parse_model(p.dump());
       REQUIRE_MESSAGE(clean.ok(), (clean.ok() ? "" : clean.error().message));
       m1 = *clean;
+    } else {
+      m1 = simtest::open_or_fail(spec).model;
     }
     m1.noise.seek_jitter_pct = 0;
     auto v1o = ds::sim::open(m1, {.writable = true});
