@@ -152,6 +152,9 @@ bool same_zone(const TransferPoint& a, const TransferPoint& b);
 std::vector<TransferZone> zones_from_points(const std::vector<TransferPoint>& pts,
                                             std::uint64_t span_blocks, std::uint32_t block_bytes,
                                             double rel_rate_step = 0.015);
+// The invariant every reported zone list keeps: zones in LBA order, each non-empty, the first from
+// LBA 0, each starting right after the one before, the last ending at span_blocks − 1.
+bool zones_tile_span(const std::vector<TransferZone>& zones, std::uint64_t span_blocks);
 
 // The spares per track the zones allow, and the revolution from them (a note where not told);
 // the layout (cylinder) where the surfaces were told from the switches' period. Both work on a

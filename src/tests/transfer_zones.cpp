@@ -274,15 +274,23 @@ std::vector<TransferZone> zones_from_points(const std::vector<TransferPoint>& pt
       double m = median(r);
       same = std::fabs(use[i]->mb_s - m) <= std::max(rel * m, 3 * noise);
     }
+    // A place read twice (a retake) is one place: it cannot start a zone that the same LBA's
+    // other sample belongs to (that once made a zone end before it began, at 2^64 - 1).
+    same = same || use[i]->lba == g.back()->lba;
     if (same) g.push_back(use[i]);
     else groups.push_back({use[i]});
   }
   if (by_spt) pool_rising_groups(groups);
+  // Zone z + 1 starts midway between the last sample of z and its own first, and always after
+  // the former: the points are sorted and no LBA is in two groups, so the zones tile the span.
+  auto start_of = [&](std::size_t z) {
+    const std::uint64_t a = groups[z - 1].back()->lba, b = groups[z].front()->lba;
+    return std::max((a + b) / 2, a + 1);
+  };
   for (std::size_t z = 0; z < groups.size(); ++z) {
     TransferZone tz;
-    tz.first_lba = z == 0 ? 0 : (groups[z - 1].back()->lba + groups[z].front()->lba) / 2;
-    tz.last_lba = z + 1 == groups.size() ? span - 1
-                                         : (groups[z].back()->lba + groups[z + 1].front()->lba) / 2 - 1;
+    tz.first_lba = z == 0 ? 0 : start_of(z);
+    tz.last_lba = z + 1 == groups.size() ? span - 1 : start_of(z + 1) - 1;
     std::vector<double> r;
     for (auto* p : without_outliers(groups[z])) r.push_back(p->mb_s);
     tz.mb_s = mean(r);
@@ -316,6 +324,16 @@ std::vector<TransferZone> zones_from_points(const std::vector<TransferPoint>& pt
     zones.push_back(tz);
   }
   return zones;
+}
+
+bool zones_tile_span(const std::vector<TransferZone>& zones, std::uint64_t span_blocks) {
+  if (zones.empty()) return true;
+  std::uint64_t next = 0;
+  for (const auto& z : zones) {
+    if (z.first_lba != next || z.last_lba < z.first_lba || z.last_lba >= span_blocks) return false;
+    next = z.last_lba + 1;
+  }
+  return next == span_blocks;
 }
 
 }  // namespace ds::measure

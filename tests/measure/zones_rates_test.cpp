@@ -154,3 +154,42 @@ TEST_CASE("zones by rate alone: fewer samples than zones are a decline, not one 
   CHECK(zones.front().mb_s == doctest::Approx(52.52));
   CHECK(zones.back().mb_s == doctest::Approx(29.64));
 }
+
+TEST_CASE("zones tile the span: a place read twice or neighbouring LBAs never make a zone end before it starts") {
+  // A RAM-backed loop device (issue 31): flat rates, no structure; LBA 0 sampled twice (a retake)
+  // with rates far apart made zone 0 end at 2^64 - 1 and overlap zone 1, about one run in five.
+  const std::uint64_t span = 1 << 17;
+  for (const auto& rates : {std::vector<double>{900, 3000, 3100, 3050, 3080},
+                            std::vector<double>{3000, 900, 3100, 3050, 3080}}) {
+    for (const std::uint64_t second : {std::uint64_t{0}, std::uint64_t{1}}) {
+      std::vector<TransferPoint> pts(5);
+      const std::uint64_t lbas[] = {0, second, span / 2, span - 2048, span - 1024};
+      for (std::size_t i = 0; i < pts.size(); ++i) {
+        pts[i].lba = lbas[i];
+        pts[i].mb_s = pts[i].media_mb_s = rates[i];
+      }
+      const auto zones = ds::measure::zones_from_points(pts, span, 512);
+      CAPTURE(second);
+      CAPTURE(rates[0]);
+      REQUIRE_FALSE(zones.empty());
+      CHECK(ds::measure::zones_tile_span(zones, span));
+      for (const auto& z : zones) CHECK(z.last_lba < span);
+    }
+  }
+}
+
+TEST_CASE("zones_tile_span: gaps, overlaps and zones past the span are caught") {
+  using ds::measure::TransferZone;
+  auto zone = [](std::uint64_t a, std::uint64_t b) {
+    TransferZone z;
+    z.first_lba = a;
+    z.last_lba = b;
+    return z;
+  };
+  CHECK(ds::measure::zones_tile_span({zone(0, 99), zone(100, 199)}, 200));
+  CHECK_FALSE(ds::measure::zones_tile_span({zone(0, 99), zone(99, 199)}, 200));   // overlap
+  CHECK_FALSE(ds::measure::zones_tile_span({zone(0, 98), zone(100, 199)}, 200));  // gap
+  CHECK_FALSE(ds::measure::zones_tile_span({zone(0, UINT64_MAX), zone(0, 199)}, 200));
+  CHECK_FALSE(ds::measure::zones_tile_span({zone(0, 99), zone(100, 200)}, 200));  // past the span
+  CHECK_FALSE(ds::measure::zones_tile_span({zone(1, 199)}, 200));
+}
