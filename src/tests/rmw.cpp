@@ -18,6 +18,7 @@ constexpr std::uint32_t kLargest = 16384;  // the aligned baseline: a multiple o
 struct RmwTuning {
   std::int64_t media_pace_ns = 1'000'000;  // a write slower than this waited for the media
   std::size_t margin_writes = 8;           // writes past the buffer's fill before the measured ones
+  std::size_t min_writes = 16;             // a kind with fewer timed writes tells nothing
 };
 constexpr RmwTuning kTuning{};
 
@@ -80,7 +81,7 @@ void judge(RmwResult& r) {
   const RmwKind* base = nullptr;
   for (const auto& k : r.kinds)
     if (k.offset_bytes == 0 && (!base || k.bytes > base->bytes)) base = &k;
-  if (!base || base->writes < 16) {
+  if (!base || base->writes < kTuning.min_writes) {
     r.verdict = "not measured: too few writes within the budget";
     return;
   }
@@ -90,7 +91,7 @@ void judge(RmwResult& r) {
     max_pen = std::max(max_pen, k.penalty_ms);
   }
   for (auto& k : r.kinds) {
-    if (k.writes < 16) continue;
+    if (k.writes < kTuning.min_writes) continue;
     // Standard error of the difference of two means: the rotational waits scatter each write.
     const double se = std::hypot(k.se_ms, base->se_ms);
     k.pays = k.penalty_ms > 0.5 * max_pen && k.penalty_ms > 4 * se;
@@ -100,18 +101,30 @@ void judge(RmwResult& r) {
   double paid = 0, free = 0;
   int n_paid = 0, n_free = 0;
   for (const auto& k : r.kinds) {
-    if (k.writes < 16) continue;
+    if (k.writes < kTuning.min_writes) continue;
     if (k.pays) paid += k.mean_ms, ++n_paid;
     else free += k.mean_ms, ++n_free;
   }
   r.penalty_ms = n_paid && n_free ? paid / n_paid - free / n_free : 0;
-  // Aligned kinds in size order: those that pay must all come before those that do not.
+  // Aligned kinds in size order: those that pay must all come before those that do not. A size
+  // not timed is neither: below the first free size it leaves the sector size open (a 4 KiB-sector
+  // drive whose 512 B to 4 KiB writes went untimed was once told "no read-modify-write, 512 bytes").
   std::optional<std::uint32_t> first_free;
+  std::vector<std::uint32_t> untimed;
   bool ordered = true;
   for (const auto& k : r.kinds) {
     if (k.offset_bytes != 0) continue;
+    if (k.writes < kTuning.min_writes) {
+      if (!first_free) untimed.push_back(k.bytes);
+      continue;
+    }
     if (!k.pays && !first_free) first_free = k.bytes;
     if (k.pays && first_free) ordered = false;
+  }
+  if (ordered && first_free && !untimed.empty()) {
+    r.verdict = fmt::format("read-modify-write not told: the {} B writes were not timed within the budget, and "
+                            "{}-byte writes pay nothing (a larger --budget times them)", fmt::join(untimed, ", "), *first_free);
+    return;
   }
   if (!ordered || !first_free) {
     r.notes.push_back("the aligned sizes that pay and those that do not are not in size order: no physical sector size is inferred");

@@ -13,7 +13,7 @@
 
 namespace {
 
-ds::measure::RmwResult measure(const std::string& preset, bool write_cache, double* rev_ms) {
+ds::measure::RmwResult measure(const std::string& preset, bool write_cache, double* rev_ms, double budget_s = 0) {
   ds::sim::SimOptions so;
   so.writable = true;
   auto t = ds::sim::open("sim:" + preset, so);
@@ -22,6 +22,7 @@ ds::measure::RmwResult measure(const std::string& preset, bool write_cache, doub
   *rev_ms = 60e3 / t->model.spindle_rpm();
   ds::measure::RmwOptions o;
   o.allow_write = true;
+  if (budget_s > 0) o.budget_s = budget_s;
   auto r = ds::measure::run_rmw(*t->io, o);
   REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
   return *r;
@@ -111,4 +112,23 @@ TEST_CASE("rmw: with writes allowed but a target not open for writing, an error"
   ds::measure::RmwOptions o;
   o.allow_write = true;
   CHECK_FALSE(ds::measure::run_rmw(*t->io, o).ok());
+}
+
+TEST_CASE("rmw: sizes the budget left untimed tell no physical sector size") {
+  // bench sim:modern8tb --tests rmw --write --budget 30 (8.5 s for rmw): the 512 B to 4 KiB writes
+  // went untimed (writes 0) and were counted as paying nothing: "no read-modify-write, physical
+  // sector 512 bytes" on a 4096-byte-sector drive.
+  for (double budget : {8.5, 4.0, 2.0}) {
+    double rev = 0;
+    const auto r = measure("modern8tb", true, &rev, budget);
+    CAPTURE(budget);
+    INFO(r.verdict);
+    if (!r.physical_bytes_estimate) {
+      CHECK(r.verdict.find("not") != std::string::npos);
+      continue;
+    }
+    CHECK(*r.physical_bytes_estimate == 4096);
+    for (const auto& k : r.kinds)
+      if (k.offset_bytes == 0 && k.bytes <= *r.physical_bytes_estimate) CHECK(k.writes >= 16);
+  }
 }
