@@ -152,14 +152,18 @@ Expected<ActuatorsResult> run_actuators(IoEngine& io, const ActuatorsOptions& op
   if (gains.size() >= 2)
     r.gain_uncertainty = student_t_quantile(0.975, static_cast<double>(gains.size() - 1)) * stddev(gains) /
                          std::sqrt(static_cast<double>(gains.size()));
-  if (gains.size() >= kTuning.min_rounds) {
-    r.independent = r.gain - r.gain_uncertainty > kIndependentGain ? std::optional<bool>(true)
-                    : r.gain + r.gain_uncertainty < kIndependentGain ? std::optional<bool>(false)
-                                                                     : std::nullopt;
+  if (gains.size() >= kTuning.min_rounds && r.gain_uncertainty) {
+    const double u = *r.gain_uncertainty;
+    r.independent = r.gain - u > kIndependentGain   ? std::optional<bool>(true)
+                    : r.gain + u < kIndependentGain ? std::optional<bool>(false)
+                                                    : std::nullopt;
   }
-  if (!r.independent)
+  if (!r.independent && !r.gain_uncertainty)
+    r.verdict = fmt::format("undecided: gain {:.2f} from one round, which has no interval (threshold {:.1f}; a larger "
+                            "budget gives more rounds)", r.gain, kIndependentGain);
+  else if (!r.independent)
     r.verdict = fmt::format("undecided: gain {:.2f} ± {:.2f} over {} rounds (threshold {:.1f})", r.gain,
-                            r.gain_uncertainty, r.rounds, kIndependentGain);
+                            *r.gain_uncertainty, r.rounds, kIndependentGain);
   else if (*r.independent)
     r.verdict = fmt::format("two independent actuators: reads in the two ranges overlap ({:.2f}× the rate of reads in one)", r.gain);
   else
@@ -179,7 +183,7 @@ nlohmann::json actuators_to_json(const ActuatorsResult& r) {
               {K::together_iops, r3(r.together_iops)},
               {K::apart_iops, r3(r.apart_iops)},
               {K::gain, r3(r.gain)},
-              {K::gain_uncertainty, r3(r.gain_uncertainty)},
+              {K::gain_uncertainty, r.gain_uncertainty ? json(r3(*r.gain_uncertainty)) : json(nullptr)},
               {K::rounds, r.rounds},
               {K::independent, r.independent ? json(*r.independent) : json(nullptr)},
               {K::verdict, r.verdict},
@@ -194,7 +198,8 @@ std::string actuators_to_text(const ActuatorsResult& r) {
     line(fmt::format("range {} ({})", i, r.ranges_source),
          fmt::format("LBA {} + {}", r.ranges[i].first_lba, r.ranges[i].lba_count));
   line("reads/s together / apart", fmt::format("{:.1f} / {:.1f}", r.together_iops, r.apart_iops));
-  line("gain", fmt::format("{:.2f} ± {:.2f}", r.gain, r.gain_uncertainty));
+  line("gain", r.gain_uncertainty ? fmt::format("{:.2f} ± {:.2f}", r.gain, *r.gain_uncertainty)
+                                  : fmt::format("{:.2f} (one round: no interval)", r.gain));
   line("verdict", r.verdict);
   for (const auto& n : r.notes) o += "  note: " + n + "\n";
   return o;

@@ -38,7 +38,9 @@ struct ActuatorsResult {
   double together_iops = 0;      // both streams in one range (mean over the two ranges)
   double apart_iops = 0;         // one stream in each range
   double gain = 0;               // apart / together
-  double gain_uncertainty = 0;   // 95 % half-width, from the spread of the rounds' gains
+  // 95 % half-width, from the spread of the rounds' gains; none from a single round (one gain has
+  // no spread to read an interval from).
+  std::optional<double> gain_uncertainty;
   std::size_t rounds = 0;
   std::optional<bool> independent;  // null: too few rounds to say
   std::string verdict;           // one sentence

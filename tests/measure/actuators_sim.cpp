@@ -35,7 +35,7 @@ TEST_CASE("actuators: the dual-actuator preset is independent, every other prese
     ds::measure::ActuatorsOptions o;
     o.budget_s = 15;
     const auto r = measure(name, o);
-    INFO(name << ": gain " << r.gain << " ± " << r.gain_uncertainty << " over " << r.rounds << " rounds");
+    INFO(name << ": gain " << r.gain << " ± " << r.gain_uncertainty.value_or(-1) << " over " << r.rounds << " rounds");
     CHECK(r.ranges_source == "halves");
     REQUIRE(r.independent.has_value());
     CHECK(*r.independent == truth);
