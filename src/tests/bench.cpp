@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <cerrno>
 #include <cmath>
 
 #include "tests/result_keys.hpp"
@@ -138,6 +140,65 @@ constexpr BenchTest kTests[] = {
     {"actuators", 15, bench_actuators}, {"rmw", 25, bench_rmw},
 };
 
+// The tests with figures that assume mechanical positioning.
+constexpr std::array<const char*, 4> kMechanicalTests{"transfer", "access", "queue", "actuators"};
+// The positioning verdict's drive time: a twentieth of the budget, within [0.3, 2] s (64 random
+// reads take about 1 s on the slowest drives; a RAM disk finishes them in milliseconds).
+constexpr double kPositioningBudgetShare = 0.05, kPositioningMinS = 0.3, kPositioningMaxS = 2.0;
+
+// A test the user's stop request (Ctrl-C) cut short is partial: it goes under errors, so the
+// report does not show it as complete (its figures so far are kept).
+void note_interrupted(const char* name, bool stopped, BenchResult& r) {
+  if (!stopped) return;
+  for (const auto& [n, e] : r.errors)
+    if (n == name) return;
+  r.errors.emplace_back(name, make_error("interrupted: the stop request came while it ran; its figures cover what ran until then", ECANCELED));
+}
+
+// No mechanical positioning: every figure that rests on platters, heads and a spindle is null,
+// the outer and inner rates too (each is a zone's: with no zones, the rates by position are all
+// there is, and on a busy host they swing 150 to 1000 MB/s from one sample to the next); the
+// points, latencies and the cache's figures stay (they are what the device does). Said once, by
+// the positioning verdict.
+void withhold_mechanics(BenchResult& r) {
+  if (auto& x = r.transfer) {
+    x->zones.clear();
+    x->outer_mb_s = x->inner_mb_s = x->outer_inner_ratio = {};
+    x->rotation_ms = {};
+    x->spares_per_track = -1;
+    x->surfaces_estimate = x->surfaces_hint = 0;
+    x->surfaces_confidence = 0;
+    x->layout.clear();
+    x->platters_estimate = x->platters_low = x->platters_high = 0;
+    x->bytes_per_platter_estimate = 0;
+    x->bytes_per_track_outer = 0;
+    for (auto& p : x->points) p.sectors_per_track = 0;
+  }
+  if (auto& a = r.access) {
+    a->rotation_ms = a->rpm = a->sector_ms = {};
+    a->avg_seek_ms = a->full_stroke_ms = a->track_to_track_ms = {};
+    a->seek_curve.clear();
+  }
+  if (auto& q = r.queue) {
+    q->verdict.reorders.reset();
+    q->verdict.no_positioning_cost = true;
+    q->verdict.parallel_service = false;
+    q->verdict.evidence = r.positioning->verdict.evidence;
+  }
+  if (auto& u = r.actuators) {
+    u->independent.reset();
+    u->verdict = r.positioning->verdict.evidence;
+  }
+}
+
+// Zones that leave the span or overlap are no result (zones_tile_span); they are dropped with an
+// error rather than printed.
+void check_zones(BenchResult& r) {
+  if (!r.transfer || zones_tile_span(r.transfer->zones, r.span_blocks)) return;
+  r.transfer->zones.clear();
+  r.errors.emplace_back("transfer", make_error("internal: the zones found do not tile the span; none are reported"));
+}
+
 const BenchTest* find_test(const std::string& name) {
   for (const auto& t : kTests)
     if (name == t.name) return &t;
@@ -174,8 +235,27 @@ Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const Pro
   };
   auto want = [&](const char* t) { return std::find(opt.tests.begin(), opt.tests.end(), t) != opt.tests.end(); };
   const ProgressFn* pf = progress ? &progress : nullptr;
-  for (const auto& test : kTests)
-    if (want(test.name) && !(opt.stop && opt.stop())) test.run(io, opt, share(test), pf, r);
+  auto stopped = [&] { return opt.stop && opt.stop(); };
+  for (const auto& test : kTests) {
+    if (!want(test.name) || stopped()) continue;
+    test.run(io, opt, share(test), pf, r);
+    note_interrupted(test.name, stopped(), r);
+  }
+  if (!stopped() && std::any_of(kMechanicalTests.begin(), kMechanicalTests.end(), want)) {
+    PositioningOptions po;
+    po.span_blocks = r.span_blocks;
+    po.seed = opt.seed;
+    po.budget_s = std::clamp(kPositioningBudgetShare * opt.budget_s, kPositioningMinS, kPositioningMaxS);
+    auto p = run_positioning(io, po);
+    if (p) {
+      r.positioning = std::move(*p);
+      r.drive_time_s += r.positioning->drive_time_s;
+      if (r.positioning->verdict.mechanical == false) withhold_mechanics(r);
+    } else {
+      r.errors.emplace_back("positioning", p.error());
+    }
+  }
+  check_zones(r);
 
   if (r.rmw) r.drive_time_s += r.rmw->drive_time_s;
   if (r.actuators) r.drive_time_s += r.actuators->drive_time_s;
@@ -315,6 +395,17 @@ json blocksize_json(const BlocksizeResult& b) {
   return {{K::queue_depth, 4}, {K::rows, rows}, {K::drive_time_s, r3(b.drive_time_s)}, {K::notes, b.notes}};
 }
 
+json positioning_json(const PositioningResult& p) {
+  namespace K = key::positioning;
+  const PositioningVerdict& v = p.verdict;
+  const bool judged = v.mechanical.has_value();
+  return {{K::mechanical, judged ? json(*v.mechanical) : json(nullptr)}, {K::reads, v.reads},
+          {K::p10_ms, judged ? json(r4(v.p10_ms)) : json(nullptr)},
+          {K::p50_ms, judged ? json(r4(v.p50_ms)) : json(nullptr)},
+          {K::p90_ms, judged ? json(r4(v.p90_ms)) : json(nullptr)},
+          {K::evidence, v.evidence}, {K::drive_time_s, r3(p.drive_time_s)}};
+}
+
 }  // namespace
 
 nlohmann::json bench_to_json(const BenchResult& r) {
@@ -328,6 +419,7 @@ nlohmann::json bench_to_json(const BenchResult& r) {
   if (r.patterns) t[K::patterns] = patterns_to_json(*r.patterns);
   if (r.actuators) t[K::actuators] = actuators_to_json(*r.actuators);
   if (r.rmw) t[K::rmw] = rmw_to_json(*r.rmw);
+  if (r.positioning) t[K::positioning] = positioning_json(*r.positioning);
   if (!r.errors.empty()) {
     t[K::errors] = json::object();
     for (auto& [name, e] : r.errors) t[K::errors][name] = e.message;
@@ -346,6 +438,10 @@ std::string bench_to_text(const BenchResult& r) {
   o += fmt::format("bench {}: {:.1f} GB, {} B blocks, span {:.1f} GB, drive time {:.1f} s\n", r.target,
                    r.capacity_bytes / 1e9, r.block_bytes, r.span_blocks * 1.0 * r.block_bytes / 1e9,
                    r.drive_time_s);
+  // Said once, first: where it says no, the mechanical figures below are null.
+  if (r.positioning && r.positioning->verdict.mechanical == false)
+    o += fmt::format("\npositioning: {}; zones, surfaces, rotation, seeks and reordering are not told\n",
+                     r.positioning->verdict.evidence);
   if (r.transfer) {
     const auto& x = *r.transfer;
     o += fmt::format("\ntransfer ({:.1f} s)\n", x.drive_time_s);

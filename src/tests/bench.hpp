@@ -16,6 +16,7 @@
 #include "tests/cache.hpp"
 #include "tests/common.hpp"
 #include "tests/patterns.hpp"
+#include "tests/positioning.hpp"
 #include "tests/queue.hpp"
 #include "tests/rmw.hpp"
 #include "tests/transfer.hpp"
@@ -52,6 +53,9 @@ struct BenchResult {
   std::optional<PatternsResult> patterns;  // only when asked for (not in the default set)
   std::optional<ActuatorsResult> actuators;  // only when asked for (not in the default set)
   std::optional<RmwResult> rmw;              // only when asked for (without writes: the claims only)
+  // Whether the target positions mechanically, measured once after the tests that assume it
+  // (so that it changes nothing they saw); where it says no, their mechanical figures are null.
+  std::optional<PositioningResult> positioning;
   std::vector<std::pair<std::string, Error>> errors;  // test name → what stopped it
   double drive_time_s = 0;
 };

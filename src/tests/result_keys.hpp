@@ -16,7 +16,7 @@
 
 // One list per object: X(key) for every key the object may hold.
 #define DS_KEYS_TESTS(X) \
-  X(access) X(transfer) X(cache) X(blocksize) X(queue) X(patterns) X(actuators) X(rmw) X(errors) X(drive_time_s)
+  X(access) X(transfer) X(cache) X(blocksize) X(queue) X(patterns) X(actuators) X(rmw) X(positioning) X(errors) X(drive_time_s)
 #define DS_KEYS_ACCESS(X)                                                                                  \
   X(block_bytes) X(read) X(write) X(rpm_estimate) X(rpm_uncertainty) X(rotation_ms)                        \
   X(rotation_uncertainty_ms) X(command_overhead_ms) X(avg_seek_ms) X(avg_seek_uncertainty_ms)              \
@@ -63,6 +63,7 @@
 #define DS_KEYS_RMW(X)                                                                                     \
   X(measured) X(logical_bytes) X(reported_physical_bytes) X(claimed_physical_bytes) X(claimed_by)          \
   X(physical_bytes_estimate) X(penalty_ms) X(buffer_writes) X(kinds) X(verdict) X(drive_time_s) X(notes)
+#define DS_KEYS_POSITIONING(X) X(mechanical) X(reads) X(p10_ms) X(p50_ms) X(p90_ms) X(evidence) X(drive_time_s)
 #define DS_KEYS_RMW_KIND(X) \
   X(bytes) X(offset_bytes) X(warmup_writes) X(writes) X(mean_ms) X(sd_ms) X(mean_se_ms) X(penalty_ms) X(pays)
 
@@ -92,7 +93,8 @@
   O(actuators, DS_KEYS_ACTUATORS, "/actuators")                   \
   O(actuator_range, DS_KEYS_ACTUATOR_RANGE, "/actuators/ranges/*") \
   O(rmw, DS_KEYS_RMW, "/rmw")                                     \
-  O(rmw_kind, DS_KEYS_RMW_KIND, "/rmw/kinds/*")
+  O(rmw_kind, DS_KEYS_RMW_KIND, "/rmw/kinds/*")                   \
+  O(positioning, DS_KEYS_POSITIONING, "/positioning")
 
 namespace ds::measure::key {
 

@@ -172,7 +172,7 @@ TEST_CASE("queue verdict: no positioning cost -> inconclusive; flat and linear -
     r.ios = 1000;
     r.iops = iops;
     r.iops_rel_se = 0.02;
-    r.mean_ms = mean;
+    r.mean_ms = r.p50_ms = mean;
     r.stddev_ms = sd;
     r.overtaken_share = overtaken;
     return r;
@@ -180,6 +180,15 @@ TEST_CASE("queue verdict: no positioning cost -> inconclusive; flat and linear -
   // A RAM-like device: 0.1 ms, IOPS growing from parallelism.
   std::vector<QueueDepthResult> ram{mk(1, 9000, 0.11, 0.02, 0), mk(32, 60000, 0.5, 0.1, 0.4)};
   auto v = ds::measure::judge_reordering(ram);
+  CHECK_FALSE(v.reorders.has_value());
+  CHECK(v.no_positioning_cost);
+  // A loop device on a busy host (targets ctest, measured): a few depth-1 reads stalled by
+  // milliseconds, so its mean is 0.63 ms and its IOPS known to +-58 %, its median 8 us. It was
+  // "no usable depth-1 run" and no_positioning_cost false in 2 runs of 10.
+  auto stalled = mk(1, 1580, 0.63, 2.2, 0);
+  stalled.p50_ms = 0.008;
+  stalled.iops_rel_se = 0.29;
+  v = ds::measure::judge_reordering({stalled, mk(32, 40000, 0.8, 3, 0.3)});
   CHECK_FALSE(v.reorders.has_value());
   CHECK(v.no_positioning_cost);
   // A fixed-latency emulated disk: 3 ms every time.

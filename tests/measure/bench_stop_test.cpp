@@ -1,0 +1,64 @@
+// A test that the stop request (Ctrl-C) cuts short is partial: run_bench puts it under errors, so
+// no report shows it as complete (issue 31: after Ctrl-C in transfer or patterns, the test was
+// shown as finished and tests.errors was missing).
+#include <doctest/doctest.h>
+
+#include <cerrno>
+#include <utility>
+
+#include "sim/sim.hpp"
+#include "tests/bench.hpp"
+
+namespace {
+
+// Like the CLI's StoppableIo: after `after` submits the stop flag is up and submits fail.
+class StopAfter final : public ds::IoEngine {
+ public:
+  StopAfter(ds::IoEngine& in, std::size_t after) : in_(in), left_(after) {}
+  bool stopped = false;
+  const ds::IoTargetInfo& info() const override { return in_.info(); }
+  std::int64_t now_ns() override { return in_.now_ns(); }
+  ds::Expected<std::size_t> submit(std::span<const ds::IoRequest> reqs) override {
+    if (left_ == 0) stopped = true;
+    if (stopped) return ds::make_error("interrupted", ECANCELED);
+    --left_;
+    return in_.submit(reqs.first(1));
+  }
+  ds::Expected<std::size_t> reap(std::span<ds::IoCompletion> out, std::size_t min_events,
+                                 std::chrono::milliseconds timeout) override {
+    return in_.reap(out, min_events, timeout);
+  }
+  void idle(std::chrono::nanoseconds d) override { in_.idle(d); }
+  std::size_t in_flight() const override { return in_.in_flight(); }
+
+ private:
+  ds::IoEngine& in_;
+  std::size_t left_;
+};
+
+}  // namespace
+
+TEST_CASE("bench: the test the stop request cuts short is under errors, the ones after it never run") {
+  // Each with a test that runs after it (bench order: transfer … cache … patterns, actuators).
+  for (const auto& [cut, after] : {std::pair{"transfer", "cache"}, std::pair{"patterns", "actuators"}}) {
+    const std::string name = cut;
+    CAPTURE(name);
+    auto t = ds::sim::open("sim:raptor", {});
+    REQUIRE(t.ok());
+    StopAfter io(*t->io, 300);
+    ds::measure::BenchOptions o;
+    o.tests = {cut, after};
+    o.budget_s = 20;
+    o.stop = [&] { return io.stopped; };
+    auto r = ds::measure::run_bench(io, o);
+    REQUIRE(r.ok());
+    bool listed = false;
+    for (const auto& [test, e] : r->errors) listed = listed || test == name;
+    CHECK(listed);
+    CHECK_FALSE(r->cache.has_value());  // asked for, never started
+    CHECK_FALSE(r->actuators.has_value());
+    CHECK_FALSE(r->positioning.has_value());
+    const auto j = ds::measure::bench_to_json(*r);
+    CHECK(j["errors"].contains(cut));
+  }
+}
