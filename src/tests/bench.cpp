@@ -403,6 +403,7 @@ json positioning_json(const PositioningResult& p) {
           {K::p10_ms, judged ? json(r4(v.p10_ms)) : json(nullptr)},
           {K::p50_ms, judged ? json(r4(v.p50_ms)) : json(nullptr)},
           {K::p90_ms, judged ? json(r4(v.p90_ms)) : json(nullptr)},
+          {K::least_round_median_ms, judged ? json(r4(v.least_round_median_ms)) : json(nullptr)},
           {K::evidence, v.evidence}, {K::drive_time_s, r3(p.drive_time_s)}};
 }
 

@@ -63,7 +63,8 @@
 #define DS_KEYS_RMW(X)                                                                                     \
   X(measured) X(logical_bytes) X(reported_physical_bytes) X(claimed_physical_bytes) X(claimed_by)          \
   X(physical_bytes_estimate) X(penalty_ms) X(buffer_writes) X(kinds) X(verdict) X(drive_time_s) X(notes)
-#define DS_KEYS_POSITIONING(X) X(mechanical) X(reads) X(p10_ms) X(p50_ms) X(p90_ms) X(evidence) X(drive_time_s)
+#define DS_KEYS_POSITIONING(X) \
+  X(mechanical) X(reads) X(p10_ms) X(p50_ms) X(p90_ms) X(least_round_median_ms) X(evidence) X(drive_time_s)
 #define DS_KEYS_RMW_KIND(X) \
   X(bytes) X(offset_bytes) X(warmup_writes) X(writes) X(mean_ms) X(sd_ms) X(mean_se_ms) X(penalty_ms) X(pays)
 
