@@ -105,13 +105,19 @@ struct OverheadTable {  // ms; [0] after a read, [1] after a write (DiskSim "...
   double write_hit[2] = {0, 0}, write_miss[2] = {0, 0};
   double read_completion = 0, write_completion = 0;  // added to each completion
 };
+// controller.bus: DiskSim's bus between host and drive ("Read / Write block transfer time"). Set,
+// every transfer crosses it block by block, a miss's blocks only once the media has read them.
+struct BusSpec {
+  double read_block_ms = 0, write_block_ms = 0;
+};
 struct ControllerSpec {
   std::optional<OverheadTable> overheads;  // replaces command_overhead_ms
   std::optional<int> write_behind_level;   // DiskSim "Fast write level" 0/1/2; sets write_back
   std::optional<double> bulk_sector_ms;    // bus time per sector; replaces interface_mb_s
   std::optional<double> write_settle_ms;   // signed; replaces write_settle_ms
+  std::optional<BusSpec> bus;
   bool any() const {
-    return overheads || write_behind_level || bulk_sector_ms || write_settle_ms;
+    return overheads || write_behind_level || bulk_sector_ms || write_settle_ms || bus;
   }
 };
 

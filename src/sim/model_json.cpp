@@ -216,6 +216,21 @@ void write_v2_timing(const DiskModel& m, json& j) {
   if (m.queue.max_wait_ms > 0) j["queue"]["max_wait_ms"] = m.queue.max_wait_ms;
 }
 
+// controller.bus (DiskSim's bus, docs/disk-model.md).
+void parse_bus_keys(Reader& r, const json& c, const std::string& pre, ControllerSpec& out) {
+  if (const json* b = r.object(c, pre, "bus", false)) {
+    const std::string bp = pre + ".bus";
+    BusSpec s;
+    s.read_block_ms = r.number(*b, bp, "read_block_ms", true, 0, false).value_or(0);
+    s.write_block_ms = r.number(*b, bp, "write_block_ms", true, 0, false).value_or(0);
+    out.bus = s;
+  }
+}
+
+void write_bus_keys(const ControllerSpec& c, json& o) {
+  if (c.bus) o["bus"] = {{"read_block_ms", c.bus->read_block_ms}, {"write_block_ms", c.bus->write_block_ms}};
+}
+
 // The optional "controller" object (docs/disk-model.md, "Controller keys").
 void parse_controller(Reader& r, const json& doc, DiskModel& m) {
   const json* c = r.object(doc, "", "controller", false);
@@ -243,6 +258,7 @@ void parse_controller(Reader& r, const json& doc, DiskModel& m) {
     if (!v->is_number() || !std::isfinite(v->get<double>())) r.fail(pre + ".write_settle_ms", "must be a number");
     else m.controller.write_settle_ms = v->get<double>();
   }
+  parse_bus_keys(r, *c, pre, m.controller);
 }
 
 void write_controller(const ControllerSpec& c, json& j) {
@@ -266,6 +282,7 @@ void write_controller(const ControllerSpec& c, json& j) {
   if (c.write_behind_level) o["write_behind_level"] = *c.write_behind_level;
   if (c.bulk_sector_ms) o["bulk_sector_ms"] = *c.bulk_sector_ms;
   if (c.write_settle_ms) o["write_settle_ms"] = *c.write_settle_ms;
+  write_bus_keys(c, o);
 }
 
 // "actuators": either a count (the LBA space split into that many equal ranges, the last taking

@@ -196,3 +196,53 @@ TEST_CASE("controller: malformed keys name the field; the block round-trips") {
   REQUIRE(again.ok());
   CHECK(json::parse(ds::sim::model_to_json(*again))["controller"] == m["controller"]);
 }
+
+// ---- controller.bus ------------------------------------------------------------------------------
+namespace {
+
+// 6000 rpm, 500 sectors a track: a sector passes in 0.02 ms. A 100 MB/s interface (0.00512 ms a
+// sector) is a floor the bus times below stay above.
+constexpr double kSectorMs = kRevMs / 500;
+
+json bus_model(double read_block_ms) {
+  json m = base_model();
+  m["interface_mb_s"] = 100;
+  m["controller"] = {{"bus", {{"read_block_ms", read_block_ms}, {"write_block_ms", read_block_ms}}}};
+  return m;
+}
+
+// A miss of 16 sectors inside one track (LBAs 1000..1499): the first command of a fresh drive,
+// so that every variant positions from the same place at the same time.
+double miss16(const json& model) {
+  auto t = open_json(model);
+  return cmd(*t.io, 1100, 16, false);
+}
+
+}  // namespace
+
+TEST_CASE("controller.bus: a hit costs the overhead and one block time per block") {
+  auto t = open_json(bus_model(0.17));
+  cmd(*t.io, 1000, 16, false);
+  cmd(*t.io, 2000000, 16, false, 30);
+  CHECK(cmd(*t.io, 1000, 16, false, 30) == doctest::Approx(0.3 + 16 * 0.17));
+  // Below the interface's time a sector, the interface rate stands.
+  auto f = open_json(bus_model(0.001));
+  cmd(*f.io, 1000, 16, false);
+  cmd(*f.io, 2000000, 16, false, 30);
+  CHECK(cmd(*f.io, 1000, 16, false, 30) == doctest::Approx(0.3 + 16 * 512 / 100e3).epsilon(1e-4));
+}
+
+TEST_CASE("controller.bus: a miss's blocks cross the bus only once the media has read them") {
+  json plain = base_model();
+  plain["interface_mb_s"] = 100;
+  const double without = miss16(plain);  // the interface overlaps the positioning and the media
+  // A bus faster than the media: only the last block's time comes after the media is done (a
+  // bus that overlapped the seek would add nothing).
+  CHECK(miss16(bus_model(0.01)) - without == doctest::Approx(0.01).epsilon(1e-3));
+  // A bus slower than the media: the first block as it is read, then 16 block times.
+  CHECK(miss16(bus_model(1.0)) - without == doctest::Approx(16 * 1.0 - 15 * kSectorMs).epsilon(1e-4));
+  // A write-through write sends its data while the head positions: max(media, bus).
+  json w = bus_model(1.0);
+  auto t = open_json(w);
+  CHECK(cmd(*t.io, 1100, 16, true) >= 0.3 + 16 * 1.0);
+}
