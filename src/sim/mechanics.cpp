@@ -473,7 +473,22 @@ std::int64_t Mechanics::bus_done(const Access& a, std::int64_t t, std::uint64_t 
   const std::uint64_t end = a.lba + a.sectors;
   const std::int64_t b = bus_read_ns_;
   auto ready = [&](std::uint64_t e) { return e <= split ? t : std::max(t, at(e)); };
-  const std::int64_t r = t;  // the drive holds the bus once the command is decoded
+  std::int64_t r = t;
+  if (const auto& w = model_.controller.read_reconnect) {
+    // A read that would wait for the media lets the bus go and takes it back once its
+    // high-water mark of blocks is in the buffer (DiskSim: at least one block).
+    const std::uint64_t seg = cache_.enabled() ? cache_.segment_sectors() : a.sectors;
+    const double base = w->by_request_size ? static_cast<double>(std::min<std::uint64_t>(seg, a.sectors))
+                                           : static_cast<double>(seg);
+    const auto mark = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(w->by_request_size
+                                                    ? std::floor(base * w->high_water)
+                                                    : std::ceil(base * w->high_water - 1e-9)),
+                                                1, a.sectors);
+    const std::int64_t reached = ready(a.lba + mark);
+    if (reached > t)
+      r = std::max(t + ms_to_ns(w->disconnect_ms[last_write_ ? 1 : 0]), reached) +
+          ms_to_ns(w->first_reselect_ms + w->data_prep_ms);
+  }
   std::int64_t c = r + static_cast<std::int64_t>(a.sectors) * b;
   for (std::uint64_t p = a.lba; p < end;) {
     std::uint64_t q = std::min(end, track_end_lba(p));

@@ -154,7 +154,8 @@ class Mechanics {
   std::int64_t serve_from_stream(const Access& a, std::int64_t t, std::int64_t t_if);
   bool bus_on() const { return bus_read_ns_ > 0; }
   // controller.bus: when the last block of read a has crossed the bus, the command decoded at t,
-  // the blocks before `split` in the buffer by then and the sector before e there at at(e).
+  // the blocks before `split` in the buffer by then and the sector before e there at at(e)
+  // (controller.read_reconnect: with the disconnect and reselect of a read that waits).
   template <class At>
   std::int64_t bus_done(const Access& a, std::int64_t t, std::uint64_t split, At&& at) const;
   // How many writes the buffer holds before a new one must wait (write-behind level 1: one).

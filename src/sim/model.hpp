@@ -110,14 +110,24 @@ struct OverheadTable {  // ms; [0] after a read, [1] after a write (DiskSim "...
 struct BusSpec {
   double read_block_ms = 0, write_block_ms = 0;
 };
+// controller.read_reconnect: a read that must wait for the media disconnects and reconnects once
+// its high-water mark of blocks is in the buffer (DiskSim's watermark and reselect overheads).
+struct ReconnectSpec {
+  double high_water = 0;           // "High (read) water mark", a fraction
+  bool by_request_size = true;     // "Set watermark by reqsize": of the request, else of a segment
+  double first_reselect_ms = 0;    // "First reselect overhead"
+  double data_prep_ms = 0;         // "Data preparation overhead"
+  double disconnect_ms[2] = {0, 0};  // "Read disconnect afterread / afterwrite"
+};
 struct ControllerSpec {
   std::optional<OverheadTable> overheads;  // replaces command_overhead_ms
   std::optional<int> write_behind_level;   // DiskSim "Fast write level" 0/1/2; sets write_back
   std::optional<double> bulk_sector_ms;    // bus time per sector; replaces interface_mb_s
   std::optional<double> write_settle_ms;   // signed; replaces write_settle_ms
   std::optional<BusSpec> bus;
+  std::optional<ReconnectSpec> read_reconnect;  // needs bus
   bool any() const {
-    return overheads || write_behind_level || bulk_sector_ms || write_settle_ms || bus;
+    return overheads || write_behind_level || bulk_sector_ms || write_settle_ms || bus || read_reconnect;
   }
 };
 

@@ -216,7 +216,7 @@ void write_v2_timing(const DiskModel& m, json& j) {
   if (m.queue.max_wait_ms > 0) j["queue"]["max_wait_ms"] = m.queue.max_wait_ms;
 }
 
-// controller.bus (DiskSim's bus, docs/disk-model.md).
+// controller.bus and controller.read_reconnect (DiskSim's bus and reconnection, docs/disk-model.md).
 void parse_bus_keys(Reader& r, const json& c, const std::string& pre, ControllerSpec& out) {
   if (const json* b = r.object(c, pre, "bus", false)) {
     const std::string bp = pre + ".bus";
@@ -225,10 +225,30 @@ void parse_bus_keys(Reader& r, const json& c, const std::string& pre, Controller
     s.write_block_ms = r.number(*b, bp, "write_block_ms", true, 0, false).value_or(0);
     out.bus = s;
   }
+  if (const json* w = r.object(c, pre, "read_reconnect", false)) {
+    const std::string wp = pre + ".read_reconnect";
+    ReconnectSpec s;
+    s.high_water = r.number(*w, wp, "high_water", true, 0, false).value_or(0);
+    if (!r.err && s.high_water > 1) r.fail(wp + ".high_water", "must be at most 1");
+    s.by_request_size = r.boolean(*w, wp, "by_request_size", false).value_or(true);
+    s.first_reselect_ms = r.number(*w, wp, "first_reselect_ms", false, 0, false).value_or(0);
+    s.data_prep_ms = r.number(*w, wp, "data_prep_ms", false, 0, false).value_or(0);
+    s.disconnect_ms[0] = r.number(*w, wp, "disconnect_after_read_ms", false, 0, false).value_or(0);
+    s.disconnect_ms[1] = r.number(*w, wp, "disconnect_after_write_ms", false, 0, false).value_or(0);
+    if (!r.err && !out.bus) r.fail(wp, "needs controller.bus (a reconnection is a bus phase)");
+    out.read_reconnect = s;
+  }
 }
 
 void write_bus_keys(const ControllerSpec& c, json& o) {
   if (c.bus) o["bus"] = {{"read_block_ms", c.bus->read_block_ms}, {"write_block_ms", c.bus->write_block_ms}};
+  if (const auto& w = c.read_reconnect)
+    o["read_reconnect"] = {{"high_water", w->high_water},
+                           {"by_request_size", w->by_request_size},
+                           {"first_reselect_ms", w->first_reselect_ms},
+                           {"data_prep_ms", w->data_prep_ms},
+                           {"disconnect_after_read_ms", w->disconnect_ms[0]},
+                           {"disconnect_after_write_ms", w->disconnect_ms[1]}};
 }
 
 // The optional "controller" object (docs/disk-model.md, "Controller keys").

@@ -197,17 +197,18 @@ TEST_CASE("controller: malformed keys name the field; the block round-trips") {
   CHECK(json::parse(ds::sim::model_to_json(*again))["controller"] == m["controller"]);
 }
 
-// ---- controller.bus ------------------------------------------------------------------------------
+// ---- controller.bus, controller.read_reconnect ---------------------------------------------------
 namespace {
 
 // 6000 rpm, 500 sectors a track: a sector passes in 0.02 ms. A 100 MB/s interface (0.00512 ms a
 // sector) is a floor the bus times below stay above.
 constexpr double kSectorMs = kRevMs / 500;
 
-json bus_model(double read_block_ms) {
+json bus_model(double read_block_ms, std::optional<json> reconnect = std::nullopt) {
   json m = base_model();
   m["interface_mb_s"] = 100;
   m["controller"] = {{"bus", {{"read_block_ms", read_block_ms}, {"write_block_ms", read_block_ms}}}};
+  if (reconnect) m["controller"]["read_reconnect"] = *reconnect;
   return m;
 }
 
@@ -246,3 +247,29 @@ TEST_CASE("controller.bus: a miss's blocks cross the bus only once the media has
   auto t = open_json(w);
   CHECK(cmd(*t.io, 1100, 16, true) >= 0.3 + 16 * 1.0);
 }
+
+TEST_CASE("controller.read_reconnect: a read that waits reconnects at its high-water mark, then pays the reselect") {
+  const double bus_only = miss16(bus_model(1.0));
+  auto rc = [](double hw, bool by_request) {
+    return json{{"high_water", hw}, {"by_request_size", by_request}, {"first_reselect_ms", 0.15},
+                {"data_prep_ms", 0.05}, {"disconnect_after_read_ms", 0.02}, {"disconnect_after_write_ms", 0.04}};
+  };
+  // 0.75 of 16 blocks: the bus waits for the 12th sector, 11 sector times after the first.
+  CHECK(miss16(bus_model(1.0, rc(0.75, true))) - bus_only == doctest::Approx(11 * kSectorMs + 0.2).epsilon(1e-4));
+  // A mark of 0 is one block: only the reselect and the data preparation.
+  CHECK(miss16(bus_model(1.0, rc(0.0, true))) - bus_only == doctest::Approx(0.2).epsilon(1e-4));
+  // Of the segment (512 sectors here), cut to the request: all 16 blocks first.
+  CHECK(miss16(bus_model(1.0, rc(0.75, false))) - bus_only == doctest::Approx(15 * kSectorMs + 0.2).epsilon(1e-4));
+  // A hit does not disconnect.
+  auto t = open_json(bus_model(0.17, rc(0.75, true)));
+  cmd(*t.io, 1000, 16, false);
+  cmd(*t.io, 2000000, 16, false, 30);
+  CHECK(cmd(*t.io, 1000, 16, false, 30) == doctest::Approx(0.3 + 16 * 0.17));
+  // It needs the bus.
+  json bad = base_model();
+  bad["controller"] = {{"read_reconnect", rc(0.5, true)}};
+  auto m = ds::sim::parse_model(bad.dump());
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.error().message.find("controller.read_reconnect") != std::string::npos);
+}
+
