@@ -308,19 +308,49 @@ void Mechanics::stop_stream(std::int64_t t) {
   stream_.active = false;
 }
 
-std::uint64_t Mechanics::ahead_limit(std::uint64_t end) const {
+std::uint64_t Mechanics::ahead_limit(std::uint64_t first, std::uint64_t end, std::uint64_t seg_first) const {
   if (!look_ahead_) return end;
-  return std::min(layout_.capacity(), end + model_.cache.read_ahead_sectors);
+  const std::uint64_t cap = layout_.capacity();
+  std::uint64_t limit = std::min(cap, end + model_.cache.read_ahead_sectors);
+  const auto& pf = model_.controller.prefetch;
+  if (!pf || end >= cap) return limit;
+  // A drive that waits for a stream reads nothing ahead of reads that do not continue one.
+  if (sequential_run_ < pf->after_sequential_reads) return end;
+  switch (pf->continuous_read) {
+    case 0: return end;
+    case 1: limit = std::min(limit, track_end_lba(end - 1)); break;
+    case 2: limit = std::min(limit, cylinder_end_lba(end - 1)); break;
+    case 4: {
+      // DiskSim's one-track-ahead scheme: to the end of the track after the request, and one
+      // track further when the segment already holds an earlier track (a stream goes on).
+      std::uint64_t tf = 0, te = 0;
+      layout_.locate(end, &tf, &te);
+      limit = seg_first < tf ? std::min(cap, te + (te - tf)) : te;
+      break;
+    }
+    default: break;  // 3: until the segment is full (read_ahead_sectors, the window)
+  }
+  // Read-ahead over requested 0: the prefetch may not push the request's own data out.
+  if (pf->over_requested == 0 && cache_.enabled()) limit = std::min(limit, first + cache_.segment_sectors());
+  return std::max(limit, end);
 }
 
-void Mechanics::start_stream(int seg, std::uint64_t from, std::int64_t s_from, std::uint64_t end, std::int64_t t0) {
+std::uint64_t Mechanics::cylinder_end_lba(std::uint64_t lba) const {
+  const std::uint32_t cyl = layout_.locate(lba).cyl;
+  std::uint64_t e = track_end_lba(lba);
+  while (e < layout_.capacity() && layout_.locate(e).cyl == cyl) e = track_end_lba(e);
+  return e;
+}
+
+void Mechanics::start_stream(int seg, std::uint64_t first, std::uint64_t from, std::int64_t s_from, std::uint64_t end,
+                             std::int64_t t0) {
   stream_.active = true;
   stream_.seg = seg;
   stream_.lba0 = from;
   stream_.s0 = s_from;
   stream_.l0 = lost_revs(from);
   stream_.t0 = t0;
-  stream_.limit = ahead_limit(end);
+  stream_.limit = ahead_limit(first, end, cache_[seg].first);
   stream_.t_limit = reach_end(stream_.limit);
   stream_.served_end = end;
   cache_.touch(seg);
@@ -509,8 +539,10 @@ std::int64_t Mechanics::serve_from_stream(const Access& a, std::int64_t t, std::
   if (const std::int64_t extra = defect_extra(unread, end) + remap_extra(unread, end); extra > 0)
     pause_stream(t, extra);
   const std::int64_t done = end <= unread ? t : reach_end(end);
-  if (end > stream_.limit || look_ahead_) {
-    stream_.limit = std::max(stream_.limit, ahead_limit(end));
+  // (controller.prefetch.on_idle_hit false: a read the buffer holds whole starts no read-ahead.)
+  const bool idle_hit = end <= unread && model_.controller.prefetch && !model_.controller.prefetch->on_idle_hit;
+  if (end > stream_.limit || (look_ahead_ && !idle_hit)) {
+    stream_.limit = std::max(stream_.limit, ahead_limit(a.lba, end, cache_[stream_.seg].first));
     stream_.t_limit = reach_end(stream_.limit);
   }
   mech_free_ = std::max(mech_free_, done);
@@ -527,6 +559,7 @@ std::int64_t Mechanics::serve_decoded(const Access& a, std::int64_t t) {
   destage_started_before(t);
   const std::uint64_t end = a.lba + a.sectors;
   if (a.write) {
+    sequential_run_ = 0;
     if (write_cache_) return write_back(a, t);
     flush();  // a write-through write goes to the media after everything buffered before it
     const std::int64_t t_mech = std::max(t, mech_free_);
@@ -535,6 +568,8 @@ std::int64_t Mechanics::serve_decoded(const Access& a, std::int64_t t) {
     std::int64_t data_start = 0;
     return std::max(media_access(a, a.lba, t_mech, &data_start), t_if);
   }
+  sequential_run_ = a.lba == last_read_end_ ? sequential_run_ + 1 : 0;
+  last_read_end_ = end;
   const int skip = stream_.active ? stream_.seg : -1;
   if (int i = cache_.find(a.lba, a.sectors, skip); i >= 0) {
     cache_.touch(i);
@@ -574,9 +609,9 @@ std::int64_t Mechanics::serve_decoded(const Access& a, std::int64_t t) {
       const std::int64_t ready = done + switch_ns(head_, layout_.locate(zl.track_end));
       t_next = ready + rot_mod(layout_.stream_ns(zl.track_end) - ready);
     }
-    start_stream(seg, zl.track_end, layout_.stream_ns(zl.track_end), zl.track_end, t_next);
+    start_stream(seg, a.lba, zl.track_end, layout_.stream_ns(zl.track_end), zl.track_end, t_next);
   } else {
-    start_stream(seg, from, from == a.lba ? a.s_ns : layout_.stream_ns(from), end, data_start);
+    start_stream(seg, a.lba, from, from == a.lba ? a.s_ns : layout_.stream_ns(from), end, data_start);
   }
   if (zero_latency) cache_.set_range(seg, zl.cached_first, cache_[seg].end);
   return finish;

@@ -203,8 +203,13 @@ class Mechanics {
   void pause_stream(std::int64_t t, std::int64_t extra);
   void stop_stream(std::int64_t t);
   HeadPos head_at(std::int64_t t) const;
-  void start_stream(int seg, std::uint64_t from, std::int64_t s_from, std::uint64_t end, std::int64_t t0);
-  std::uint64_t ahead_limit(std::uint64_t end) const;
+  // The read-ahead of read [first, end) into segment seg, reading from `from` on at t0.
+  void start_stream(int seg, std::uint64_t first, std::uint64_t from, std::int64_t s_from, std::uint64_t end,
+                    std::int64_t t0);
+  // Where the read-ahead after read [first, end) stops: read_ahead_sectors on, or where
+  // controller.prefetch's rule says (the segment holding from seg_first on).
+  std::uint64_t ahead_limit(std::uint64_t first, std::uint64_t end, std::uint64_t seg_first) const;
+  std::uint64_t cylinder_end_lba(std::uint64_t lba) const;  // the first LBA past lba's cylinder
 
   // cache.zero_latency_read: what a read that lands on its track at `arrive` does.
   struct ZeroLatency {
@@ -258,6 +263,10 @@ class Mechanics {
   bool look_ahead_ = true;
   std::int64_t bulk_sector_ns_ = 0;  // controller.bulk_sector_ms (0: the interface rate alone)
   std::int64_t bus_read_ns_ = 0, bus_write_ns_ = 0;  // controller.bus: per block (0: no bus key)
+  // Reads in a row that each began where the read before ended (a write ends the run), and
+  // where the last read ended (controller.prefetch.after_sequential_reads).
+  std::uint32_t sequential_run_ = 0;
+  std::uint64_t last_read_end_ = ~std::uint64_t{0};
   bool last_write_ = false;          // the previous command was a write (overheads "after write")
   std::int64_t destage_end_ = 0;     // when the last destage started is on the media
 

@@ -119,6 +119,13 @@ struct ReconnectSpec {
   double data_prep_ms = 0;         // "Data preparation overhead"
   double disconnect_ms[2] = {0, 0};  // "Read disconnect afterread / afterwrite"
 };
+// controller.prefetch: DiskSim's read-ahead extent and trigger rules.
+struct PrefetchSpec {
+  int continuous_read = 3;    // "Buffer continuous read": 0 none, 1 track, 2 cylinder, 3 segment, 4 track ahead
+  int over_requested = 1;     // "Read-ahead over requested" (-1, 0, 1): 0 keeps the request's data
+  bool on_idle_hit = true;    // "Read-ahead on idle hit"
+  std::uint32_t after_sequential_reads = 0;  // no read-ahead until this many reads in a row continued
+};
 struct ControllerSpec {
   std::optional<OverheadTable> overheads;  // replaces command_overhead_ms
   std::optional<int> write_behind_level;   // DiskSim "Fast write level" 0/1/2; sets write_back
@@ -126,8 +133,9 @@ struct ControllerSpec {
   std::optional<double> write_settle_ms;   // signed; replaces write_settle_ms
   std::optional<BusSpec> bus;
   std::optional<ReconnectSpec> read_reconnect;  // needs bus
+  std::optional<PrefetchSpec> prefetch;
   bool any() const {
-    return overheads || write_behind_level || bulk_sector_ms || write_settle_ms || bus || read_reconnect;
+    return overheads || write_behind_level || bulk_sector_ms || write_settle_ms || bus || read_reconnect || prefetch;
   }
 };
 

@@ -216,7 +216,8 @@ void write_v2_timing(const DiskModel& m, json& j) {
   if (m.queue.max_wait_ms > 0) j["queue"]["max_wait_ms"] = m.queue.max_wait_ms;
 }
 
-// controller.bus and controller.read_reconnect (DiskSim's bus and reconnection, docs/disk-model.md).
+// controller.bus, controller.read_reconnect and controller.prefetch (DiskSim's bus, reconnection
+// and read-ahead rules, docs/disk-model.md).
 void parse_bus_keys(Reader& r, const json& c, const std::string& pre, ControllerSpec& out) {
   if (const json* b = r.object(c, pre, "bus", false)) {
     const std::string bp = pre + ".bus";
@@ -238,6 +239,20 @@ void parse_bus_keys(Reader& r, const json& c, const std::string& pre, Controller
     if (!r.err && !out.bus) r.fail(wp, "needs controller.bus (a reconnection is a bus phase)");
     out.read_reconnect = s;
   }
+  if (const json* f = r.object(c, pre, "prefetch", false)) {
+    const std::string fp = pre + ".prefetch";
+    PrefetchSpec s;
+    s.continuous_read = static_cast<int>(r.integer(*f, fp, "continuous_read", true, false, 4).value_or(3));
+    if (const json* v = r.member(*f, fp, "over_requested", false)) {
+      if (!v->is_number_integer() || v->get<std::int64_t>() < -1 || v->get<std::int64_t>() > 1)
+        r.fail(fp + ".over_requested", "must be -1, 0 or 1");
+      else s.over_requested = static_cast<int>(v->get<std::int64_t>());
+    }
+    s.on_idle_hit = r.boolean(*f, fp, "on_idle_hit", false).value_or(true);
+    s.after_sequential_reads =
+        static_cast<std::uint32_t>(r.integer(*f, fp, "after_sequential_reads", false, false, 1000).value_or(0));
+    out.prefetch = s;
+  }
 }
 
 void write_bus_keys(const ControllerSpec& c, json& o) {
@@ -249,6 +264,12 @@ void write_bus_keys(const ControllerSpec& c, json& o) {
                            {"data_prep_ms", w->data_prep_ms},
                            {"disconnect_after_read_ms", w->disconnect_ms[0]},
                            {"disconnect_after_write_ms", w->disconnect_ms[1]}};
+  if (const auto& f = c.prefetch)
+    o["prefetch"] = {{"continuous_read", f->continuous_read},
+                     {"over_requested", f->over_requested},
+                     {"on_idle_hit", f->on_idle_hit}};
+  if (c.prefetch && c.prefetch->after_sequential_reads > 0)
+    o["prefetch"]["after_sequential_reads"] = c.prefetch->after_sequential_reads;
 }
 
 // The optional "controller" object (docs/disk-model.md, "Controller keys").

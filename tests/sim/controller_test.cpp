@@ -197,7 +197,7 @@ TEST_CASE("controller: malformed keys name the field; the block round-trips") {
   CHECK(json::parse(ds::sim::model_to_json(*again))["controller"] == m["controller"]);
 }
 
-// ---- controller.bus, controller.read_reconnect ---------------------------------------------------
+// ---- controller.bus, controller.read_reconnect, controller.prefetch ----------------------------
 namespace {
 
 // 6000 rpm, 500 sectors a track: a sector passes in 0.02 ms. A 100 MB/s interface (0.00512 ms a
@@ -273,3 +273,75 @@ TEST_CASE("controller.read_reconnect: a read that waits reconnects at its high-w
   CHECK(m.error().message.find("controller.read_reconnect") != std::string::npos);
 }
 
+namespace {
+
+json prefetch_model(std::optional<json> prefetch, std::uint32_t read_ahead = 128) {
+  json m = base_model();
+  m["cache"]["read_ahead_sectors"] = read_ahead;
+  if (prefetch) m["controller"] = {{"prefetch", *prefetch}};
+  return m;
+}
+
+// Read `first` (8 sectors unless told), wait 30 ms (three revolutions: any read-ahead is done),
+// then read 8 sectors at `then`: its latency.
+double after(const json& model, std::uint64_t first, std::uint64_t then, std::uint32_t n = 8) {
+  auto t = open_json(model);
+  cmd(*t.io, first, n, false);
+  return cmd(*t.io, then, 8, false, 30);
+}
+
+constexpr double kHitMs = 0.3 + 8 * 512 / 20e3;  // overhead + 8 sectors at 20 MB/s
+
+}  // namespace
+
+TEST_CASE("controller.prefetch.continuous_read: how far the read-ahead goes") {
+  auto rule = [](int c) { return json{{"continuous_read", c}}; };
+  // Track 2 is LBAs 1000..1499. A read at 1400 and then one on the next track, 1500.
+  CHECK(after(prefetch_model(std::nullopt), 1400, 1500) == doctest::Approx(kHitMs));  // 128 on
+  CHECK(after(prefetch_model(rule(3)), 1400, 1500) == doctest::Approx(kHitMs));       // until the segment is full
+  CHECK(after(prefetch_model(rule(1)), 1400, 1500) > 1.0);  // to the end of its track only
+  CHECK(after(prefetch_model(rule(0)), 1400, 1408) > 1.0);  // none at all
+  CHECK(after(prefetch_model(rule(2)), 1400, 1500) == doctest::Approx(kHitMs));  // 1500 is on the same cylinder
+  CHECK(after(prefetch_model(rule(2)), 1900, 2000) > 1.0);                      // 2000 is the next one
+  // 4: an isolated read reads to the end of its track; a read that already spans a track
+  // boundary (a stream going on) one track further, read_ahead_sectors notwithstanding.
+  CHECK(after(prefetch_model(rule(4)), 1400, 1500) > 1.0);
+  CHECK(after(prefetch_model(rule(4)), 1495, 2100) == doctest::Approx(kHitMs));    // 1495..1502: to 2500
+  CHECK(after(prefetch_model(rule(4)), 990, 1600, 20) == doctest::Approx(kHitMs));  // 990..1009: to 2000
+  CHECK(after(prefetch_model(rule(4)), 990, 2000, 20) > 1.0);
+}
+
+TEST_CASE("controller.prefetch.over_requested and on_idle_hit") {
+  // Segments of 512 sectors; read-ahead 600. Over requested 1: the read-ahead pushes the
+  // request's data out of the segment and reads on to 608; 0: it stops when the segment is full.
+  CHECK(after(prefetch_model(json{{"continuous_read", 3}, {"over_requested", 1}}, 600), 0, 560) ==
+        doctest::Approx(kHitMs));
+  CHECK(after(prefetch_model(json{{"continuous_read", 3}, {"over_requested", 0}}, 600), 0, 560) > 1.0);
+  // On idle hit: a read the read-ahead has already read moves its limit on, or not.
+  auto idle = [](bool on) {
+    auto t = open_json(prefetch_model(json{{"continuous_read", 3}, {"on_idle_hit", on}}));
+    cmd(*t.io, 1000, 8, false);
+    CHECK(cmd(*t.io, 1008, 8, false, 30) == doctest::Approx(kHitMs));
+    return cmd(*t.io, 1136, 8, false, 30);  // past 1000 + 8 + 128, within 1016 + 128
+  };
+  CHECK(idle(true) == doctest::Approx(kHitMs));
+  CHECK(idle(false) > 1.0);
+}
+
+TEST_CASE("controller.prefetch.after_sequential_reads: no read-ahead until a stream is established") {
+  auto run = [](std::uint32_t after) {
+    json pf{{"continuous_read", 3}};
+    if (after > 0) pf["after_sequential_reads"] = after;
+    auto t = open_json(prefetch_model(pf));
+    std::vector<double> out;
+    for (std::uint64_t lba : {1000, 1008, 1016, 1024}) out.push_back(cmd(*t.io, lba, 8, false, 30));
+    return out;
+  };
+  const auto always = run(0), after1 = run(1), after2 = run(2);
+  CHECK(always[1] == doctest::Approx(kHitMs));
+  CHECK(always[2] == doctest::Approx(kHitMs));
+  CHECK(after1[1] > 1.0);  // the isolated read read nothing ahead
+  CHECK(after1[2] == doctest::Approx(kHitMs));  // the read that continued it did
+  CHECK(after2[2] > 1.0);
+  CHECK(after2[3] == doctest::Approx(kHitMs));
+}
