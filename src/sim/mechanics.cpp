@@ -26,6 +26,13 @@ Mechanics::Mechanics(const DiskModel& m, Layout layout, SeekCurve seek, std::uin
   head_switch_ns_ = ms_to_ns(m.head_switch_ms);
   settle_ns_ = ms_to_ns(m.controller.write_settle_ms.value_or(m.write_settle_ms));
   bulk_sector_ns_ = ms_to_ns(m.controller.bulk_sector_ms.value_or(0));
+  if (const auto& b = m.controller.bus) {
+    // DiskSim's block time on a bus is the slower of the bus's and the drive's (bulk sector) own,
+    // and the interface rate stays a floor.
+    const std::int64_t floor_ns = std::max(bulk_sector_ns_, interface_ns(m.logical_sector_bytes));
+    bus_read_ns_ = std::max(ms_to_ns(b->read_block_ms), floor_ns);
+    bus_write_ns_ = std::max(ms_to_ns(b->write_block_ms), floor_ns);
+  }
   jitter_ = m.noise.seek_jitter_pct / 100.0;
   v2_ = m.format_version >= 2;
   short_seek_ = m.aam.short_seek_cylinders;
@@ -107,15 +114,16 @@ std::int64_t Mechanics::interface_ns(std::uint64_t bytes) const {
   return static_cast<std::int64_t>(std::ceil(static_cast<double>(bytes) * 1000.0 / model_.interface_mb_s));
 }
 
-std::int64_t Mechanics::buffer_ns(std::uint64_t bytes) const {
+std::int64_t Mechanics::buffer_ns(std::uint64_t bytes, bool write) const {
+  const std::uint64_t blocks = (bytes + model_.logical_sector_bytes - 1) / model_.logical_sector_bytes;
+  if (bus_on()) return static_cast<std::int64_t>(blocks) * (write ? bus_write_ns_ : bus_read_ns_);
   const std::int64_t by_rate = interface_ns(bytes);
   if (bulk_sector_ns_ == 0) return by_rate;
   // DiskSim's bulk sector transfer time against the bus rate: the slower of the two. Only for
   // data the buffer already holds or takes in (hits, write-behind): a media transfer overlaps
   // with the bus, and at 0.1 ms a sector the bus would hold the drives to 5 MB/s, a third of
-  // their media rate.
-  const std::uint64_t sectors = (bytes + model_.logical_sector_bytes - 1) / model_.logical_sector_bytes;
-  return std::max(by_rate, static_cast<std::int64_t>(sectors) * bulk_sector_ns_);
+  // their media rate (controller.bus says otherwise, block by block: bus_done).
+  return std::max(by_rate, static_cast<std::int64_t>(blocks) * bulk_sector_ns_);
 }
 
 Access Mechanics::make_access(std::uint64_t lba, std::uint32_t sectors, bool write) const {
@@ -300,19 +308,49 @@ void Mechanics::stop_stream(std::int64_t t) {
   stream_.active = false;
 }
 
-std::uint64_t Mechanics::ahead_limit(std::uint64_t end) const {
+std::uint64_t Mechanics::ahead_limit(std::uint64_t first, std::uint64_t end, std::uint64_t seg_first) const {
   if (!look_ahead_) return end;
-  return std::min(layout_.capacity(), end + model_.cache.read_ahead_sectors);
+  const std::uint64_t cap = layout_.capacity();
+  std::uint64_t limit = std::min(cap, end + model_.cache.read_ahead_sectors);
+  const auto& pf = model_.controller.prefetch;
+  if (!pf || end >= cap) return limit;
+  // A drive that waits for a stream reads nothing ahead of reads that do not continue one.
+  if (sequential_run_ < pf->after_sequential_reads) return end;
+  switch (pf->continuous_read) {
+    case 0: return end;
+    case 1: limit = std::min(limit, track_end_lba(end - 1)); break;
+    case 2: limit = std::min(limit, cylinder_end_lba(end - 1)); break;
+    case 4: {
+      // DiskSim's one-track-ahead scheme: to the end of the track after the request, and one
+      // track further when the segment already holds an earlier track (a stream goes on).
+      std::uint64_t tf = 0, te = 0;
+      layout_.locate(end, &tf, &te);
+      limit = seg_first < tf ? std::min(cap, te + (te - tf)) : te;
+      break;
+    }
+    default: break;  // 3: until the segment is full (read_ahead_sectors, the window)
+  }
+  // Read-ahead over requested 0: the prefetch may not push the request's own data out.
+  if (pf->over_requested == 0 && cache_.enabled()) limit = std::min(limit, first + cache_.segment_sectors());
+  return std::max(limit, end);
 }
 
-void Mechanics::start_stream(int seg, std::uint64_t from, std::int64_t s_from, std::uint64_t end, std::int64_t t0) {
+std::uint64_t Mechanics::cylinder_end_lba(std::uint64_t lba) const {
+  const std::uint32_t cyl = layout_.locate(lba).cyl;
+  std::uint64_t e = track_end_lba(lba);
+  while (e < layout_.capacity() && layout_.locate(e).cyl == cyl) e = track_end_lba(e);
+  return e;
+}
+
+void Mechanics::start_stream(int seg, std::uint64_t first, std::uint64_t from, std::int64_t s_from, std::uint64_t end,
+                             std::int64_t t0) {
   stream_.active = true;
   stream_.seg = seg;
   stream_.lba0 = from;
   stream_.s0 = s_from;
   stream_.l0 = lost_revs(from);
   stream_.t0 = t0;
-  stream_.limit = ahead_limit(end);
+  stream_.limit = ahead_limit(first, end, cache_[seg].first);
   stream_.t_limit = reach_end(stream_.limit);
   stream_.served_end = end;
   cache_.touch(seg);
@@ -426,7 +464,7 @@ std::int64_t Mechanics::serve_log_write(const Access& a, std::int64_t t_dispatch
 
 std::int64_t Mechanics::write_back(const Access& a, std::int64_t t) {
   const std::uint64_t bytes = std::uint64_t{a.sectors} * model_.logical_sector_bytes;
-  std::int64_t ack = t + buffer_ns(bytes);
+  std::int64_t ack = t + buffer_ns(bytes, true);
   // The buffer holds at most cache.bytes of data not yet on the media, one write per segment
   // (a segmented cache gives each write a segment): make room first. The segment bound keeps the
   // backlog to what real firmware holds (tens of commands, not thousands of small writes).
@@ -455,13 +493,73 @@ std::int64_t Mechanics::serve(const Access& a, std::int64_t t_dispatch) {
   return done + completion_ns(a);
 }
 
+// controller.bus: the blocks of [a.lba, end) cross the bus one by one in order, from when the
+// drive holds the bus, each once it is in the buffer: at(e) is when the sector before e is
+// there (at most t). Within a track the sectors pass at one rate, so the last block's time
+// follows from the first and last sector of each track the read touches (and of each side of
+// `split`, before which everything is in the buffer already).
+template <class At>
+std::int64_t Mechanics::bus_done(const Access& a, std::int64_t t, std::uint64_t split, At&& at) const {
+  const std::uint64_t end = a.lba + a.sectors;
+  const std::int64_t b = bus_read_ns_;
+  auto ready = [&](std::uint64_t e) { return e <= split ? t : std::max(t, at(e)); };
+  std::int64_t r = t;
+  if (const auto& w = model_.controller.read_reconnect) {
+    // A read that would wait for the media lets the bus go and takes it back once its
+    // high-water mark of blocks is in the buffer (DiskSim: at least one block).
+    const std::uint64_t seg = cache_.enabled() ? cache_.segment_sectors() : a.sectors;
+    const double base = w->by_request_size ? static_cast<double>(std::min<std::uint64_t>(seg, a.sectors))
+                                           : static_cast<double>(seg);
+    const auto mark = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(w->by_request_size
+                                                    ? std::floor(base * w->high_water)
+                                                    : std::ceil(base * w->high_water - 1e-9)),
+                                                1, a.sectors);
+    const std::int64_t reached = ready(a.lba + mark);
+    if (reached > t)
+      r = std::max(t + ms_to_ns(w->disconnect_ms[last_write_ ? 1 : 0]), reached) +
+          ms_to_ns(w->first_reselect_ms + w->data_prep_ms);
+  }
+  std::int64_t c = r + static_cast<std::int64_t>(a.sectors) * b;
+  for (std::uint64_t p = a.lba; p < end;) {
+    std::uint64_t q = std::min(end, track_end_lba(p));
+    if (p < split) q = std::min(q, split);
+    c = std::max(c, ready(p + 1) + static_cast<std::int64_t>(end - p) * b);
+    c = std::max(c, ready(q) + static_cast<std::int64_t>(end - q + 1) * b);
+    p = q;
+  }
+  return c;
+}
+
+std::int64_t Mechanics::serve_from_stream(const Access& a, std::int64_t t, std::int64_t t_if) {
+  // The head is still reading on (or has read) through this request: no positioning. Only
+  // what it has not read yet can cost a slow region's time. (What it has read is there now;
+  // after a zero-latency read that is the whole track before the stream's start.)
+  const std::uint64_t end = a.lba + a.sectors;
+  const std::uint64_t unread = std::max(a.lba, stream_pos(t));
+  if (const std::int64_t extra = defect_extra(unread, end) + remap_extra(unread, end); extra > 0)
+    pause_stream(t, extra);
+  const std::int64_t done = end <= unread ? t : reach_end(end);
+  // (controller.prefetch.on_idle_hit false: a read the buffer holds whole starts no read-ahead.)
+  const bool idle_hit = end <= unread && model_.controller.prefetch && !model_.controller.prefetch->on_idle_hit;
+  if (end > stream_.limit || (look_ahead_ && !idle_hit)) {
+    stream_.limit = std::max(stream_.limit, ahead_limit(a.lba, end, cache_[stream_.seg].first));
+    stream_.t_limit = reach_end(stream_.limit);
+  }
+  mech_free_ = std::max(mech_free_, done);
+  stream_.served_end = std::max(stream_.served_end, end);
+  cache_.touch(stream_.seg);
+  if (!bus_on()) return std::max(done, t_if);
+  return bus_done(a, t, unread, [this](std::uint64_t e) { return reach_end(e); });
+}
+
 std::int64_t Mechanics::serve_decoded(const Access& a, std::int64_t t) {
   const std::uint64_t bytes = std::uint64_t{a.sectors} * model_.logical_sector_bytes;
-  const std::int64_t t_if = t + interface_ns(bytes);
+  const std::int64_t t_if = t + (bus_on() ? buffer_ns(bytes, a.write) : interface_ns(bytes));
   // What the mechanism destaged while it had nothing else to do.
   destage_started_before(t);
   const std::uint64_t end = a.lba + a.sectors;
   if (a.write) {
+    sequential_run_ = 0;
     if (write_cache_) return write_back(a, t);
     flush();  // a write-through write goes to the media after everything buffered before it
     const std::int64_t t_mech = std::max(t, mech_free_);
@@ -470,32 +568,18 @@ std::int64_t Mechanics::serve_decoded(const Access& a, std::int64_t t) {
     std::int64_t data_start = 0;
     return std::max(media_access(a, a.lba, t_mech, &data_start), t_if);
   }
+  sequential_run_ = a.lba == last_read_end_ ? sequential_run_ + 1 : 0;
+  last_read_end_ = end;
   const int skip = stream_.active ? stream_.seg : -1;
   if (int i = cache_.find(a.lba, a.sectors, skip); i >= 0) {
     cache_.touch(i);
-    return t + buffer_ns(bytes);
+    return t + buffer_ns(bytes, false);
   }
   std::uint64_t from = a.lba;
   int seg = -1;
   if (stream_.active) {
     if (a.lba <= stream_.limit && a.lba >= window_floor() && a.lba >= window_first(t)) {
-      if (t < stream_.t_limit || end <= stream_.limit) {
-        // The head is still reading on (or has read) through this request: no positioning.
-        // Only what it has not read yet can cost a slow region's time. (What it has read is
-        // there now; after a zero-latency read that is the whole track before the stream's start.)
-        const std::uint64_t unread = std::max(a.lba, stream_pos(t));
-        if (const std::int64_t extra = defect_extra(unread, end) + remap_extra(unread, end); extra > 0)
-          pause_stream(t, extra);
-        const std::int64_t done = end <= unread ? t : reach_end(end);
-        if (end > stream_.limit || look_ahead_) {
-          stream_.limit = std::max(stream_.limit, ahead_limit(end));
-          stream_.t_limit = reach_end(stream_.limit);
-        }
-        mech_free_ = std::max(mech_free_, done);
-        stream_.served_end = std::max(stream_.served_end, end);
-        cache_.touch(stream_.seg);
-        return std::max(done, t_if);
-      }
+      if (t < stream_.t_limit || end <= stream_.limit) return serve_from_stream(a, t, t_if);
       // The read-ahead stopped at its limit before this command came: the cached part is
       // kept and the rest is read after a rotational wait on the same track.
       from = stream_.limit;
@@ -512,7 +596,12 @@ std::int64_t Mechanics::serve_decoded(const Access& a, std::int64_t t) {
   ZeroLatency zl;
   const bool zero_latency = model_.cache.zero_latency_read && from == a.lba;
   const std::int64_t done = media_access(a, from, t_mech, &data_start, zero_latency ? &zl : nullptr);
-  if (seg < 0) return std::max(done, t_if);
+  // (A zero-latency read of a whole track sends its data once the track is read.)
+  const auto media_done = [&](std::uint64_t e) {
+    return zero_latency && zl.whole_track ? done : data_start + media_ns(from, e);
+  };
+  const std::int64_t finish = bus_on() ? bus_done(a, t, from, media_done) : std::max(done, t_if);
+  if (seg < 0) return finish;
   if (zero_latency && zl.whole_track) {
     // The whole track is in the segment; the read-ahead goes on from the next one.
     std::int64_t t_next = done;
@@ -520,12 +609,12 @@ std::int64_t Mechanics::serve_decoded(const Access& a, std::int64_t t) {
       const std::int64_t ready = done + switch_ns(head_, layout_.locate(zl.track_end));
       t_next = ready + rot_mod(layout_.stream_ns(zl.track_end) - ready);
     }
-    start_stream(seg, zl.track_end, layout_.stream_ns(zl.track_end), zl.track_end, t_next);
+    start_stream(seg, a.lba, zl.track_end, layout_.stream_ns(zl.track_end), zl.track_end, t_next);
   } else {
-    start_stream(seg, from, from == a.lba ? a.s_ns : layout_.stream_ns(from), end, data_start);
+    start_stream(seg, a.lba, from, from == a.lba ? a.s_ns : layout_.stream_ns(from), end, data_start);
   }
   if (zero_latency) cache_.set_range(seg, zl.cached_first, cache_[seg].end);
-  return std::max(done, t_if);
+  return finish;
 }
 
 Mechanics::SptfDecision Mechanics::sptf_decision(std::int64_t t) const {

@@ -80,8 +80,9 @@ class Mechanics {
   }
   std::int64_t interface_ns(std::uint64_t bytes) const;
   // A transfer of data the buffer holds (a hit) or takes in (write-behind): interface_ns, or
-  // controller.bulk_sector_ms per sector when that is slower.
-  std::int64_t buffer_ns(std::uint64_t bytes) const;
+  // controller.bulk_sector_ms per sector when that is slower; with controller.bus, its block
+  // time for the direction (write: into the drive) per block.
+  std::int64_t buffer_ns(std::uint64_t bytes, bool write) const;
   // Write every buffered write to the media (FLUSH CACHE, write cache turned off); returns when
   // the mechanism is done with them.
   std::int64_t flush();
@@ -149,6 +150,14 @@ class Mechanics {
   std::int64_t completion_ns(const Access& a) const;
   // The command once decoded at t (everything but the controller's overheads).
   std::int64_t serve_decoded(const Access& a, std::int64_t t);
+  // A read the read-ahead stream has read or is reading through (no positioning).
+  std::int64_t serve_from_stream(const Access& a, std::int64_t t, std::int64_t t_if);
+  bool bus_on() const { return bus_read_ns_ > 0; }
+  // controller.bus: when the last block of read a has crossed the bus, the command decoded at t,
+  // the blocks before `split` in the buffer by then and the sector before e there at at(e)
+  // (controller.read_reconnect: with the disconnect and reselect of a read that waits).
+  template <class At>
+  std::int64_t bus_done(const Access& a, std::int64_t t, std::uint64_t split, At&& at) const;
   // How many writes the buffer holds before a new one must wait (write-behind level 1: one).
   std::size_t max_dirty_writes() const;
   // Write-behind level 1 takes no write while an earlier one is still being written.
@@ -194,8 +203,13 @@ class Mechanics {
   void pause_stream(std::int64_t t, std::int64_t extra);
   void stop_stream(std::int64_t t);
   HeadPos head_at(std::int64_t t) const;
-  void start_stream(int seg, std::uint64_t from, std::int64_t s_from, std::uint64_t end, std::int64_t t0);
-  std::uint64_t ahead_limit(std::uint64_t end) const;
+  // The read-ahead of read [first, end) into segment seg, reading from `from` on at t0.
+  void start_stream(int seg, std::uint64_t first, std::uint64_t from, std::int64_t s_from, std::uint64_t end,
+                    std::int64_t t0);
+  // Where the read-ahead after read [first, end) stops: read_ahead_sectors on, or where
+  // controller.prefetch's rule says (the segment holding from seg_first on).
+  std::uint64_t ahead_limit(std::uint64_t first, std::uint64_t end, std::uint64_t seg_first) const;
+  std::uint64_t cylinder_end_lba(std::uint64_t lba) const;  // the first LBA past lba's cylinder
 
   // cache.zero_latency_read: what a read that lands on its track at `arrive` does.
   struct ZeroLatency {
@@ -248,6 +262,11 @@ class Mechanics {
   bool write_cache_ = false;
   bool look_ahead_ = true;
   std::int64_t bulk_sector_ns_ = 0;  // controller.bulk_sector_ms (0: the interface rate alone)
+  std::int64_t bus_read_ns_ = 0, bus_write_ns_ = 0;  // controller.bus: per block (0: no bus key)
+  // Reads in a row that each began where the read before ended (a write ends the run), and
+  // where the last read ended (controller.prefetch.after_sequential_reads).
+  std::uint32_t sequential_run_ = 0;
+  std::uint64_t last_read_end_ = ~std::uint64_t{0};
   bool last_write_ = false;          // the previous command was a write (overheads "after write")
   std::int64_t destage_end_ = 0;     // when the last destage started is on the media
 

@@ -105,13 +105,37 @@ struct OverheadTable {  // ms; [0] after a read, [1] after a write (DiskSim "...
   double write_hit[2] = {0, 0}, write_miss[2] = {0, 0};
   double read_completion = 0, write_completion = 0;  // added to each completion
 };
+// controller.bus: DiskSim's bus between host and drive ("Read / Write block transfer time"). Set,
+// every transfer crosses it block by block, a miss's blocks only once the media has read them.
+struct BusSpec {
+  double read_block_ms = 0, write_block_ms = 0;
+};
+// controller.read_reconnect: a read that must wait for the media disconnects and reconnects once
+// its high-water mark of blocks is in the buffer (DiskSim's watermark and reselect overheads).
+struct ReconnectSpec {
+  double high_water = 0;           // "High (read) water mark", a fraction
+  bool by_request_size = true;     // "Set watermark by reqsize": of the request, else of a segment
+  double first_reselect_ms = 0;    // "First reselect overhead"
+  double data_prep_ms = 0;         // "Data preparation overhead"
+  double disconnect_ms[2] = {0, 0};  // "Read disconnect afterread / afterwrite"
+};
+// controller.prefetch: DiskSim's read-ahead extent and trigger rules.
+struct PrefetchSpec {
+  int continuous_read = 3;    // "Buffer continuous read": 0 none, 1 track, 2 cylinder, 3 segment, 4 track ahead
+  int over_requested = 1;     // "Read-ahead over requested" (-1, 0, 1): 0 keeps the request's data
+  bool on_idle_hit = true;    // "Read-ahead on idle hit"
+  std::uint32_t after_sequential_reads = 0;  // no read-ahead until this many reads in a row continued
+};
 struct ControllerSpec {
   std::optional<OverheadTable> overheads;  // replaces command_overhead_ms
   std::optional<int> write_behind_level;   // DiskSim "Fast write level" 0/1/2; sets write_back
   std::optional<double> bulk_sector_ms;    // bus time per sector; replaces interface_mb_s
   std::optional<double> write_settle_ms;   // signed; replaces write_settle_ms
+  std::optional<BusSpec> bus;
+  std::optional<ReconnectSpec> read_reconnect;  // needs bus
+  std::optional<PrefetchSpec> prefetch;
   bool any() const {
-    return overheads || write_behind_level || bulk_sector_ms || write_settle_ms;
+    return overheads || write_behind_level || bulk_sector_ms || write_settle_ms || bus || read_reconnect || prefetch;
   }
 };
 

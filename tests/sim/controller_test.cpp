@@ -196,3 +196,152 @@ TEST_CASE("controller: malformed keys name the field; the block round-trips") {
   REQUIRE(again.ok());
   CHECK(json::parse(ds::sim::model_to_json(*again))["controller"] == m["controller"]);
 }
+
+// ---- controller.bus, controller.read_reconnect, controller.prefetch ----------------------------
+namespace {
+
+// 6000 rpm, 500 sectors a track: a sector passes in 0.02 ms. A 100 MB/s interface (0.00512 ms a
+// sector) is a floor the bus times below stay above.
+constexpr double kSectorMs = kRevMs / 500;
+
+json bus_model(double read_block_ms, std::optional<json> reconnect = std::nullopt) {
+  json m = base_model();
+  m["interface_mb_s"] = 100;
+  m["controller"] = {{"bus", {{"read_block_ms", read_block_ms}, {"write_block_ms", read_block_ms}}}};
+  if (reconnect) m["controller"]["read_reconnect"] = *reconnect;
+  return m;
+}
+
+// A miss of 16 sectors inside one track (LBAs 1000..1499): the first command of a fresh drive,
+// so that every variant positions from the same place at the same time.
+double miss16(const json& model) {
+  auto t = open_json(model);
+  return cmd(*t.io, 1100, 16, false);
+}
+
+}  // namespace
+
+TEST_CASE("controller.bus: a hit costs the overhead and one block time per block") {
+  auto t = open_json(bus_model(0.17));
+  cmd(*t.io, 1000, 16, false);
+  cmd(*t.io, 2000000, 16, false, 30);
+  CHECK(cmd(*t.io, 1000, 16, false, 30) == doctest::Approx(0.3 + 16 * 0.17));
+  // Below the interface's time a sector, the interface rate stands.
+  auto f = open_json(bus_model(0.001));
+  cmd(*f.io, 1000, 16, false);
+  cmd(*f.io, 2000000, 16, false, 30);
+  CHECK(cmd(*f.io, 1000, 16, false, 30) == doctest::Approx(0.3 + 16 * 512 / 100e3).epsilon(1e-4));
+}
+
+TEST_CASE("controller.bus: a miss's blocks cross the bus only once the media has read them") {
+  json plain = base_model();
+  plain["interface_mb_s"] = 100;
+  const double without = miss16(plain);  // the interface overlaps the positioning and the media
+  // A bus faster than the media: only the last block's time comes after the media is done (a
+  // bus that overlapped the seek would add nothing).
+  CHECK(miss16(bus_model(0.01)) - without == doctest::Approx(0.01).epsilon(1e-3));
+  // A bus slower than the media: the first block as it is read, then 16 block times.
+  CHECK(miss16(bus_model(1.0)) - without == doctest::Approx(16 * 1.0 - 15 * kSectorMs).epsilon(1e-4));
+  // A write-through write sends its data while the head positions: max(media, bus).
+  json w = bus_model(1.0);
+  auto t = open_json(w);
+  CHECK(cmd(*t.io, 1100, 16, true) >= 0.3 + 16 * 1.0);
+}
+
+TEST_CASE("controller.read_reconnect: a read that waits reconnects at its high-water mark, then pays the reselect") {
+  const double bus_only = miss16(bus_model(1.0));
+  auto rc = [](double hw, bool by_request) {
+    return json{{"high_water", hw}, {"by_request_size", by_request}, {"first_reselect_ms", 0.15},
+                {"data_prep_ms", 0.05}, {"disconnect_after_read_ms", 0.02}, {"disconnect_after_write_ms", 0.04}};
+  };
+  // 0.75 of 16 blocks: the bus waits for the 12th sector, 11 sector times after the first.
+  CHECK(miss16(bus_model(1.0, rc(0.75, true))) - bus_only == doctest::Approx(11 * kSectorMs + 0.2).epsilon(1e-4));
+  // A mark of 0 is one block: only the reselect and the data preparation.
+  CHECK(miss16(bus_model(1.0, rc(0.0, true))) - bus_only == doctest::Approx(0.2).epsilon(1e-4));
+  // Of the segment (512 sectors here), cut to the request: all 16 blocks first.
+  CHECK(miss16(bus_model(1.0, rc(0.75, false))) - bus_only == doctest::Approx(15 * kSectorMs + 0.2).epsilon(1e-4));
+  // A hit does not disconnect.
+  auto t = open_json(bus_model(0.17, rc(0.75, true)));
+  cmd(*t.io, 1000, 16, false);
+  cmd(*t.io, 2000000, 16, false, 30);
+  CHECK(cmd(*t.io, 1000, 16, false, 30) == doctest::Approx(0.3 + 16 * 0.17));
+  // It needs the bus.
+  json bad = base_model();
+  bad["controller"] = {{"read_reconnect", rc(0.5, true)}};
+  auto m = ds::sim::parse_model(bad.dump());
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.error().message.find("controller.read_reconnect") != std::string::npos);
+}
+
+namespace {
+
+json prefetch_model(std::optional<json> prefetch, std::uint32_t read_ahead = 128) {
+  json m = base_model();
+  m["cache"]["read_ahead_sectors"] = read_ahead;
+  if (prefetch) m["controller"] = {{"prefetch", *prefetch}};
+  return m;
+}
+
+// Read `first` (8 sectors unless told), wait 30 ms (three revolutions: any read-ahead is done),
+// then read 8 sectors at `then`: its latency.
+double after(const json& model, std::uint64_t first, std::uint64_t then, std::uint32_t n = 8) {
+  auto t = open_json(model);
+  cmd(*t.io, first, n, false);
+  return cmd(*t.io, then, 8, false, 30);
+}
+
+constexpr double kHitMs = 0.3 + 8 * 512 / 20e3;  // overhead + 8 sectors at 20 MB/s
+
+}  // namespace
+
+TEST_CASE("controller.prefetch.continuous_read: how far the read-ahead goes") {
+  auto rule = [](int c) { return json{{"continuous_read", c}}; };
+  // Track 2 is LBAs 1000..1499. A read at 1400 and then one on the next track, 1500.
+  CHECK(after(prefetch_model(std::nullopt), 1400, 1500) == doctest::Approx(kHitMs));  // 128 on
+  CHECK(after(prefetch_model(rule(3)), 1400, 1500) == doctest::Approx(kHitMs));       // until the segment is full
+  CHECK(after(prefetch_model(rule(1)), 1400, 1500) > 1.0);  // to the end of its track only
+  CHECK(after(prefetch_model(rule(0)), 1400, 1408) > 1.0);  // none at all
+  CHECK(after(prefetch_model(rule(2)), 1400, 1500) == doctest::Approx(kHitMs));  // 1500 is on the same cylinder
+  CHECK(after(prefetch_model(rule(2)), 1900, 2000) > 1.0);                      // 2000 is the next one
+  // 4: an isolated read reads to the end of its track; a read that already spans a track
+  // boundary (a stream going on) one track further, read_ahead_sectors notwithstanding.
+  CHECK(after(prefetch_model(rule(4)), 1400, 1500) > 1.0);
+  CHECK(after(prefetch_model(rule(4)), 1495, 2100) == doctest::Approx(kHitMs));    // 1495..1502: to 2500
+  CHECK(after(prefetch_model(rule(4)), 990, 1600, 20) == doctest::Approx(kHitMs));  // 990..1009: to 2000
+  CHECK(after(prefetch_model(rule(4)), 990, 2000, 20) > 1.0);
+}
+
+TEST_CASE("controller.prefetch.over_requested and on_idle_hit") {
+  // Segments of 512 sectors; read-ahead 600. Over requested 1: the read-ahead pushes the
+  // request's data out of the segment and reads on to 608; 0: it stops when the segment is full.
+  CHECK(after(prefetch_model(json{{"continuous_read", 3}, {"over_requested", 1}}, 600), 0, 560) ==
+        doctest::Approx(kHitMs));
+  CHECK(after(prefetch_model(json{{"continuous_read", 3}, {"over_requested", 0}}, 600), 0, 560) > 1.0);
+  // On idle hit: a read the read-ahead has already read moves its limit on, or not.
+  auto idle = [](bool on) {
+    auto t = open_json(prefetch_model(json{{"continuous_read", 3}, {"on_idle_hit", on}}));
+    cmd(*t.io, 1000, 8, false);
+    CHECK(cmd(*t.io, 1008, 8, false, 30) == doctest::Approx(kHitMs));
+    return cmd(*t.io, 1136, 8, false, 30);  // past 1000 + 8 + 128, within 1016 + 128
+  };
+  CHECK(idle(true) == doctest::Approx(kHitMs));
+  CHECK(idle(false) > 1.0);
+}
+
+TEST_CASE("controller.prefetch.after_sequential_reads: no read-ahead until a stream is established") {
+  auto run = [](std::uint32_t after) {
+    json pf{{"continuous_read", 3}};
+    if (after > 0) pf["after_sequential_reads"] = after;
+    auto t = open_json(prefetch_model(pf));
+    std::vector<double> out;
+    for (std::uint64_t lba : {1000, 1008, 1016, 1024}) out.push_back(cmd(*t.io, lba, 8, false, 30));
+    return out;
+  };
+  const auto always = run(0), after1 = run(1), after2 = run(2);
+  CHECK(always[1] == doctest::Approx(kHitMs));
+  CHECK(always[2] == doctest::Approx(kHitMs));
+  CHECK(after1[1] > 1.0);  // the isolated read read nothing ahead
+  CHECK(after1[2] == doctest::Approx(kHitMs));  // the read that continued it did
+  CHECK(after2[2] > 1.0);
+  CHECK(after2[3] == doctest::Approx(kHitMs));
+}

@@ -2,6 +2,7 @@
 """Add DiskSim's controller parameters to a drivescope disk model.
 
 Usage: disksim2model.py SOURCE.json BASE_MODEL.json [-o OUT.json] [--truth TRUTH.json]
+                        [--parv NAME.parv]
 
 SOURCE.json is a drive in the DiskSim source form ("schema": "disk-model/v1": DiskSim's
 .diskspecs/.model values as JSON, tests/data/disksim/). BASE_MODEL.json is the same drive already
@@ -17,6 +18,14 @@ keys") built from SOURCE by these rules:
 - write_settle_ms: DiskSim's "Add. write settling delay" when it is negative (the top-level
   write_settle_ms of format /1 cannot be; it stays at 0 there).
 
+--parv NAME.parv: DiskSim's own system file for the drive (with the .diskspecs it sources beside
+it; tests/data/disksim/native/). The source form leaves out the bus, the reconnection and the
+read-ahead rules; from these files the controller object also gets, by DiskSim's parameter names:
+- bus: the "Read / Write block transfer time" of the bus the disk hangs on in the topology;
+- read_reconnect: "High (read) water mark", "Set watermark by reqsize", "First reselect
+  overhead", "Data preparation overhead", "Read disconnect afterread / afterwrite";
+- prefetch: "Buffer continuous read", "Read-ahead over requested", "Read-ahead on idle hit".
+
 Fixes to the base conversion (each a documented conversion error):
 - cache.write_back is true for every write-behind level above 0 (the first conversion set it
   for level 2 only; level 1 is write-behind too, of one write at a time).
@@ -30,6 +39,8 @@ The output is written as the models are stored: JSON indented by one space, keys
 """
 import argparse
 import json
+import os
+import re
 import sys
 
 OVERHEAD_NAMES = {
@@ -59,7 +70,63 @@ def controller_block(src):
     return block
 
 
-def convert(src, base):
+def param_blocks(text):
+    """DiskSim parameter text: {block name: {parameter: number}} for every `disksim_TYPE NAME {`
+    block (the parameters of blocks nested in it counted as its own)."""
+    blocks, name, depth = {}, None, 0
+    for line in text.splitlines():
+        line = line.split("#", 1)[0]
+        head = re.match(r"\s*disksim_\w+\s+(\S+)\s*\{", line)
+        if depth == 0 and head:
+            name = head.group(1)
+            blocks[name] = {}
+        elif name:
+            kv = re.match(r"\s*([^=]+?)\s*=\s*(-?[0-9.]+)\s*,?\s*$", line)
+            if kv:
+                blocks[name][kv.group(1)] = float(kv.group(2))
+        depth += line.count("{") - line.count("}")
+        if depth == 0:
+            name = None
+    return blocks
+
+
+def native_params(parv_path):
+    """(the disk's bus block, the disk's block) of DiskSim's .parv and the files it sources."""
+    with open(parv_path, encoding="utf-8") as f:
+        text = f.read()
+    blocks = param_blocks(text)
+    for sourced in re.findall(r"^source\s+(\S+)", text, re.M):
+        with open(os.path.join(os.path.dirname(parv_path), sourced), encoding="utf-8") as f:
+            blocks.update(param_blocks(f.read()))
+    spec_of = dict(re.findall(r"instantiate\s*\[\s*(\w+)\s*\]\s*as\s+(\S+)", text))
+    bus = re.search(r"disksim_bus\s+(\w+)\s*\[\s*disksim_disk\s+(\w+)", text)
+    if not bus:
+        raise ValueError(f"{parv_path}: no bus holding the disk in the topology")
+    return blocks[spec_of[bus.group(1)]], blocks[spec_of[bus.group(2)]]
+
+
+def bus_keys(parv_path):
+    """The controller's bus, read_reconnect and prefetch objects from DiskSim's own files."""
+    bus, disk = native_params(parv_path)
+    return {
+        "bus": {"read_block_ms": bus["Read block transfer time"], "write_block_ms": bus["Write block transfer time"]},
+        "read_reconnect": {
+            "high_water": disk["High (read) water mark"],
+            "by_request_size": disk["Set watermark by reqsize"] == 1,
+            "first_reselect_ms": disk["First reselect overhead"],
+            "data_prep_ms": disk["Data preparation overhead"],
+            "disconnect_after_read_ms": disk["Read disconnect afterread"],
+            "disconnect_after_write_ms": disk["Read disconnect afterwrite"],
+        },
+        "prefetch": {
+            "continuous_read": int(disk["Buffer continuous read"]),
+            "over_requested": int(disk["Read-ahead over requested"]),
+            "on_idle_hit": disk["Read-ahead on idle hit"] == 1,
+        },
+    }
+
+
+def convert(src, base, parv=None):
     """BASE with the controller block (replacing any earlier one) and the documented fixes."""
     out = dict(base)
     level = src["cache"]["fast_write_level"]
@@ -68,6 +135,8 @@ def convert(src, base):
         cache["write_back"] = level > 0
         out["cache"] = cache
     out["controller"] = controller_block(src)
+    if parv:
+        out["controller"].update(bus_keys(parv))
     return out
 
 
@@ -97,6 +166,7 @@ def main(argv):
     ap.add_argument("base", help="the drive's drivescope-disk-model/1 file")
     ap.add_argument("-o", "--output", help="where to write (default: stdout)")
     ap.add_argument("--truth", help="the drive's .truth.json, updated in place")
+    ap.add_argument("--parv", help="DiskSim's own .parv for the drive (bus, reconnection, read-ahead rules)")
     args = ap.parse_args(argv)
     with open(args.source, encoding="utf-8") as f:
         src = json.load(f)
@@ -105,7 +175,7 @@ def main(argv):
     if src.get("schema") != "disk-model/v1":
         print(f"{args.source}: not a DiskSim source-form file (schema disk-model/v1)", file=sys.stderr)
         return 2
-    new = convert(src, base)
+    new = convert(src, base, args.parv)
     if args.truth:
         with open(args.truth, encoding="utf-8") as f:
             truth = json.load(f)

@@ -5,7 +5,9 @@ Usage: test_disksim2model.py TESTS_DATA_DIR
 - every model in disk-models/ that has a source in disksim/ is the converter's output (converting
   it again changes nothing);
 - the controller block holds DiskSim's figures under the documented names;
-- apart from "controller" and the documented cache.write_back fix, the converter keeps every key.
+- apart from "controller" and the documented cache.write_back fix, the converter keeps every key;
+- with --parv (class Native) the bus, read_reconnect and prefetch objects hold the figures of
+  DiskSim's own files in tests/data/disksim/native/.
 """
 import json
 import os
@@ -69,6 +71,39 @@ class Converter(unittest.TestCase):
                 self.assertEqual({k: v for k, v in out["cache"].items() if k != "write_back"},
                                  {"bytes": 1, "segments": 1})
                 self.assertNotIn("old", out["controller"])
+
+
+NATIVE = {"hp_c2247a": "hp_c2247a", "hp_c2490a": "hp_c2490a", "dec_rz26": "dec_rz26",
+          "seagate_st41601n": "st41601n", "quantum_qm39100td_atlas3": "atlas_III",
+          "seagate_st34501n_cheetah4lp": "cheetah4LP", "seagate_st39102lw_cheetah9lp": "cheetah9LP"}
+
+
+def diskspecs_value(text, name):
+    """One parameter of a .diskspecs, found by plain text search (not the converter's parser)."""
+    line = next(l for l in text.splitlines() if l.strip().startswith(name + " ="))
+    return float(line.split("=", 1)[1].strip().rstrip(","))
+
+
+class Native(unittest.TestCase):
+    """--parv: the bus, reconnection and read-ahead keys from DiskSim's own files."""
+
+    def test_keys_hold_disksim_figures(self):
+        native = os.path.join(DATA, "disksim", "native")
+        for model, name in NATIVE.items():
+            with self.subTest(model):
+                parv = os.path.join(native, name + ".parv")
+                with open(os.path.join(native, name + ".diskspecs"), encoding="utf-8") as f:
+                    specs = f.read()
+                out = disksim2model.convert(load(os.path.join(DATA, "disksim", model + ".json")),
+                                            load(os.path.join(DATA, "disk-models", model + ".json")), parv)
+                c = out["controller"]
+                self.assertEqual(c["read_reconnect"]["high_water"], diskspecs_value(specs, "High (read) water mark"))
+                self.assertEqual(c["read_reconnect"]["first_reselect_ms"], diskspecs_value(specs, "First reselect overhead"))
+                self.assertEqual(c["prefetch"]["continuous_read"], diskspecs_value(specs, "Buffer continuous read"))
+                self.assertEqual(c["prefetch"]["on_idle_hit"], diskspecs_value(specs, "Read-ahead on idle hit") == 1)
+                self.assertIn("overheads_ms", c)
+        hp = disksim2model.bus_keys(os.path.join(native, "hp_c2247a.parv"))
+        self.assertEqual(hp["bus"], {"read_block_ms": 0.1701, "write_block_ms": 0.18686})  # BUS1, the disk's
 
 
 if __name__ == "__main__":
