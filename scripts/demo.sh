@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Sets up, builds, and runs drivescope's main job on the built-in simulated drive.
+# Sets up, builds, and runs drivescope's main job on the built-in simulated drive. Only the
+# drivescope target is built (with its nbdkit plugin), not the tests: scripts/test.sh builds those.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh build >&2
+scripts/setup.sh build drivescope >&2
 build/drivescope identify sim:raptor
 echo
 exec build/drivescope bench sim:raptor "$@"

@@ -1,16 +1,25 @@
 #!/usr/bin/env bash
-# Installs what drivescope needs to build and test on Debian 12, then configures and builds it.
-# Usage: scripts/setup.sh [BUILD_DIR]   (default: build)
+# Installs what drivescope needs to build (and, unless targets are named, to test) on Debian 12,
+# then configures and builds it.
+# Usage: scripts/setup.sh [BUILD_DIR [TARGET...]]   (default: build, every target)
+#   With TARGETs (scripts/demo.sh: drivescope) only the packages the build needs are installed and
+#   only those targets are built; without, also what the tests run and everything is built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
+targets=("${@:2}")
 
-pkgs=(build-essential cmake ninja-build pkg-config
+# What configuring and building the binary (and its nbdkit plugin) needs; python3 for tools/fnlen,
+# dpkg-dev for `cpack -G DEB` (dpkg-shlibdeps finds the package's Depends).
+pkgs=(build-essential cmake ninja-build pkg-config dpkg-dev python3
       libsgutils2-dev libatasmart-dev libaio-dev libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev
-      sg3-utils hdparm smartmontools fio gnuplot-nox
-      python3 python3-jsonschema prometheus  # tools/fnlen, ctest schema (JSON output vs docs/schema), promtool for --prom
-      clang libclang-rt-14-dev llvm-14  # sanitizer + libFuzzer stage (scripts/sanitize.sh)
-      nbdkit nbdkit-plugin-dev qemu-utils libnbd-bin)  # drivescope serve and its test (docs/serve.md)
+      nbdkit-plugin-dev)
+if [ ${#targets[@]} -eq 0 ]; then
+  pkgs+=(sg3-utils hdparm smartmontools fio gnuplot-nox
+         python3-jsonschema prometheus  # ctest schema (JSON output vs docs/schema), promtool for --prom
+         clang libclang-rt-14-dev llvm-14  # sanitizer + libFuzzer stage (scripts/sanitize.sh)
+         nbdkit qemu-utils libnbd-bin)  # drivescope serve and its test (docs/serve.md)
+fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -28,4 +37,6 @@ fi
 gen=()
 [ -f "$build/CMakeCache.txt" ] || ! command -v ninja >/dev/null || gen=(-G Ninja)
 cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${DRIVESCOPE_CMAKE_ARGS:-} >/dev/null
-cmake --build "$build" -j"$(nproc)"
+target_args=()
+for t in "${targets[@]}"; do target_args+=(--target "$t"); done
+cmake --build "$build" -j"$(nproc)" "${target_args[@]}"

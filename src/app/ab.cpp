@@ -1,6 +1,7 @@
 #include "app/ab.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <set>
 
@@ -106,6 +107,25 @@ std::map<std::string, double> bench_figures(const measure::BenchResult& r) {
       put(m, fmt::format("{}@{}", figure(K::tests::blocksize, K::blocksize_row::read_mb_s), row.block_bytes),
           row.read_mb_s);
   return m;
+}
+
+bool figure_before(std::string_view a, std::string_view b) {
+  const auto at_a = a.find('@'), at_b = b.find('@');
+  const std::string_view name_a = a.substr(0, at_a), name_b = b.substr(0, at_b);
+  if (name_a != name_b) return name_a < name_b;
+  // The same figure at two sizes: the one without a size first, then by the size's value.
+  auto size_of = [](std::string_view s, std::size_t at) -> std::optional<unsigned long long> {
+    if (at == std::string_view::npos) return std::nullopt;
+    unsigned long long v = 0;
+    const auto digits = s.substr(at + 1);
+    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (ec != std::errc() || p != digits.data() + digits.size()) return std::nullopt;
+    return v;
+  };
+  const auto sa = size_of(a, at_a), sb = size_of(b, at_b);
+  if (sa && sb && *sa != *sb) return *sa < *sb;
+  if (sa.has_value() != sb.has_value()) return !sa.has_value();
+  return a < b;
 }
 
 namespace {
@@ -239,7 +259,11 @@ void compare_figures(const AbOptions& o, AbResult& res) {
   measure::AbStatsOptions so;
   so.confidence = o.confidence;
   so.seed = o.seed;
-  for (const auto& [key, ab] : vals) {
+  std::vector<std::string> order;
+  for (const auto& kv : vals) order.push_back(kv.first);
+  std::sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return figure_before(x, y); });
+  for (const auto& key : order) {
+    const auto& ab = vals.at(key);
     const auto slash = key.find('/');
     auto c = measure::compare_arms(key.substr(0, slash), key.substr(slash + 1), ab.first, ab.second, so);
     if (c) res.results.push_back(std::move(*c));

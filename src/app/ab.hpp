@@ -80,6 +80,10 @@ struct AbResult {
 // The figures of one bench result that an A/B compares: "access/read.mean_ms",
 // "transfer/outer_mb_s", ... (figures the test could not measure, i.e. zero, are left out).
 std::map<std::string, double> bench_figures(const measure::BenchResult& r);
+// The order of the compared figures: by name, and a block-size figure ("blocksize/read_mb_s@4096")
+// by its size as a number, so that 4 KiB comes before 64 KiB and 1 MiB last (as text,
+// "@1048576" sorts first).
+bool figure_before(std::string_view a, std::string_view b);
 
 using StopFn = std::function<bool()>;
 using AbProgressFn = std::function<void(unsigned round, char arm, std::string_view test)>;

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/restore.hpp"
 #include "app/target.hpp"
 #include "tests/bench.hpp"
 #include "tests/result_keys.hpp"
@@ -229,6 +230,11 @@ Expected<Report> run_bench(const BenchRequest& req, const measure::ProgressFn& p
   oo.device = req.device;
   auto t = open_target(req.target, oo);
   if (!t) return t.error();
+  // A leftover state file means an earlier ab or ncq left this drive's settings changed: what
+  // would be measured is not the drive as it is set up (docs/safety.md).
+  for (const auto& f : state_file_candidates(t->spec, t->block_name))
+    if (auto ok = check_no_leftover(f); !ok)
+      return make_error("bench: refusing to measure a drive whose settings are not its own: " + ok.error().message);
 
   measure::BenchOptions bo;
   if (!req.tests.empty()) bo.tests = req.tests;

@@ -5,11 +5,8 @@
 #include <fmt/format.h>
 
 #include <cctype>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iostream>
 #include <iterator>
 
 #include "drivescope/opcodes.hpp"
@@ -307,26 +304,9 @@ Expected<Report> decode_bytes(std::span<const std::uint8_t> in, std::string_view
 }
 
 Expected<Report> decode_file(const std::string& path, const DecodeOptions& o) {
-  std::vector<std::uint8_t> bytes;
-  const bool stdin_input = path == "-";
-  const std::string name = stdin_input ? "stdin" : path;
-  std::ifstream file;
-  if (!stdin_input) {
-    file.open(path, std::ios::binary);
-    if (!file) {
-      const int e = errno;
-      return make_error(fmt::format("{}: cannot open: {}", path, std::strerror(e ? e : ENOENT)), e);
-    }
-  }
-  std::istream& in = stdin_input ? std::cin : static_cast<std::istream&>(file);
-  char buf[4096];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    bytes.insert(bytes.end(), buf, buf + in.gcount());
-    if (bytes.size() > kMaxInput)
-      return make_error(fmt::format("{}: more than {} bytes: not a captured page", name, kMaxInput));
-  }
-  if (in.bad()) return make_error(fmt::format("{}: read error", name));
-  return decode_bytes(bytes, name, o);
+  auto bytes = probe::read_capture(path, kMaxInput, "a captured page");
+  if (!bytes) return bytes.error();
+  return decode_bytes(*bytes, path == "-" ? "stdin" : path, o);
 }
 
 }  // namespace ds::app

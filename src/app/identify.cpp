@@ -80,10 +80,11 @@ Expected<Report> identify_block_report(std::string_view name, std::string_view f
 Expected<Report> identify_dump(const std::string& path, const IdentifyOptions& o) {
   auto dump = probe::read_identify_dump(path, o.allow_bad_checksum);
   if (!dump) return dump.error();
+  const std::string name = path == "-" ? "stdin" : path;
   if (probe::identify_block_empty(dump->identify))
-    return make_error(fmt::format("{}: the IDENTIFY data is all {}: there is no identity to decode", path,
+    return make_error(fmt::format("{}: the IDENTIFY data is all {}: there is no identity to decode", name,
                                   dump->identify[0] ? "FFh" : "zero"));
-  json doc = header("dump", path);
+  json doc = header("dump", name);
   doc["target"]["format"] = probe::dump_format_name(dump->format);
   std::optional<probe::SmartReport> smart;
   std::string smart_note;

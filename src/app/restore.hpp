@@ -16,6 +16,7 @@
 
 namespace ds::app {
 
+using control::check_no_leftover;
 using control::kStateFormat;
 using control::read_state_file;
 using control::restore_command_line;
@@ -23,6 +24,7 @@ using control::RestoreStack;
 using control::RestoreState;
 using control::SavedSetting;
 using control::state_dir;
+using control::state_file_candidates;
 using control::state_file_name;
 using control::state_from_json;
 using control::state_to_json;

@@ -21,6 +21,14 @@ using Action = std::function<int()>;
 int emit(const Expected<app::Report>& r, bool json);
 void remember_argv(int argc, char** argv);
 
+// A usage error (exit 2) found before any command ran (CLI11's parse, an unknown command): with
+// `--json` or `--json=c` anywhere on the command line the error is also a document on stdout, as
+// a failed command's, so a script reading stdout never gets nothing. Returns kExitUsage.
+int usage_error_document(const std::string& message);
+// A command's own usage check that failed: "drivescope COMMAND: MESSAGE" on stderr, the document
+// as above; returns kExitUsage.
+int refuse_usage(const std::string& command, const std::string& message);
+
 // The --json flag of every command: `--json` (pretty) or `--json=c` (one compact line per
 // document, as smartctl's --json=c). Sets `json`; the style is the process's.
 CLI::Option* add_json_flag(CLI::App* c, bool& json, const std::string& help = "one JSON document on stdout");

@@ -80,8 +80,7 @@ Action add_ab(CLI::App& app) {
     }
     auto opts = app::parse_ab_feature(o->feature, base);
     if (!opts) {
-      std::fprintf(stderr, "drivescope ab: %s\n", opts.error().message.c_str());
-      return app::kExitUsage;
+      return refuse_usage("ab", opts.error().message);
     }
     // Before any other thread exists: SIGINT/SIGTERM become a flag (see app/restore.hpp).
     std::string forced_file;

@@ -1,5 +1,3 @@
-#include <cstdio>
-
 #include "app/decode.hpp"
 #include "cli/cli.hpp"
 
@@ -31,9 +29,8 @@ Action add_decode(CLI::App& app) {
     d.allow_bad_checksum = o->bad_checksum;
     const int kinds = o->identify + !o->log.empty() + o->inquiry + o->vpd + o->sense + !o->zones.empty();
     if (kinds != 1) {
-      std::fprintf(stderr, "drivescope decode: say what the bytes are with exactly one of --identify, "
-                           "--ata-log N, --inquiry, --vpd, --sense, --zones zbc|zac\n");
-      return app::kExitUsage;
+      return refuse_usage("decode", "say what the bytes are with exactly one of --identify, "
+                                    "--ata-log N, --inquiry, --vpd, --sense, --zones zbc|zac");
     }
     if (o->identify) d.kind = app::DecodeKind::identify;
     if (o->inquiry) d.kind = app::DecodeKind::inquiry;
@@ -43,9 +40,7 @@ Action add_decode(CLI::App& app) {
     if (!o->log.empty()) {
       auto a = app::parse_log_address(o->log);
       if (!a) {
-        std::fprintf(stderr, "drivescope decode: --ata-log %s is not a log address (0x00 to 0xff)\n",
-                     o->log.c_str());
-        return app::kExitUsage;
+        return refuse_usage("decode", "--ata-log " + o->log + " is not a log address (0x00 to 0xff)");
       }
       d.kind = app::DecodeKind::ata_log;
       d.ata_log = *a;

@@ -27,8 +27,9 @@ Action add_features(CLI::App& app) {
        "get | set LEVEL (128..254) | quiet (128) | fast (254) | off"},
       {app::FeatureId::apm, "Advanced Power Management: read or set the level (SET FEATURES 05h/85h)",
        "get | set LEVEL (1..254) | off"},
-      {app::FeatureId::write_cache, "the drive's volatile write cache (SET FEATURES 02h/82h)", "get | on | off"},
-      {app::FeatureId::read_ahead, "the drive's read look-ahead (SET FEATURES AAh/55h)", "get | on | off"},
+      {app::FeatureId::write_cache, "the drive's volatile write cache (SET FEATURES 02h/82h)",
+       "get | on | off | set on|off"},
+      {app::FeatureId::read_ahead, "the drive's read look-ahead (SET FEATURES AAh/55h)", "get | on | off | set on|off"},
   };
   auto all = std::make_shared<std::vector<std::shared_ptr<Opts>>>();
   for (const auto& e : entries) {

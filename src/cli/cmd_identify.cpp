@@ -1,5 +1,3 @@
-#include <cstdio>
-
 #include "app/target.hpp"
 #include "cli/cli.hpp"
 
@@ -15,7 +13,7 @@ Action add_identify(CLI::App& app) {
   auto* c = app.add_subcommand("identify", "decoded identity and features of a drive");
   c->add_option("target", o->target, "/dev/sdX, /dev/sgN, sim:NAME, sim:MODEL.json");
   c->add_option("--from-file", o->file,
-                "a captured IDENTIFY: hdparm hex words, raw 512 bytes, a libatasmart blob, or identify --raw output (text or JSON)");
+                "a captured IDENTIFY: hdparm hex words, raw 512 bytes, a libatasmart blob, or identify --raw output (text or JSON); - reads stdin");
   c->add_flag("--raw", o->raw, "also show the raw IDENTIFY words / pages");
   c->add_flag("--logs", o->logs,
               "read the General Purpose Log directory (READ LOG EXT) even when IDENTIFY does not "
@@ -29,8 +27,7 @@ Action add_identify(CLI::App& app) {
     if (!c->parsed()) return -1;
     app::IdentifyOptions io{.raw = o->raw, .allow_bad_checksum = o->bad_checksum, .logs = o->logs};
     if (o->file.empty() == o->target.empty()) {
-      std::fprintf(stderr, "drivescope identify: give either a TARGET or --from-file FILE\n");
-      return app::kExitUsage;
+      return refuse_usage("identify", "give either a TARGET or --from-file FILE");
     }
     if (!o->file.empty()) return emit_with_prom(app::identify_dump(o->file, io), o->json, o->prom, "identify");
     auto t = app::open_target(o->target, {.device = device_choice(o->dev)});

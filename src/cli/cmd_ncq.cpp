@@ -1,7 +1,6 @@
 // `drivescope ncq TARGET [--json] [--prom FILE] [--no-measure] [--keep-scheduler] [--one-per-submit] [--budget S] [--max-depth N]`.
 // Ctrl-C / SIGTERM: the first stops the queue test after the current depth and restores the
 // scheduler; a second restores from the state file at once and exits.
-#include <cstdio>
 #include <memory>
 
 #include "app/ncq.hpp"
@@ -36,8 +35,7 @@ Action add_ncq(CLI::App& app) {
   return [o, c]() -> int {
     if (!c->parsed()) return -1;
     if (o->max_depth < 1 || o->max_depth > 256 || !(o->budget > 0)) {
-      std::fprintf(stderr, "drivescope ncq: --max-depth must be 1..256 and --budget positive\n");
-      return app::kExitUsage;
+      return refuse_usage("ncq", "--max-depth must be 1..256 and --budget positive");
     }
     std::string forced_file;
     app::SignalGuard guard(restore_at_once(&forced_file));

@@ -66,8 +66,7 @@ Action add_scan(CLI::App& app) {
   return [o, c]() -> int {
     if (!c->parsed()) return -1;
     if (o->req.force_busy && o->bench <= 0) {
-      std::fprintf(stderr, "drivescope scan: --force-busy only matters with --bench SECONDS\n");
-      return app::kExitUsage;
+      return refuse_usage("scan", "--force-busy only matters with --bench SECONDS");
     }
     if (o->bench > 0) o->req.bench_s = o->bench;
     o->req.device = device_choice(o->dev);

@@ -2,7 +2,6 @@
 // [--json] [--quiet | --progress json] [-d TYPE] [--trace]`. Read-only by default; the timing probe writes and so passes the write guard
 // (app/target.cpp) first. Ctrl-C / SIGTERM stops the probe at its next write and prints what it
 // measured (exit 4); the probe changes no setting, so there is nothing to restore.
-#include <cstdio>
 #include <memory>
 
 #include "app/restore.hpp"
@@ -34,12 +33,10 @@ Action add_smr(CLI::App& app) {
   return [o, c]() -> int {
     if (!c->parsed()) return -1;
     if (!(o->idle >= 0) || o->idle > 3600) {
-      std::fprintf(stderr, "drivescope smr: --idle must be 0..3600 seconds\n");
-      return app::kExitUsage;
+      return refuse_usage("smr", "--idle must be 0..3600 seconds");
     }
     if (o->destructive && !o->write) {
-      std::fprintf(stderr, "drivescope smr: --destructive only goes with --write\n");
-      return app::kExitUsage;
+      return refuse_usage("smr", "--destructive only goes with --write");
     }
     const std::string nothing_to_restore;
     app::SignalGuard guard(restore_at_once(&nothing_to_restore));

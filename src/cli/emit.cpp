@@ -58,6 +58,31 @@ CLI::Option* add_json_flag(CLI::App* c, bool& json, const std::string& help) {
   return opt;
 }
 
+int usage_error_document(const std::string& message) {
+  // The words as given: CLI11 did not get as far as the command's --json flag.
+  bool json = false;
+  for (std::size_t i = 1; i < argv_words().size(); ++i) {
+    const std::string& w = argv_words()[i];
+    if (w == "--") break;
+    if (w == "--json" || w == "--json=c") {
+      json = true;
+      compact_json() = w == "--json=c";
+    }
+  }
+  if (!json) return app::kExitUsage;
+  app::Invocation inv{.version = app::version(), .argv = argv_words(), .exit_status = app::kExitUsage};
+  inv.messages.push_back({message, "error"});
+  nlohmann::json err{{"error", message}};
+  app::add_envelope(err, inv);
+  print_json(err);
+  return app::kExitUsage;
+}
+
+int refuse_usage(const std::string& command, const std::string& message) {
+  std::fprintf(stderr, "drivescope %s: %s\n", command.c_str(), message.c_str());
+  return usage_error_document(message);
+}
+
 int emit(const Expected<app::Report>& r, bool json) {
   app::Invocation inv{.version = app::version(), .argv = argv_words()};
   if (!r) {

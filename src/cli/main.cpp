@@ -39,23 +39,24 @@ int main(int argc, char** argv) {
       known += (known.empty() ? "" : ", ") + sub->get_name();
     }
     if (!found) {
-      std::fprintf(stderr, "drivescope: unknown command %s (commands: %s; see drivescope --help)\n",
-                   word.c_str(), known.c_str());
-      return ds::app::kExitUsage;
+      const std::string msg = "unknown command " + word + " (commands: " + known + "; see drivescope --help)";
+      std::fprintf(stderr, "drivescope: %s\n", msg.c_str());
+      return ds::cli::usage_error_document(msg);
     }
     // `drivescope bench --version`: CLI11 would say "target is required", or that --version was
     // not expected; it is drivescope's own option, before any command (as the man page says).
     for (int i = 2; i < argc; ++i)
       if (std::string(argv[i]) == "--version") {
-        std::fprintf(stderr, "drivescope: --version comes before any command: drivescope --version [--json]\n");
-        return ds::app::kExitUsage;
+        const std::string msg = "--version comes before any command: drivescope --version [--json]";
+        std::fprintf(stderr, "drivescope: %s\n", msg.c_str());
+        return ds::cli::usage_error_document(msg);
       }
   }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
-    return rc == 0 ? 0 : ds::app::kExitUsage;
+    return rc == 0 ? 0 : ds::cli::usage_error_document(e.what());
   }
   for (auto& a : actions)
     if (int rc = a(); rc >= 0) return rc;

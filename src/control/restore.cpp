@@ -191,19 +191,38 @@ std::string restore_command_line(const std::string& target, const fs::path& file
   return cmd;
 }
 
-Expected<bool> RestoreStack::check_no_leftover() const {
-  if (!file_ || !fs::exists(*file_)) return true;
-  auto s = read_state_file(*file_);
+std::vector<fs::path> state_file_candidates(const std::string& target_spec, const std::string& block_name) {
+  const std::string name = state_file_name(target_spec, block_name);
+  if (const char* e = std::getenv("DRIVESCOPE_STATE_DIR"); e && *e) return {fs::path(e) / name};
+  std::vector<fs::path> dirs{"/run/drivescope"};
+  if (const char* x = std::getenv("XDG_RUNTIME_DIR"); x && *x) dirs.emplace_back(fs::path(x) / "drivescope");
+  dirs.emplace_back(fmt::format("/tmp/drivescope-{}", ::getuid()));
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& d : dirs)
+    if (fs::is_directory(d, ec)) out.push_back(d / name);
+  return out;
+}
+
+Expected<bool> check_no_leftover(const fs::path& file) {
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return true;
+  auto s = read_state_file(file);
   if (!s) return make_error(fmt::format("{} exists but cannot be read ({}); remove it or run `{}`",
-                                        file_->string(), s.error().message, restore_command_line("", *file_)));
+                                        file.string(), s.error().message, restore_command_line("", file)));
   if (s->status != "active") return true;  // a finished run kept for inspection
   if (s->pid != static_cast<long>(::getpid()) && process_alive(s->pid))
     return make_error(fmt::format("drivescope process {} is changing this drive's settings (state file {})",
-                                  s->pid, file_->string()));
+                                  s->pid, file.string()));
   return make_error(fmt::format(
       "an earlier run (pid {}) changed this drive's settings and did not put them back (state file {}); "
       "run `{}` first",
-      s->pid, file_->string(), restore_command_line(s->target, *file_)));
+      s->pid, file.string(), restore_command_line(s->target, file)));
+}
+
+Expected<bool> RestoreStack::check_no_leftover() const {
+  if (!file_) return true;
+  return control::check_no_leftover(*file_);
 }
 
 Expected<SetResult> RestoreStack::change(FeatureId f, const FeatureValue& v) {

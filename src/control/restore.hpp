@@ -57,6 +57,15 @@ std::string restore_command_line(const std::string& target, const std::filesyste
 // A process of that id is running (or exists and is not ours to signal).
 bool process_alive(long pid);
 
+// Where a run that changed this drive's settings may have left its state file: the file's name in
+// $DRIVESCOPE_STATE_DIR when it is set, else in each default state directory (state_dir's
+// candidates) that exists. Nothing is created: a read-only command only looks.
+std::vector<std::filesystem::path> state_file_candidates(const std::string& target_spec, const std::string& block_name);
+// An error, naming the `drivescope restore` command to run, when `file` records settings an
+// earlier run changed and did not put back (or another live process is changing them); true when
+// there is no such file or it records a finished run.
+Expected<bool> check_no_leftover(const std::filesystem::path& file);
+
 class RestoreStack {
  public:
   // `file`: where to keep the state (nullopt: in-process only, e.g. a simulated drive with no

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <optional>
 #include <string>
@@ -280,23 +281,32 @@ Expected<IdentifyDump> parse_identify_dump(std::span<const std::uint8_t> bytes,
   return dump;
 }
 
-Expected<IdentifyDump> read_identify_dump(const std::string& path, bool allow_bad_checksum) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    const int e = errno;
-    return make_error(fmt::format("{}: cannot open: {}", path, std::strerror(e ? e : ENOENT)), e);
-  }
-  std::vector<std::uint8_t> bytes;
-  char buf[4096];
-  while (f.read(buf, sizeof buf) || f.gcount() > 0) {
-    bytes.insert(bytes.end(), buf, buf + f.gcount());
-    if (bytes.size() > kMaxDumpBytes) {
-      return make_error(fmt::format("{}: file is larger than {} bytes: not an IDENTIFY dump", path,
-                                    kMaxDumpBytes));
+Expected<std::vector<std::uint8_t>> read_capture(const std::string& path, std::size_t max_bytes, std::string_view what) {
+  const bool stdin_input = path == "-";
+  const std::string name = stdin_input ? "stdin" : path;
+  std::ifstream f;
+  if (!stdin_input) {
+    f.open(path, std::ios::binary);
+    if (!f) {
+      const int e = errno;
+      return make_error(fmt::format("{}: cannot open: {}", path, std::strerror(e ? e : ENOENT)), e);
     }
   }
-  if (f.bad()) return make_error(fmt::format("{}: read error", path));
-  return parse_identify_dump(bytes, path, allow_bad_checksum);
+  std::istream& in = stdin_input ? std::cin : static_cast<std::istream&>(f);
+  std::vector<std::uint8_t> bytes;
+  char buf[4096];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    bytes.insert(bytes.end(), buf, buf + in.gcount());
+    if (bytes.size() > max_bytes) return make_error(fmt::format("{}: more than {} bytes: not {}", name, max_bytes, what));
+  }
+  if (in.bad()) return make_error(fmt::format("{}: read error", name));
+  return bytes;
+}
+
+Expected<IdentifyDump> read_identify_dump(const std::string& path, bool allow_bad_checksum) {
+  auto bytes = read_capture(path, kMaxDumpBytes, "an IDENTIFY dump");
+  if (!bytes) return bytes.error();
+  return parse_identify_dump(*bytes, path == "-" ? "stdin" : path, allow_bad_checksum);
 }
 
 }  // namespace ds::probe

@@ -33,7 +33,12 @@ struct IdentifyDump {
   std::vector<std::uint8_t> blob;         // the whole blob, for smart_from_blob()
 };
 
-// Reads and recognises a dump file. Errors name the file and say what is wrong (empty, truncated,
+// The bytes of a captured file, or of stdin when `path` is "-" (`hdparm --Istdout /dev/sda |
+// drivescope identify --from-file -`). More than `max_bytes` is refused ("NAME: more than N bytes:
+// not WHAT"), not slurped; errors name the file, or "stdin".
+Expected<std::vector<std::uint8_t>> read_capture(const std::string& path, std::size_t max_bytes, std::string_view what);
+
+// Reads and recognises a dump file ("-": stdin). Errors name the file and say what is wrong (empty, truncated,
 // wrong size, not hex, blob without IDFY, ...). The IDENTIFY checksum is checked here as well:
 // a block whose w255 signature is present with a wrong sum is refused unless
 // `allow_bad_checksum` is set.

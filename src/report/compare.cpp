@@ -37,7 +37,32 @@ struct Cell {
   Better better;
   double value;
   bool summary = false;
+  std::optional<double> half_width;  // of its 95 % interval, where the document carries one
 };
+
+// The 95 % half-width of a figure whose document gives its standard error (the mean access
+// times: mean_uncertainty_ms) or its relative standard error (IOPS: iops_rel_se).
+constexpr double kZ95 = 1.96;
+std::optional<double> from_se(std::optional<double> se) {
+  if (!se) return std::nullopt;
+  return kZ95 * *se;
+}
+std::optional<double> from_rel_se(std::optional<double> value, std::optional<double> rel_se) {
+  if (!value || !rel_se) return std::nullopt;
+  return kZ95 * *rel_se * *value;
+}
+
+// The outer (inner) rate is the first (last) zone's: its half-width is that zone's, when the
+// zone is the one the rate was read from.
+std::optional<double> edge_zone_half_width(const json& transfer, std::optional<double> rate, bool outer) {
+  const json* zones = arr(transfer, K::transfer::zones);
+  if (!rate || !zones || zones->empty()) return std::nullopt;
+  const json& z = outer ? zones->front() : zones->back();
+  auto mb_s = num(z, K::zone::mb_s);
+  // The rate is written to 4 decimals, the zone's to 3.
+  if (!mb_s || std::fabs(*mb_s - *rate) > 1e-3) return std::nullopt;
+  return num(z, K::zone::mb_s_uncertainty);
+}
 
 std::string size_text(double bytes) {
   if (bytes >= 1048576 && std::fmod(bytes, 1048576) == 0) return fmt::format("{:g} MiB", bytes / 1048576);
@@ -45,105 +70,127 @@ std::string size_text(double bytes) {
   return fmt::format("{:g} B", bytes);
 }
 
-std::vector<Cell> cells_of(const json& doc) {
+// The cells of one document as they are found; add() leaves out a figure the document lacks.
+struct Cells {
   std::vector<Cell> out;
-  const json& tests = sub(doc, K::kDocumentKey);
-  auto add = [&](const char* test, const char* title, std::string label, const char* unit, Better b,
-                 std::optional<double> v, bool summary = false) {
-    if (v) out.push_back({test, title, std::move(label), unit, b, *v, summary});
-  };
-  if (tests.contains(K::tests::access)) {
-    namespace A = K::access;
-    namespace L = K::latency;
-    const json& a = sub(tests, K::tests::access);
-    const char* test = K::tests::access;
-    const char* T = "Random access (single-sector reads over the span)";
-    add(test, T, "read access, mean", "ms", Better::lower, num(sub(a, A::read), L::mean_ms));
-    add(test, T, "read access, median", "ms", Better::lower, num(sub(a, A::read), L::p50_ms));
-    add(test, T, "read access, 99th percentile", "ms", Better::lower, num(sub(a, A::read), L::p99_ms));
-    add(test, T, "write access, mean", "ms", Better::lower, num(sub(a, A::write), L::mean_ms));
-    add(test, T, "average seek", "ms", Better::lower, num(a, A::avg_seek_ms));
-    add(test, T, "track to track", "ms", Better::lower, num(a, A::track_to_track_ms));
-    add(test, T, "full stroke", "ms", Better::lower, num(a, A::full_stroke_ms));
-    add(test, T, "command overhead", "ms", Better::lower, num(a, A::command_overhead_ms));
-    add(test, T, "rotation (measured)", "rpm", Better::none, num(a, A::rpm_estimate));
-    if (const json* s = arr(a, A::slow_regions)) add(test, T, "slow regions", "", Better::lower, static_cast<double>(s->size()));
+  void add(const char* test, const char* title, std::string label, const char* unit, Better b,
+           std::optional<double> v, bool summary = false, std::optional<double> half_width = std::nullopt) {
+    if (v) out.push_back({test, title, std::move(label), unit, b, *v, summary, half_width});
   }
-  if (tests.contains(K::tests::transfer)) {
-    namespace X = K::transfer;
-    const json& t = sub(tests, K::tests::transfer);
-    const char* test = K::tests::transfer;
-    const char* T = "Sequential transfer (ZCAV)";
-    add(test, T, "outer rate", "MB/s", Better::higher, num(t, X::outer_mb_s));
-    add(test, T, "inner rate", "MB/s", Better::higher, num(t, X::inner_mb_s));
-    if (const json* p = arr(t, X::points); p && !p->empty()) {
-      double sum = 0; int n = 0;
-      for (const auto& pt : *p) if (auto v = num(pt, K::transfer_point::mb_s)) sum += *v, ++n;
-      if (n) add(test, T, "average over the span", "MB/s", Better::higher, sum / n);
-    }
-    add(test, T, "outer/inner ratio", "", Better::none, num(t, X::outer_inner_ratio));
-    if (const json* z = arr(t, X::zones)) add(test, T, "zones detected", "", Better::none, static_cast<double>(z->size()));
-    add(test, T, "surfaces (estimate)", "", Better::none, num(t, X::surfaces_estimate));
-    add(test, T, "platters (estimate)", "", Better::none, num(t, X::platters_estimate));
-    if (auto v = num(t, X::bytes_per_platter_estimate)) add(test, T, "data per platter (estimate)", "GB", Better::none, *v / 1e9);
+  void add_hw(const char* test, const char* title, std::string label, const char* unit, Better b,
+              std::optional<double> v, std::optional<double> half_width) {
+    add(test, title, std::move(label), unit, b, v, false, half_width);
   }
-  if (tests.contains(K::tests::cache)) {
-    namespace C = K::cache;
-    const json& c = sub(tests, K::tests::cache);
-    const char* test = K::tests::cache;
-    const char* T = "Drive cache";
-    add(test, T, "burst rate", "MB/s", Better::higher, num(c, C::burst_mb_s));
-    add(test, T, "cache hit overhead", "ms", Better::lower, num(c, C::hit_overhead_ms));
-    if (auto v = num(c, C::size_bytes_estimate)) add(test, T, "cache size (estimate)", "MiB", Better::higher, *v / 1048576);
+};
+
+void access_cells(Cells& c, const json& a) {
+  namespace A = K::access;
+  namespace L = K::latency;
+  const char* test = K::tests::access;
+  const char* T = "Random access (single-sector reads over the span)";
+  c.add_hw(test, T, "read access, mean", "ms", Better::lower, num(sub(a, A::read), L::mean_ms),
+           from_se(num(sub(a, A::read), L::mean_uncertainty_ms)));
+  c.add(test, T, "read access, median", "ms", Better::lower, num(sub(a, A::read), L::p50_ms));
+  c.add(test, T, "read access, 99th percentile", "ms", Better::lower, num(sub(a, A::read), L::p99_ms));
+  c.add_hw(test, T, "write access, mean", "ms", Better::lower, num(sub(a, A::write), L::mean_ms),
+           from_se(num(sub(a, A::write), L::mean_uncertainty_ms)));
+  c.add_hw(test, T, "average seek", "ms", Better::lower, num(a, A::avg_seek_ms), num(a, A::avg_seek_uncertainty_ms));
+  c.add_hw(test, T, "track to track", "ms", Better::lower, num(a, A::track_to_track_ms),
+           num(a, A::track_to_track_uncertainty_ms));
+  c.add_hw(test, T, "full stroke", "ms", Better::lower, num(a, A::full_stroke_ms), num(a, A::full_stroke_uncertainty_ms));
+  c.add(test, T, "command overhead", "ms", Better::lower, num(a, A::command_overhead_ms));
+  c.add(test, T, "rotation (measured)", "rpm", Better::none, num(a, A::rpm_estimate));
+  if (const json* s = arr(a, A::slow_regions)) c.add(test, T, "slow regions", "", Better::lower, static_cast<double>(s->size()));
+}
+
+void transfer_cells(Cells& c, const json& t) {
+  namespace X = K::transfer;
+  const char* test = K::tests::transfer;
+  const char* T = "Sequential transfer (ZCAV)";
+  c.add_hw(test, T, "outer rate", "MB/s", Better::higher, num(t, X::outer_mb_s),
+           edge_zone_half_width(t, num(t, X::outer_mb_s), true));
+  c.add_hw(test, T, "inner rate", "MB/s", Better::higher, num(t, X::inner_mb_s),
+           edge_zone_half_width(t, num(t, X::inner_mb_s), false));
+  if (const json* p = arr(t, X::points); p && !p->empty()) {
+    double sum = 0; int n = 0;
+    for (const auto& pt : *p) if (auto v = num(pt, K::transfer_point::mb_s)) sum += *v, ++n;
+    if (n) c.add(test, T, "average over the span", "MB/s", Better::higher, sum / n);
   }
-  if (tests.contains(K::tests::blocksize)) {
-    namespace R = K::blocksize_row;
-    const json& b = sub(tests, K::tests::blocksize);
-    const char* test = K::tests::blocksize;
-    const char* T = "Sequential rate by block size";
-    if (const json* rows = arr(b, K::blocksize::rows)) {
-      for (const auto& r : *rows)
-        if (auto bytes = num(r, R::block_bytes)) add(test, T, "read " + size_text(*bytes), "MB/s", Better::higher, num(r, R::read_mb_s));
-      for (const auto& r : *rows)
-        if (auto bytes = num(r, R::block_bytes)) add(test, T, "write " + size_text(*bytes), "MB/s", Better::higher, num(r, R::write_mb_s));
-    }
+  c.add(test, T, "outer/inner ratio", "", Better::none, num(t, X::outer_inner_ratio));
+  if (const json* z = arr(t, X::zones)) c.add(test, T, "zones detected", "", Better::none, static_cast<double>(z->size()));
+  c.add(test, T, "surfaces (estimate)", "", Better::none, num(t, X::surfaces_estimate));
+  c.add(test, T, "platters (estimate)", "", Better::none, num(t, X::platters_estimate));
+  if (auto v = num(t, X::bytes_per_platter_estimate)) c.add(test, T, "data per platter (estimate)", "GB", Better::none, *v / 1e9);
+}
+
+void cache_cells(Cells& c, const json& k) {
+  namespace C = K::cache;
+  const char* test = K::tests::cache;
+  const char* T = "Drive cache";
+  c.add_hw(test, T, "burst rate", "MB/s", Better::higher, num(k, C::burst_mb_s), num(k, C::burst_uncertainty_mb_s));
+  c.add(test, T, "cache hit overhead", "ms", Better::lower, num(k, C::hit_overhead_ms));
+  if (auto v = num(k, C::size_bytes_estimate)) c.add(test, T, "cache size (estimate)", "MiB", Better::higher, *v / 1048576);
+}
+
+void blocksize_cells(Cells& c, const json& b) {
+  namespace R = K::blocksize_row;
+  const char* test = K::tests::blocksize;
+  const char* T = "Sequential rate by block size";
+  if (const json* rows = arr(b, K::blocksize::rows)) {
+    for (const auto& r : *rows)
+      if (auto bytes = num(r, R::block_bytes)) c.add(test, T, "read " + size_text(*bytes), "MB/s", Better::higher, num(r, R::read_mb_s));
+    for (const auto& r : *rows)
+      if (auto bytes = num(r, R::block_bytes)) c.add(test, T, "write " + size_text(*bytes), "MB/s", Better::higher, num(r, R::write_mb_s));
   }
-  if (tests.contains(K::tests::queue)) {
-    namespace D = K::queue_depth;
-    const json& q = sub(tests, K::tests::queue);
-    const char* test = K::tests::queue;
-    const char* T = "Read queuing (random single-sector reads)";
-    if (const json* d = arr(q, K::queue::depths)) {
-      for (const auto& r : *d)
-        if (auto depth = num(r, D::depth)) add(test, T, fmt::format("depth {:g}: IOPS", *depth), "IOPS", Better::higher, num(r, D::iops));
-      for (const auto& r : *d)
-        if (auto depth = num(r, D::depth)) add(test, T, fmt::format("depth {:g}: mean latency", *depth), "ms", Better::lower, num(r, D::mean_ms));
-      for (const auto& r : *d)
-        if (auto depth = num(r, D::depth)) add(test, T, fmt::format("depth {:g}: 99th percentile", *depth), "ms", Better::lower, num(r, D::p99_ms));
-    }
+}
+
+void queue_cells(Cells& c, const json& q) {
+  namespace D = K::queue_depth;
+  const char* test = K::tests::queue;
+  const char* T = "Read queuing (random single-sector reads)";
+  const json* d = arr(q, K::queue::depths);
+  if (!d) return;
+  for (const auto& r : *d)
+    if (auto depth = num(r, D::depth))
+      c.add_hw(test, T, fmt::format("depth {:g}: IOPS", *depth), "IOPS", Better::higher, num(r, D::iops),
+               from_rel_se(num(r, D::iops), num(r, D::iops_rel_se)));
+  for (const auto& r : *d)
+    if (auto depth = num(r, D::depth)) c.add(test, T, fmt::format("depth {:g}: mean latency", *depth), "ms", Better::lower, num(r, D::mean_ms));
+  for (const auto& r : *d)
+    if (auto depth = num(r, D::depth)) c.add(test, T, fmt::format("depth {:g}: 99th percentile", *depth), "ms", Better::lower, num(r, D::p99_ms));
+}
+
+void patterns_cells(Cells& c, const json& p) {
+  const char* test = K::tests::patterns;
+  const char* T = "IOMeter-style access patterns (total I/O per second)";
+  const auto rows = pattern_rows(p);
+  for (const auto& r : rows) {
+    std::string label = r.pattern + fmt::format(", depth {:g}", r.depth);
+    if (r.pattern == "database") label += fmt::format(", {:g} % writes", r.write_pct);
+    c.add_hw(test, T, label, "IOPS", Better::higher, r.iops, from_rel_se(r.iops, r.iops_rel_se));
   }
-  if (tests.contains(K::tests::patterns)) {
-    const json& p = sub(tests, K::tests::patterns);
-    const char* test = K::tests::patterns;
-    const char* T = "IOMeter-style access patterns (total I/O per second)";
-    const auto rows = pattern_rows(p);
-    for (const auto& r : rows) {
-      std::string label = r.pattern + fmt::format(", depth {:g}", r.depth);
-      if (r.pattern == "database") label += fmt::format(", {:g} % writes", r.write_pct);
-      add(test, T, label, "IOPS", Better::higher, r.iops);
-    }
-    for (const auto& nm : pattern_names(rows))
-      add(test, T, nm + ": average over loads", "IOPS", Better::higher, pattern_average(p, rows, nm), true);
-    add(test, T, "workstation rating (sum of IOPS(q)/q, q = 1..32)", "", Better::higher,
+  for (const auto& nm : pattern_names(rows))
+    c.add(test, T, nm + ": average over loads", "IOPS", Better::higher, pattern_average(p, rows, nm), true);
+  c.add(test, T, "workstation rating (sum of IOPS(q)/q, q = 1..32)", "", Better::higher,
         workstation_rating_of(p, rows), true);
-  }
+}
+
+std::vector<Cell> cells_of(const json& doc) {
+  Cells c;
+  const json& tests = sub(doc, K::kDocumentKey);
+  if (tests.contains(K::tests::access)) access_cells(c, sub(tests, K::tests::access));
+  if (tests.contains(K::tests::transfer)) transfer_cells(c, sub(tests, K::tests::transfer));
+  if (tests.contains(K::tests::cache)) cache_cells(c, sub(tests, K::tests::cache));
+  if (tests.contains(K::tests::blocksize)) blocksize_cells(c, sub(tests, K::tests::blocksize));
+  if (tests.contains(K::tests::queue)) queue_cells(c, sub(tests, K::tests::queue));
+  if (tests.contains(K::tests::patterns)) patterns_cells(c, sub(tests, K::tests::patterns));
   if (doc.is_object() && doc.contains("ab") && doc["ab"].is_object())
     if (const json* r = arr(doc["ab"], "results"))
       for (const auto& e : *r) {
         std::string lbl = e.value("test", std::string()) + " " + e.value("figure", std::string()) + ": B vs A";
-        add("ab", "A/B difference (B against A)", lbl, "%", Better::none, num(e, "diff_pct"));
+        c.add("ab", "A/B difference (B against A)", lbl, "%", Better::none, num(e, "diff_pct"));
       }
-  return out;
+  return std::move(c.out);
 }
 
 std::string unit_of_figure(std::string_view key) {
@@ -162,7 +209,36 @@ Better better_for_key(std::string_view key) {
   return Better::none;
 }
 
+namespace {
+
+// Whether value i's interval lies clear of every other value's, on the better side (best) or the
+// worse side (worst).
+bool clear_of_others(const CompareRow& row, int i, bool best) {
+  const bool up = (row.better == Better::higher) == best;  // clear above the others
+  const double v = *row.values[i], h = *row.half_widths[i];
+  for (int j = 0; j < static_cast<int>(row.values.size()); ++j) {
+    if (j == i || !row.values[j]) continue;
+    const double w = *row.values[j], k = *row.half_widths[j];
+    if (up ? !(v - h > w + k) : !(v + h < w - k)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void mark_best_worst(CompareRow& row) {
+  mark_extremes(row);
+  if (row.best < 0) return;
+  for (std::size_t i = 0; i < row.values.size(); ++i)
+    if (row.values[i] && (i >= row.half_widths.size() || !row.half_widths[i])) {
+      row.best = row.worst = -1;  // a value without its interval: the noise is not known
+      return;
+    }
+  if (!clear_of_others(row, row.best, true)) row.best = -1;
+  if (!clear_of_others(row, row.worst, false)) row.worst = -1;
+}
+
+void mark_extremes(CompareRow& row) {
   row.best = row.worst = -1;
   if (row.better == Better::none) return;
   int n = 0;
@@ -208,10 +284,10 @@ Comparison compare_documents(const std::vector<json>& docs, const std::vector<st
         index[test] = c.tables.size();
         c.tables.push_back({test, "A/B: " + test, {}});
       }
-      CompareRow r{fig, unit_of_figure(fig), better_for_key(fig), {num(e, "a"), num(e, "b")}, -1, -1, false};
+      CompareRow r{fig, unit_of_figure(fig), better_for_key(fig), {num(e, "a"), num(e, "b")}, -1, -1, false, {}};
       // An arm is only better when the difference is significant: a difference inside the run-to-run
       // spread is not marked.
-      if (e.value("significant", false)) mark_best_worst(r);
+      if (e.value("significant", false)) mark_extremes(r);
       c.tables[index[test]].rows.push_back(std::move(r));
     }
     return c;
@@ -232,11 +308,13 @@ Comparison compare_documents(const std::vector<json>& docs, const std::vector<st
       auto key = std::make_pair(cell.test, cell.label);
       if (!row_index.count(key)) {
         row_index[key] = tab.rows.size();
-        CompareRow r{cell.label, cell.unit, cell.better, {}, -1, -1, cell.summary};
+        CompareRow r{cell.label, cell.unit, cell.better, {}, -1, -1, cell.summary, {}};
         r.values.resize(docs.size());
+        r.half_widths.resize(docs.size());
         tab.rows.push_back(std::move(r));
       }
       tab.rows[row_index[key]].values[d] = cell.value;
+      tab.rows[row_index[key]].half_widths[d] = cell.half_width;
     }
   for (auto& t : c.tables) {
     // Summary rows (averages, rating) go last, as in the seed's tables.
@@ -306,8 +384,10 @@ std::string comparison_to_text(const Comparison& c, const TextStyle& style) {
     }
     o += "\n";
   }
-  o += style.colour ? "best of each row in \033[1;34mblue\033[0m, worst in \033[31mred\033[0m; unmarked rows are not ranked\n"
-                    : "* best of the row, ! worst of the row; unmarked rows are not ranked\n";
+  o += style.colour ? "best of each row in \033[1;34mblue\033[0m, worst in \033[31mred\033[0m, only where the 95 % "
+                      "intervals do not overlap; unmarked rows are within noise or not ranked\n"
+                    : "* best of the row, ! worst of the row, only where the 95 % intervals do not overlap; "
+                      "unmarked rows are within noise or not ranked\n";
   return o;
 }
 
@@ -316,9 +396,11 @@ json comparison_to_json(const Comparison& c) {
   for (const auto& t : c.tables) {
     json rows = json::array();
     for (const auto& r : t.rows) {
-      json vals = json::array();
+      json vals = json::array(), hws = json::array();
       for (const auto& v : r.values) vals.push_back(v ? json(*v) : json(nullptr));
-      rows.push_back({{"label", r.label}, {"unit", r.unit},
+      for (std::size_t i = 0; i < r.values.size(); ++i)
+        hws.push_back(i < r.half_widths.size() && r.half_widths[i] ? json(*r.half_widths[i]) : json(nullptr));
+      rows.push_back({{"label", r.label}, {"unit", r.unit}, {"half_widths", hws},
                       {"better", r.better == Better::higher ? "higher" : r.better == Better::lower ? "lower" : "none"},
                       {"values", vals}, {"best", r.best >= 0 ? json(r.best) : json(nullptr)},
                       {"worst", r.worst >= 0 ? json(r.worst) : json(nullptr)}, {"summary", r.summary}});

@@ -24,6 +24,9 @@ struct CompareRow {
   std::vector<std::optional<double>> values; // one per drive; nullopt: not measured
   int best = -1, worst = -1;                 // column indexes, -1 when not ranked
   bool summary = false;                      // "average over loads", workstation rating
+  // The half-width of each value's 95 % interval, as its document carries it; nullopt where the
+  // figure has none (a median, a count, a mean over the span). Empty: none at all.
+  std::vector<std::optional<double>> half_widths;
 };
 
 struct CompareTable {
@@ -37,9 +40,14 @@ struct Comparison {
   std::vector<CompareTable> tables;
 };
 
-// Marks best and worst of a row: only with two or more measured values that are not all equal;
-// ties for best (or worst) mark the first. Rows with Better::none stay unmarked.
+// Marks best and worst of a row where the difference is beyond the noise: the best only when
+// its 95 % interval lies clear of every other value's interval on the better side, the worst
+// likewise on the worse side. A row whose values do not all carry an interval, with fewer than
+// two values, or with Better::none stays unmarked; ties mark the first.
 void mark_best_worst(CompareRow& row);
+// The extremes alone (two or more values, not all equal), for rows whose difference was judged
+// already (an A/B figure whose difference's interval excludes 0).
+void mark_extremes(CompareRow& row);
 
 // A readable column name for a document: identify.model, else target.name, else the fallback.
 std::string drive_name(const nlohmann::json& doc, const std::string& fallback);

@@ -22,6 +22,7 @@ struct PatternRow {
   bool skipped = false;
   std::string skip_reason;
   std::optional<double> iops, mb_s, mean_ms;
+  std::optional<double> iops_rel_se;  // the standard error of iops over iops
 };
 
 // The cells in the document's order; a cell without a pattern or a depth is left out.
@@ -40,7 +41,10 @@ inline std::vector<PatternRow> pattern_rows(const nlohmann::json& p) {
     r.write_pct = json_number(c, C::write_pct).value_or(0);
     r.skipped = c.contains(C::skipped) && c[C::skipped].is_boolean() && c[C::skipped].get<bool>();
     if (c.contains(C::skip_reason) && c[C::skip_reason].is_string()) r.skip_reason = c[C::skip_reason].get<std::string>();
-    if (!r.skipped) r.iops = json_number(c, C::iops), r.mb_s = json_number(c, C::mb_s), r.mean_ms = json_number(c, C::mean_ms);
+    if (!r.skipped) {
+      r.iops = json_number(c, C::iops), r.mb_s = json_number(c, C::mb_s), r.mean_ms = json_number(c, C::mean_ms);
+      r.iops_rel_se = json_number(c, C::iops_rel_se);
+    }
     out.push_back(std::move(r));
   }
   return out;

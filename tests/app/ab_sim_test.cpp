@@ -4,8 +4,10 @@
 // without effect), wd1200jd (AAM quiet media-rate scale 0.9).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "app/ab.hpp"
 #include "app/features.hpp"
@@ -177,4 +179,31 @@ TEST_CASE("ab input errors") {
   REQUIRE_FALSE(r);
   CHECK(r.error().message.find("block") != std::string::npos);
   CHECK(r.error().code != kUsageErrorCode);  // the command line is right; the target lacks it
+}
+
+TEST_CASE("ab: block-size figures in the order of their sizes, not of their text") {
+  // As text "@1048576" < "@131072" < "@4096" < "@65536".
+  CHECK(figure_before("blocksize/read_mb_s@4096", "blocksize/read_mb_s@65536"));
+  CHECK(figure_before("blocksize/read_mb_s@65536", "blocksize/read_mb_s@1048576"));
+  CHECK_FALSE(figure_before("blocksize/read_mb_s@1048576", "blocksize/read_mb_s@131072"));
+  CHECK_FALSE(figure_before("blocksize/read_mb_s@4096", "blocksize/read_mb_s@4096"));
+  CHECK(figure_before("access/avg_seek_ms", "blocksize/read_mb_s@512"));
+  CHECK(figure_before("access/avg_seek_ms", "access/read.mean_ms"));
+  // A size that is no number sorts as a figure without one, before the numbered ones; no crash.
+  CHECK(figure_before("blocksize/read_mb_s@x", "blocksize/read_mb_s@512"));
+  CHECK(figure_before("blocksize/read_mb_s", "blocksize/read_mb_s@512"));
+
+  // An A/B of the block-size sweep lists its rows from the smallest block to the largest.
+  auto r = run("sim:raptor", "read-ahead=on,off", "blocksize", 2, 3, {}, 2);
+  std::vector<std::uint64_t> sizes;
+  for (const auto& c : r.results) {
+    REQUIRE(c.test == "blocksize");
+    const auto at = c.figure.find('@');
+    REQUIRE(at != std::string::npos);
+    sizes.push_back(std::stoull(c.figure.substr(at + 1)));
+  }
+  REQUIRE(sizes.size() >= 3);
+  CHECK(std::is_sorted(sizes.begin(), sizes.end()));
+  // Sizes of different digit counts, so that the text order would have differed.
+  CHECK(std::to_string(sizes.front()).size() < std::to_string(sizes.back()).size());
 }

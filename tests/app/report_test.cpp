@@ -4,6 +4,8 @@
 // marks are checked against the values they mark.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -157,7 +159,7 @@ TEST_CASE("report/compare: bad inputs get clear errors") {
   CHECK_FALSE(ds::app::run_report(req));
 }
 
-TEST_CASE("compare: two simulated drives through the binary, best and worst match the values") {
+TEST_CASE("compare: two simulated drives through the binary, best and worst where the intervals are apart") {
   fs::path a = bench("raptor"), b = bench("ncq-fifo");
   std::string out = run(std::string(DS_BINARY) + " compare " + a.string() + " " + b.string() + " --json");
   json j = json::parse(out, nullptr, false);
@@ -168,18 +170,25 @@ TEST_CASE("compare: two simulated drives through the binary, best and worst matc
   for (const auto& t : c["tables"])
     for (const auto& r : t["rows"]) {
       const json& v = r["values"];
-      if (r["better"] == "none" || v[0].is_null() || v[1].is_null() || v[0] == v[1]) {
+      const json& h = r["half_widths"];
+      INFO(r["label"].get<std::string>());
+      // Marked only when both 95 % intervals are known and apart (within noise: not ranked).
+      const bool apart = !v[0].is_null() && !v[1].is_null() && !h[0].is_null() && !h[1].is_null() &&
+                         std::fabs(v[0].get<double>() - v[1].get<double>()) > h[0].get<double>() + h[1].get<double>();
+      if (r["better"] == "none" || !apart) {
         CHECK(r["best"].is_null());
+        CHECK(r["worst"].is_null());
         continue;
       }
       ++ranked;
       int hi = v[0].get<double>() > v[1].get<double>() ? 0 : 1;
       int best = r["better"] == "higher" ? hi : 1 - hi;
-      INFO(r["label"].get<std::string>());
       CHECK(r["best"] == best);
       CHECK(r["worst"] == 1 - best);
     }
-  CHECK(ranked >= 8);
+  // A 10k and a 7200 rpm drive: at least the mean access, the seek times, the edge rates and the
+  // burst are apart beyond their intervals (6 rows on these two benches; the rest are unmarked).
+  CHECK(ranked >= 5);
   // The 10k rpm Raptor has the shorter mean access time than the 7200 rpm drive: marked best.
   for (const auto& t : c["tables"])
     for (const auto& r : t["rows"])

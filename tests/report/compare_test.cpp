@@ -9,15 +9,19 @@ using ds::report::CompareRow;
 
 namespace {
 
+// The intervals are narrow (1 % or less), so that every difference below is beyond them.
 json drive(const std::string& model, double mean_ms, double outer, double qd4_iops, std::optional<double> burst) {
   json d;
   d["identify"] = {{"model", model}};
-  d["tests"]["access"] = {{"read", {{"mean_ms", mean_ms}, {"p50_ms", mean_ms - 0.5}, {"p99_ms", mean_ms * 2}}},
+  d["tests"]["access"] = {{"read", {{"mean_ms", mean_ms}, {"p50_ms", mean_ms - 0.5}, {"p99_ms", mean_ms * 2},
+                                    {"mean_uncertainty_ms", 0.01 * mean_ms / 1.96}}},
                           {"rpm_estimate", 7200.0}};
-  d["tests"]["transfer"] = {{"outer_mb_s", outer}, {"inner_mb_s", outer / 2}, {"outer_inner_ratio", 2.0}};
-  d["tests"]["queue"] = {{"depths", json::array({{{"depth", 1}, {"iops", 80.0}, {"mean_ms", 12.0}, {"p99_ms", 20.0}},
-                                                 {{"depth", 4}, {"iops", qd4_iops}, {"mean_ms", 4000 / qd4_iops}, {"p99_ms", 30.0}}})}};
-  if (burst) d["tests"]["cache"] = {{"burst_mb_s", *burst}};
+  d["tests"]["transfer"] = {{"outer_mb_s", outer}, {"inner_mb_s", outer / 2}, {"outer_inner_ratio", 2.0},
+                            {"zones", json::array({{{"mb_s", outer}, {"mb_s_uncertainty", 0.5}},
+                                                   {{"mb_s", outer / 2}, {"mb_s_uncertainty", 0.3}}})}};
+  d["tests"]["queue"] = {{"depths", json::array({{{"depth", 1}, {"iops", 80.0}, {"iops_rel_se", 0.004}, {"mean_ms", 12.0}, {"p99_ms", 20.0}},
+                                                 {{"depth", 4}, {"iops", qd4_iops}, {"iops_rel_se", 0.004}, {"mean_ms", 4000 / qd4_iops}, {"p99_ms", 30.0}}})}};
+  if (burst) d["tests"]["cache"] = {{"burst_mb_s", *burst}, {"burst_uncertainty_mb_s", 1.0}};
   return d;
 }
 
@@ -33,23 +37,85 @@ const CompareRow* row(const ds::report::Comparison& c, const std::string& test, 
 
 TEST_CASE("compare: best and worst follow the figure's direction") {
   CompareRow hi{"rate", "MB/s", Better::higher, {50.0, 70.0, std::nullopt, 60.0}};
-  ds::report::mark_best_worst(hi);
+  ds::report::mark_extremes(hi);
   CHECK(hi.best == 1);
   CHECK(hi.worst == 0);
   CompareRow lo{"access", "ms", Better::lower, {8.0, 12.0, 7.0}};
-  ds::report::mark_best_worst(lo);
+  ds::report::mark_extremes(lo);
   CHECK(lo.best == 2);
   CHECK(lo.worst == 1);
   CompareRow none{"rpm", "rpm", Better::none, {7200.0, 10000.0}};
-  ds::report::mark_best_worst(none);
+  ds::report::mark_extremes(none);
   CHECK(none.best == -1);
   CHECK(none.worst == -1);
   CompareRow tie{"x", "ms", Better::lower, {5.0, 5.0}};
-  ds::report::mark_best_worst(tie);
+  ds::report::mark_extremes(tie);
   CHECK(tie.best == -1);
   CompareRow alone{"x", "ms", Better::lower, {5.0, std::nullopt}};
-  ds::report::mark_best_worst(alone);
+  ds::report::mark_extremes(alone);
   CHECK(alone.best == -1);
+}
+
+TEST_CASE("compare: best and worst only where the 95 % intervals do not overlap") {
+  using V = std::vector<std::optional<double>>;
+  // 50 ± 5 and 70 ± 5: apart.
+  CompareRow apart{"rate", "MB/s", Better::higher, {50.0, 70.0}, -1, -1, false, V{5.0, 5.0}};
+  ds::report::mark_best_worst(apart);
+  CHECK(apart.best == 1);
+  CHECK(apart.worst == 0);
+  // 50 ± 11 and 70 ± 10: the intervals meet at 60-61, a difference within noise.
+  CompareRow overlap{"rate", "MB/s", Better::higher, {50.0, 70.0}, -1, -1, false, V{11.0, 10.0}};
+  ds::report::mark_best_worst(overlap);
+  CHECK(overlap.best == -1);
+  CHECK(overlap.worst == -1);
+  // A value without its interval: the noise is not known, nothing is marked.
+  CompareRow unknown{"rate", "MB/s", Better::higher, {50.0, 70.0}, -1, -1, false, V{1.0, std::nullopt}};
+  ds::report::mark_best_worst(unknown);
+  CHECK(unknown.best == -1);
+  CompareRow none_given{"rate", "MB/s", Better::higher, {50.0, 70.0}};
+  ds::report::mark_best_worst(none_given);
+  CHECK(none_given.best == -1);
+  // Three times, lower better: 7 ± 0.5 is clear of 8 ± 0.3 and 12 ± 1, so it is best; 12 ± 1
+  // is clear of both others, so it is worst.
+  CompareRow three{"access", "ms", Better::lower, {8.0, 12.0, 7.0}, -1, -1, false, V{0.3, 1.0, 0.5}};
+  ds::report::mark_best_worst(three);
+  CHECK(three.best == 2);
+  CHECK(three.worst == 1);
+  // 7.9 ± 0.3 overlaps 8 ± 0.3: no best; 12 ± 1 stays worst. A missing value does not count.
+  CompareRow close{"access", "ms", Better::lower, {8.0, 12.0, 7.9, std::nullopt}, -1, -1, false,
+                   V{0.3, 1.0, 0.3, std::nullopt}};
+  ds::report::mark_best_worst(close);
+  CHECK(close.best == -1);
+  CHECK(close.worst == 1);
+}
+
+TEST_CASE("compare: the half-widths come from the documents, and rows without one stay unmarked") {
+  // Equal intervals of 1.96 standard errors: 8 ± 0.98 against 9 ± 0.98 overlap, 8 ± 0.196 against
+  // 9 ± 0.196 do not (mean_uncertainty_ms is a standard error, not a half-width).
+  auto doc = [](double mean, double se) {
+    json d;
+    d["tests"]["access"] = {{"read", {{"mean_ms", mean}, {"p50_ms", mean}, {"mean_uncertainty_ms", se}}}};
+    return d;
+  };
+  auto wide = ds::report::compare_documents({doc(8.0, 0.5), doc(9.0, 0.5)}, {"a", "b"});
+  auto* m = row(wide, "access", "read access, mean");
+  REQUIRE(m);
+  REQUIRE(m->half_widths.size() == 2);
+  REQUIRE(m->half_widths[0]);
+  CHECK(*m->half_widths[0] == doctest::Approx(0.98));
+  CHECK(m->best == -1);
+  auto narrow = ds::report::compare_documents({doc(8.0, 0.1), doc(9.0, 0.1)}, {"a", "b"});
+  m = row(narrow, "access", "read access, mean");
+  REQUIRE(m);
+  CHECK(m->best == 0);
+  CHECK(m->worst == 1);
+  // The median carries no interval.
+  auto* med = row(narrow, "access", "read access, median");
+  REQUIRE(med);
+  CHECK(med->best == -1);
+  auto j = ds::report::comparison_to_json(narrow);
+  CHECK(j["tables"][0]["rows"][0]["half_widths"][0].get<double>() == doctest::Approx(0.196));
+  CHECK(j["tables"][0]["rows"][1]["half_widths"][0].is_null());
 }
 
 TEST_CASE("compare: direction from a figure's key") {
@@ -77,7 +143,7 @@ TEST_CASE("compare: two drives side by side, rows lined up by label, marks on kn
   CHECK(iops4->best == 1);
   auto* lat4 = row(c, "queue", "depth 4: mean latency");
   REQUIRE(lat4);
-  CHECK(lat4->best == 1);  // 4000/190 < 4000/150
+  CHECK(lat4->best == -1);  // 4000/190 < 4000/150, but the document gives the latency no interval
   auto* same = row(c, "queue", "depth 1: IOPS");
   REQUIRE(same);
   CHECK(same->best == -1);  // equal: nothing to mark
@@ -123,7 +189,7 @@ TEST_CASE("compare: patterns give the average over loads and the workstation rat
   REQUIRE(rating->values[0]);
   CHECK(*rating->values[0] == doctest::Approx(256.875));
   CHECK(*rating->values[1] == doctest::Approx(2 * 256.875));
-  CHECK(rating->best == 1);
+  CHECK(rating->best == -1);  // twice the other's, but the rating carries no interval
   CHECK(rating->summary);
   auto* avg = row(c, "patterns", "workstation: average over loads");
   REQUIRE(avg);
