@@ -268,13 +268,13 @@ Expected<Report> run_bench(const BenchRequest& req, const measure::ProgressFn& p
            measure::bench_to_text(*res);
   for (const auto& [test, err] : res->errors) {
     r.warnings.push_back(fmt::format("{}: {}", test, err.message));
-    r.exit_code = device_failure(err) ? kExitDevice : std::max(r.exit_code, kExitPartial);
+    r.exit_code = worse_exit(r.exit_code, device_failure(err) ? kExitDevice : kExitPartial);
   }
   if (interrupted) {
     // The tests that finished are in the report; the one cut short is under tests.errors.
     r.json["interrupted"] = true;
     r.warnings.push_back("interrupted by a signal: the report has the tests finished before it (the one cut short is under errors)");
-    if (r.exit_code != kExitDevice) r.exit_code = kExitInterrupted;
+    r.exit_code = worse_exit(r.exit_code, kExitInterrupted);
   }
   return r;
 }
