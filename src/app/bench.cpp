@@ -24,7 +24,7 @@ namespace {
 Expected<double> parse_size(std::string_view option, std::string_view text, std::uint64_t capacity_bytes) {
   auto bad = [&] {
     return usage_error(fmt::format("{} {}: expected a size (50GB, 1TiB, 4096) or a percentage (10%)",
-                                   option, text));
+                                   option, text.empty() ? "''" : text));
   };
   if (text.empty()) return bad();
   double v = 0;
@@ -141,18 +141,18 @@ Expected<std::pair<std::uint64_t, std::optional<std::uint64_t>>> window(const Be
                                                                          const IoTargetInfo& info) {
   const std::uint32_t block = info.logical_block_bytes ? info.logical_block_bytes : 512;
   std::uint64_t offset = 0;
-  if (!req.offset.empty()) {
-    auto o = parse_offset(req.offset, info.capacity_bytes, std::max(block, info.physical_block_bytes));
+  if (req.offset) {
+    auto o = parse_offset(*req.offset, info.capacity_bytes, std::max(block, info.physical_block_bytes));
     if (!o) return o.error();
     offset = *o;
   }
   std::optional<std::uint64_t> span;
-  if (!req.span.empty()) {
-    auto s = parse_span(req.span, info.capacity_bytes, block);
+  if (req.span) {
+    auto s = parse_span(*req.span, info.capacity_bytes, block);
     if (!s) return s.error();
     if (*s > info.capacity_bytes - offset)
       return usage_error(fmt::format("--span {} from --offset {}: runs past the end of the target ({} bytes)",
-                                     req.span, req.offset, info.capacity_bytes));
+                                     *req.span, req.offset.value_or("0"), info.capacity_bytes));
     span = *s;
   }
   return std::make_pair(offset, span);

@@ -95,3 +95,56 @@ TEST_CASE("scan: a failed target outranks a partial one in the exit code") {
   CHECK(has(both.out, "\"failed\""));
   CHECK(run_split("scan " + partial_drive + " sim:no-such-preset").rc == 1);  // either order
 }
+
+TEST_CASE("--span '' and --offset '' are refused, not read as the whole drive and 0") {
+  for (const char* args : {"bench sim:raptor --tests cache --budget 1 --span ''",
+                           "bench sim:raptor --tests cache --budget 1 --offset ''",
+                           "bench sim:raptor --tests cache --budget 1 --span=",
+                           "bench sim:raptor --tests cache --budget 1 --span 12XB",
+                           "bench sim:raptor --tests cache --budget 1 --offset 1.5.5GB",
+                           "ab sim:maxline3 --feature aam=quiet,fast --rounds 2 --budget 0.2 --span ''"}) {
+    CAPTURE(args);
+    const auto r = run_split(std::string(args) + " --json");
+    CHECK(r.rc == 2);
+    CHECK(has(r.err, "expected a size"));
+    CHECK_FALSE(has(r.out, "\"tests\":"));
+  }
+}
+
+TEST_CASE("--prom writes only an absent path or a regular file: a FIFO, a symlink, a device are kept") {
+  // Before: the temporary file was renamed over whatever was there (as root, /dev/null too).
+  Scratch s;
+  const auto fifo = s.dir / "fifo.prom";
+  REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+  const auto aim = s.file("aim", "kept\n");
+  const auto link = s.dir / "link.prom";
+  fs::create_symlink(aim, link);
+  std::vector<std::pair<fs::path, std::string>> cases{{fifo, "is a FIFO"}, {link, "is a symbolic link"}};
+  // A device node of our own (a copy of /dev/null's numbers), never the system's.
+  const auto dev = s.dir / "null.prom";
+  if (::mknod(dev.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0) cases.push_back({dev, "is a character device"});
+  else MESSAGE("not root: the character-device case is left out (mknod: " << std::strerror(errno) << ")");
+  for (const auto& [path, says] : cases) {
+    for (const std::string& cmd : {"identify sim:raptor", "bench sim:raptor --budget 1 --tests cache --quiet",
+                                   "ncq sim:raptor --no-measure", "scan sim:raptor"}) {
+      CAPTURE(cmd);
+      CAPTURE(path);
+      const auto r = run_split(cmd + " --prom " + q(path));
+      CHECK(r.rc == 2);
+      CHECK(has(r.err, says));
+    }
+  }
+  struct stat st {};
+  CHECK((::lstat(fifo.c_str(), &st) == 0 && S_ISFIFO(st.st_mode)));
+  CHECK((::lstat(link.c_str(), &st) == 0 && S_ISLNK(st.st_mode)));
+  std::ifstream in(aim);
+  std::string kept;
+  std::getline(in, kept);
+  CHECK(kept == "kept");
+  if (cases.size() == 3) CHECK((::lstat(dev.c_str(), &st) == 0 && S_ISCHR(st.st_mode)));
+  // An absent path and a regular file are written.
+  const auto fresh = s.dir / "fresh.prom";
+  CHECK(run_split("identify sim:raptor --prom " + q(fresh)).rc == 0);
+  CHECK(fs::is_regular_file(fresh));
+  CHECK(run_split("identify sim:raptor --prom " + q(fresh)).rc == 0);
+}
