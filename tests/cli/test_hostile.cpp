@@ -42,6 +42,20 @@ struct Scratch {
   }
 };
 
+// The binary under timeout(1), stderr with stdout: a hang fails the case (exit 124) instead of
+// hanging the suite.
+Run run_bounded(const std::string& args) {
+  const std::string cmd = "timeout 20 " + std::string(DS_BINARY) + " " + args + " 2>&1";
+  Run r;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
+  const int st = pclose(p);
+  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+  return r;
+}
+
 // The shell's quoting of a path (they hold no single quote here).
 std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
 
@@ -147,4 +161,69 @@ TEST_CASE("--prom writes only an absent path or a regular file: a FIFO, a symlin
   CHECK(run_split("identify sim:raptor --prom " + q(fresh)).rc == 0);
   CHECK(fs::is_regular_file(fresh));
   CHECK(run_split("identify sim:raptor --prom " + q(fresh)).rc == 0);
+}
+
+TEST_CASE("replay: a trace's pauses and service times are bounded; a directory or FIFO is no trace") {
+  Scratch s;
+  const auto img = s.file("small.img", std::string(1 << 20, '\0'));
+  // The first line's NEXT_US is the pause before the second request (DiskSim validate).
+  const auto huge = s.file("huge.trace", "R Miss 0 8 100 1e30\nR Miss 8 8 100 0\n");
+  const auto hour = s.file("hour.trace", "R Miss 0 8 100 3600000001\nR Miss 8 8 100 0\n");
+  const auto slow = s.file("slow.trace", "R Miss 0 8 100 0\nR Miss 8 8 1e30 0\n");
+  // Line 1 of an iolog is its header.
+  const auto fio = s.file("fio.trace", "fio version 3 iolog\n0 x read 0 4096\n3600000001 x read 4096 4096\n");
+  // `timeout`: before, file: slept for ever on the first trace.
+  for (const std::string& target : {"file:" + img.string(), std::string("sim:raptor")}) {
+    struct Case {
+      fs::path trace;
+      const char *says, *line;
+    };
+    for (const auto& [trace, says, line] : {Case{huge, "too long to count", "line 2:"}, Case{hour, "3600.000001 s", "line 2:"},
+                                            Case{slow, "service time", "line 2:"}, Case{fio, "3600.000001 s", "line 3:"}}) {
+      CAPTURE(target);
+      CAPTURE(trace);
+      const auto r = run_bounded("replay " + target + " " + q(trace) + " --json");
+      CHECK(r.rc == 1);
+      CHECK(has(r.out, says));
+      CHECK(has(r.out, line));
+    }
+  }
+  const auto just = s.file("just.trace", "R Miss 0 8 100 3599000000\nR Miss 8 8 100 0\n");
+  CHECK(run_split("replay sim:raptor " + q(just)).rc == 0);  // an hour less a second: virtual, at once
+  const auto dir = run_split("replay sim:raptor /tmp");
+  CHECK(dir.rc == 1);
+  CHECK(has(dir.err, "is a directory"));
+  CHECK_FALSE(has(dir.err, "1 GiB"));
+  const auto fifo = s.dir / "trace.fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+  const auto f = run_bounded("replay sim:raptor " + q(fifo));  // before: blocked in open(2) for a writer
+  CHECK(f.rc == 1);
+  CHECK(has(f.out, "not a regular file"));
+}
+
+TEST_CASE("decode: random bytes as INQUIRY are implausible (exit 3); a device's ESC never reaches the terminal") {
+  Scratch s;
+  std::mt19937 rng(31);
+  std::string noise(1 << 20, '\0');
+  for (auto& c : noise) c = static_cast<char>(rng());
+  const auto f = s.file("noise.bin", noise);
+  const auto r = run_split("decode --inquiry " + q(f));
+  CHECK(r.rc == 3);
+  CHECK(has(r.err, "INQUIRY data implausible"));
+  CHECK(has(r.err, "not INQUIRY data"));
+  // VPD 83h with one SCSI name string designator (type 8, code set 3 UTF-8) holding ESC [31m.
+  std::string name = "naa.\x1b[31mEVIL\x7f\xc2\x9b" "2J";
+  name.resize((name.size() + 4) / 4 * 4, '\0');  // null-terminated, padded to 4 (SPC-4 7.8.6.11)
+  std::string page = {'\0', '\x83', '\0', static_cast<char>(4 + name.size()), '\x03', '\x08', '\0',
+                      static_cast<char>(name.size())};
+  page += name;
+  const auto vpd = s.file("vpd83.bin", page);
+  const auto text = run_split("decode --vpd " + q(vpd));
+  REQUIRE(text.rc == 0);
+  CHECK_FALSE(has(text.out, "\x1b"));
+  CHECK_FALSE(has(text.out, "\x7f"));
+  CHECK_FALSE(has(text.out, "\xc2\x9b"));  // C1 CSI, as UTF-8
+  CHECK(has(text.out, "naa.\\x1b[31mEVIL\\x7f\\xc2\\x9b2J"));
+  const auto doc = nlohmann::json::parse(run_split("decode --json --vpd " + q(vpd)).out);
+  CHECK(doc.dump().find("\\u001b[31mEVIL") != std::string::npos);  // JSON keeps it, escaped
 }
