@@ -12,6 +12,7 @@
 #include <fstream>
 #include <string>
 
+#include "../cli/cli_run.hpp"
 #include "../io/io_test_util.hpp"
 #include "app/identify.hpp"
 #include "app/prom_file.hpp"
@@ -34,22 +35,8 @@ struct Scratch {
   }
 };
 
-struct Run {
-  int rc = -1;
-  std::string out;
-};
-
-Run run(const std::string& args) {
-  const std::string cmd = std::string(DS_BINARY) + " " + args + " 2>&1";
-  Run r;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  char buf[4096];
-  for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
-  const int st = pclose(p);
-  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-  return r;
-}
+using clitest::Run;
+Run run(const std::string& args) { return clitest::run(args, true); }
 
 // A file system mounted for one case, unmounted on every way out of it.
 struct Mount {

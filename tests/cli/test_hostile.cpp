@@ -25,7 +25,6 @@ namespace {
 
 using clitest::Run;
 using clitest::run_split;
-Run run_all(const std::string& args) { return clitest::run(args, true); }
 bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // A scratch directory of this process, removed at the end of each case.
@@ -44,17 +43,7 @@ struct Scratch {
 
 // The binary under timeout(1), stderr with stdout: a hang fails the case (exit 124) instead of
 // hanging the suite.
-Run run_bounded(const std::string& args) {
-  const std::string cmd = "timeout 20 " + std::string(DS_BINARY) + " " + args + " 2>&1";
-  Run r;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  char buf[4096];
-  for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
-  const int st = pclose(p);
-  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-  return r;
-}
+Run run_bounded(const std::string& args) { return clitest::run(args, true, "timeout 20 "); }
 
 // The shell's quoting of a path (they hold no single quote here).
 std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
@@ -69,7 +58,7 @@ TEST_CASE("a name too long for the kernel, or a symlink to itself: a clear error
   const std::string loop = q(s.dir / "selfloop");
   const std::string trace = " " + q(s.file("one.trace", "R Miss 0 8 100 0\n"));
   for (const std::string& target : {long_name, loop, "file:" + long_name, "file:" + loop}) {
-    for (const std::string& cmd : {"identify ", "bench --budget 1 --tests cache ", "ncq --no-measure ", "smr ",
+    for (const std::string cmd : {"identify ", "bench --budget 1 --tests cache ", "ncq --no-measure ", "smr ",
                                    "scan ", "aam ", "ab --feature aam=quiet,fast --rounds 2 --budget 0.2 ",
                                    "replay ", "write-cache "}) {
       const std::string args = cmd + target + (cmd == "replay " ? trace : "");
@@ -139,7 +128,7 @@ TEST_CASE("--prom writes only an absent path or a regular file: a FIFO, a symlin
   if (::mknod(dev.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0) cases.push_back({dev, "is a character device"});
   else MESSAGE("not root: the character-device case is left out (mknod: " << std::strerror(errno) << ")");
   for (const auto& [path, says] : cases) {
-    for (const std::string& cmd : {"identify sim:raptor", "bench sim:raptor --budget 1 --tests cache --quiet",
+    for (const std::string cmd : {"identify sim:raptor", "bench sim:raptor --budget 1 --tests cache --quiet",
                                    "ncq sim:raptor --no-measure", "scan sim:raptor"}) {
       CAPTURE(cmd);
       CAPTURE(path);
