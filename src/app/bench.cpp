@@ -25,7 +25,7 @@ namespace {
 Expected<double> parse_size(std::string_view option, std::string_view text, std::uint64_t capacity_bytes) {
   auto bad = [&] {
     return usage_error(fmt::format("{} {}: expected a size (50GB, 1TiB, 4096) or a percentage (10%)",
-                                   option, text));
+                                   option, text.empty() ? "''" : text));
   };
   if (text.empty()) return bad();
   double v = 0;
@@ -142,18 +142,18 @@ Expected<std::pair<std::uint64_t, std::optional<std::uint64_t>>> window(const Be
                                                                          const IoTargetInfo& info) {
   const std::uint32_t block = info.logical_block_bytes ? info.logical_block_bytes : 512;
   std::uint64_t offset = 0;
-  if (!req.offset.empty()) {
-    auto o = parse_offset(req.offset, info.capacity_bytes, std::max(block, info.physical_block_bytes));
+  if (req.offset) {
+    auto o = parse_offset(*req.offset, info.capacity_bytes, std::max(block, info.physical_block_bytes));
     if (!o) return o.error();
     offset = *o;
   }
   std::optional<std::uint64_t> span;
-  if (!req.span.empty()) {
-    auto s = parse_span(req.span, info.capacity_bytes, block);
+  if (req.span) {
+    auto s = parse_span(*req.span, info.capacity_bytes, block);
     if (!s) return s.error();
     if (*s > info.capacity_bytes - offset)
       return usage_error(fmt::format("--span {} from --offset {}: runs past the end of the target ({} bytes)",
-                                     req.span, req.offset, info.capacity_bytes));
+                                     *req.span, req.offset.value_or("0"), info.capacity_bytes));
     span = *s;
   }
   return std::make_pair(offset, span);
@@ -274,13 +274,13 @@ Expected<Report> run_bench(const BenchRequest& req, const measure::ProgressFn& p
            measure::bench_to_text(*res);
   for (const auto& [test, err] : res->errors) {
     r.warnings.push_back(fmt::format("{}: {}", test, err.message));
-    r.exit_code = device_failure(err) ? kExitDevice : std::max(r.exit_code, kExitPartial);
+    r.exit_code = worse_exit(r.exit_code, device_failure(err) ? kExitDevice : kExitPartial);
   }
   if (interrupted) {
     // The tests that finished are in the report; the one cut short is under tests.errors.
     r.json["interrupted"] = true;
     r.warnings.push_back("interrupted by a signal: the report has the tests finished before it (the one cut short is under errors)");
-    if (r.exit_code != kExitDevice) r.exit_code = kExitInterrupted;
+    r.exit_code = worse_exit(r.exit_code, kExitInterrupted);
   }
   return r;
 }

@@ -16,8 +16,9 @@ struct BenchRequest {
   std::string target;
   std::vector<std::string> tests;   // empty: the default set (unless tests_given)
   bool tests_given = false;         // --tests was on the command line (an empty list is refused)
-  std::string span;                 // "50GB", "10%", "1TiB", "4096" (bytes); empty: whole drive
-  std::string offset;               // where the bench starts, same syntax as span; empty: LBA 0
+  // Absent when not given; given empty ("--span ''") is refused, not taken as the whole drive.
+  std::optional<std::string> span;  // "50GB", "10%", "1TiB", "4096" (bytes); absent: whole drive
+  std::optional<std::string> offset;  // where the bench starts, same syntax as span; absent: LBA 0
   bool write = false;
   bool destructive = false;
   std::uint64_t seed = 1;

@@ -228,12 +228,49 @@ Expected<Report> decode_vpd(const Captured& c, std::string_view name) {
   return r;
 }
 
+// SPC-4 4.3.1: the ASCII fields hold graphic codes 20h-7Eh only (NUL padding is tolerated, as
+// some devices write it).
+bool ascii_field(std::span<const std::uint8_t> b, std::size_t at, std::size_t n) {
+  for (std::size_t i = at; i < at + n && i < b.size(); ++i)
+    if (b[i] != 0 && (b[i] < 0x20 || b[i] > 0x7E)) return false;
+  return true;
+}
+
+// Standard INQUIRY data that decodes but cannot be what a device sent: each problem one sentence.
+// A capture is at most the data the device announced, plus zero padding (a larger buffer read).
+std::vector<std::string> inquiry_implausibilities(std::span<const std::uint8_t> bytes, const scsi::StandardInquiry& q) {
+  std::vector<std::string> p;
+  const std::size_t announced = std::size_t{q.additional_length} + 5;
+  std::size_t nonzero_after = 0;
+  for (std::size_t i = announced; i < bytes.size(); ++i) nonzero_after += bytes[i] != 0;
+  if (nonzero_after > 0)
+    p.push_back(fmt::format("the capture holds {} bytes, the data announces {} (ADDITIONAL LENGTH {}): {} non-zero "
+                            "byte(s) after it are not INQUIRY data", bytes.size(), announced, q.additional_length,
+                            nonzero_after));
+  if (q.response_data_format > 2)
+    p.push_back(fmt::format("RESPONSE DATA FORMAT {} is reserved (SPC-4 requires 2)", q.response_data_format));
+  if (q.peripheral_qualifier == 2 || q.peripheral_qualifier > 3)
+    p.push_back(fmt::format("PERIPHERAL QUALIFIER {} is reserved or vendor specific", q.peripheral_qualifier));
+  if (!ascii_field(bytes, 8, 8)) p.push_back("the vendor identification (bytes 8-15) is not printable ASCII");
+  if (!ascii_field(bytes, 16, 16)) p.push_back("the product identification (bytes 16-31) is not printable ASCII");
+  if (!ascii_field(bytes, 32, 4)) p.push_back("the product revision level (bytes 32-35) is not printable ASCII");
+  return p;
+}
+
 Expected<Report> decode_inquiry(const Captured& c, std::string_view name) {
   auto q = scsi::decode_standard_inquiry(c.bytes);
   if (!q) return make_error(fmt::format("{}: {}", name, q.error().message));
+  const auto problems = inquiry_implausibilities(c.bytes, *q);
   probe::ScsiProbe p;
   p.inquiry = std::move(*q);
-  return scsi_report(p, name, c, "inquiry");
+  Report r = scsi_report(p, name, c, "inquiry");
+  // As IDENTIFY data that decodes but is implausible (identify --from-file): warnings, exit 3.
+  if (!problems.empty()) {
+    r.json["identify"]["implausible"] = problems;
+    for (const auto& m : problems) r.warnings.push_back("INQUIRY data implausible: " + m);
+    r.exit_code = kExitPartial;
+  }
+  return r;
 }
 
 Expected<Report> decode_zones(const Captured& c, std::string_view name, bool zac) {

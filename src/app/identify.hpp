@@ -21,6 +21,24 @@ inline constexpr int kExitPartial = 3;   // part of the answer is missing (e.g. 
 inline constexpr int kExitInterrupted = 4;  // stopped by a signal; partial results kept
 inline constexpr int kExitDevice = 5;    // the device failed or vanished mid-run; partial kept
 
+// Of two exit codes, the one a run that had both exits with (scan's drives, a bench cut short by
+// a signal after its device failed): usage 2, then device 5, interrupted 4, failure 1, partial 3,
+// ok 0 (docs/cli.md, "Exit codes"). A drive that failed is news a Ctrl-C must not hide; a drive
+// that gave nothing is worse than one that gave part.
+inline int worse_exit(int a, int b) {
+  auto rank = [](int c) {
+    switch (c) {
+      case kExitOk: return 0;
+      case kExitPartial: return 1;
+      case kExitFailure: return 2;
+      case kExitInterrupted: return 3;
+      case kExitDevice: return 4;
+      default: return 5;  // kExitUsage, and any code not listed: never hidden
+    }
+  };
+  return rank(b) > rank(a) ? b : a;
+}
+
 // Error::code of a mistake on the command line found only once the target is open (a --span
 // under one sector): the CLI exits kExitUsage for it. Negative, so no errno collides with it.
 inline constexpr int kUsageErrorCode = -2;

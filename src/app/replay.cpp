@@ -2,7 +2,13 @@
 
 #include <fmt/core.h>
 
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <optional>
 #include <fstream>
 #include <sstream>
 
@@ -18,16 +24,47 @@ using nlohmann::json;
 constexpr std::uintmax_t kMaxTraceBytes = 1ull << 30;
 
 Expected<std::string> read_text(const std::string& path) {
+  // A directory opens as a stream of no use, a FIFO blocks until someone writes to it: only a
+  // regular file is read.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    return make_error(fmt::format("{}: cannot open the trace: {}", path, std::strerror(errno)), errno);
+  if (S_ISDIR(st.st_mode)) return make_error(fmt::format("{}: is a directory, not a trace file", path), EISDIR);
+  if (!S_ISREG(st.st_mode)) return make_error(fmt::format("{}: not a regular file; give the trace as a file", path), EINVAL);
+  if (static_cast<std::uintmax_t>(st.st_size) > kMaxTraceBytes)
+    return make_error(fmt::format("{}: larger than 1 GiB; split the trace", path));
   std::ifstream f(path, std::ios::binary);
   if (!f) return make_error(fmt::format("{}: cannot open the trace", path));
-  f.seekg(0, std::ios::end);
-  const auto size = f.tellg();
-  if (size > 0 && static_cast<std::uintmax_t>(size) > kMaxTraceBytes)
-    return make_error(fmt::format("{}: larger than 1 GiB; split the trace", path));
-  f.seekg(0);
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
+}
+
+// A trace's times are read from outside: a gap of 1e30 us would sleep for ever (on a real target)
+// or be cut silently to what a 64-bit count holds (on sim:). Nothing a drive does lasts an hour.
+constexpr std::int64_t kMaxTraceGapNs = std::int64_t{3600} * 1'000'000'000;
+constexpr double kMaxTraceServiceMs = 3600.0 * 1e3;
+
+// Each pause before a request (after the previous completion, or since the previous issue time
+// in an open-loop trace) and each recorded service time at most an hour; the line is named.
+std::optional<Error> check_durations(const measure::Trace& t) {
+  std::int64_t previous_at = 0;
+  for (const auto& r : t.requests) {
+    const std::int64_t gap = t.timing == measure::TraceTiming::at_time ? r.delay_ns - previous_at : r.delay_ns;
+    if (t.timing == measure::TraceTiming::at_time) previous_at = std::max(previous_at, r.delay_ns);
+    if (gap > kMaxTraceGapNs) {
+      // The readers saturate a time too long for 64-bit nanoseconds at 9.2e18 ns (src/tests/trace.cpp).
+      const std::string pause = r.delay_ns >= std::int64_t{9'200'000'000'000'000'000}
+                                    ? std::string("too long to count")
+                                    : fmt::format("{:.10g} s", static_cast<double>(gap) * 1e-9);
+      return make_error(fmt::format("line {}: a pause of {} before this request: more than the {} s a trace may wait "
+                                    "between requests", r.line, pause, kMaxTraceGapNs / 1'000'000'000));
+    }
+    if (r.measured_ms && !(*r.measured_ms <= kMaxTraceServiceMs))
+      return make_error(fmt::format("line {}: a recorded service time of {:.6g} s: more than the {} s allowed",
+                                    r.line, *r.measured_ms * 1e-3, kMaxTraceServiceMs * 1e-3));
+  }
+  return std::nullopt;
 }
 
 json num(double v) { return std::isfinite(v) ? json(v) : json(); }
@@ -120,6 +157,7 @@ Expected<Report> run_replay(const ReplayRequest& req) {
   if (!text) return text.error();
   auto trace = measure::parse_trace(*text, fmt_given);
   if (!trace) return make_error(fmt::format("{}: {}", req.trace_path, trace.error().message));
+  if (auto bad = check_durations(*trace)) return make_error(fmt::format("{}: {}", req.trace_path, bad->message));
   if (trace->writes() > 0 && !req.write)
     return make_error(fmt::format("{}: the trace holds {} write(s): replay them with --write (on a real device "
                                   "also --destructive: its data is overwritten)", req.trace_path, trace->writes()));

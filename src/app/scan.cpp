@@ -31,9 +31,6 @@ bool power_mode_is_standby(std::uint8_t count) { return count == 0x00 || count =
 
 namespace {
 
-// The exit codes rank by how much of the answer is missing; a scan exits with its worst drive's.
-int worse(int a, int b) { return std::max(a, b); }
-
 // CHECK POWER MODE, only where ATA commands can go: a SCSI drive has no such command, and its
 // INQUIRY / VPD reads do not spin it up.
 std::optional<std::uint8_t> ask_power_mode(Target& t) {
@@ -70,13 +67,13 @@ json bench_part(Report& r, const Target& t, const std::optional<sysfs::DriveFact
   auto res = run_bench(b, req.bench_progress ? req.bench_progress(t.spec) : measure::ProgressFn{});
   if (!res) {
     r.warnings.push_back(fmt::format("{}: bench: {}", t.spec, res.error().message));
-    r.exit_code = worse(r.exit_code, kExitPartial);
+    r.exit_code = worse_exit(r.exit_code, kExitPartial);
     return {{"status", "failed"}, {"reason", res.error().message}};
   }
   r.json[measure::key::kDocumentKey] = res->json[measure::key::kDocumentKey];
   r.json["settings"] = res->json["settings"];
   for (const auto& w : res->warnings) r.warnings.push_back(fmt::format("{}: bench: {}", t.spec, w));
-  r.exit_code = worse(r.exit_code, res->exit_code);
+  r.exit_code = worse_exit(r.exit_code, res->exit_code);
   return {{"status", "done"}, {"budget_s", *req.bench_s}, {"tests", kScanBenchTests}};
 }
 
@@ -144,11 +141,11 @@ ScanResult run_scan(const ScanRequest& req) {
   ScanResult out;
   for (const auto& spec : specs) {
     if (req.stop && req.stop()) {
-      out.exit_code = worse(out.exit_code, kExitInterrupted);
+      out.exit_code = worse_exit(out.exit_code, kExitInterrupted);
       break;
     }
     out.drives.push_back(scan_one(spec, req));
-    out.exit_code = worse(out.exit_code, out.drives.back().exit_code);
+    out.exit_code = worse_exit(out.exit_code, out.drives.back().exit_code);
   }
   std::vector<json> docs;
   for (const auto& d : out.drives) docs.push_back(d.json);

@@ -4,8 +4,9 @@
 #include <sys/sysmacros.h>
 
 #include <array>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <functional>
 #include <fmt/core.h>
 
 #include "app/identify.hpp"
@@ -96,10 +97,36 @@ Expected<std::unique_ptr<IoEngine>> open_io(const std::string& path, const OpenO
   return std::unique_ptr<IoEngine>(std::move(*e));
 }
 
+// What a path names, from one stat(2) (symlinks followed). A name too long for the kernel or a
+// symlink that loops is an errno here, never the exception std::filesystem would throw.
+struct PathProbe {
+  int err = 0;  // stat's errno; 0: found
+  mode_t mode = 0;
+};
+
+PathProbe probe_path(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {errno, 0};
+  return {0, st.st_mode};
+}
+
+Error path_error(std::string_view spec, const PathProbe& p) {
+  if (p.err == ENOENT)
+    return make_error(fmt::format("{}: no such file or device (a target is /dev/sdX, /dev/sgN, sim:NAME, "
+                                  "sim:MODEL.json or file:PATH)", spec), p.err);
+  if (p.err != 0) return make_error(fmt::format("{}: {}", spec, std::strerror(p.err)), p.err);
+  if (S_ISDIR(p.mode)) return make_error(fmt::format("{}: is a directory, not a drive or a file", spec), EISDIR);
+  return make_error(fmt::format("{}: not a regular file, block device or SCSI generic device", spec), ENODEV);
+}
+
 Expected<Target> open_file(std::string_view spec, const OpenOptions& o) {
   if (o.device.type != DeviceType::autodetect)
     return usage_error(fmt::format("-d {}: {} is a file: it has no command interface to choose", to_string(o.device.type), spec));
   std::string path(starts_with(spec, "file:") ? spec.substr(5) : spec);
+  // Checked even when no I/O is wanted (smr, ncq --no-measure): a file that is not there must
+  // not be reported on as if it were.
+  const auto p = probe_path(path);
+  if (p.err != 0 || !(S_ISREG(p.mode) || S_ISBLK(p.mode))) return path_error(spec, p);
   Target out;
   out.spec = std::string(spec);
   out.kind = TargetKind::file;
@@ -177,22 +204,17 @@ Expected<Target> open_block(std::string_view spec, const OpenOptions& o) {
 }
 
 struct Backend {
-  std::function<bool(std::string_view)> matches;
+  bool (*matches)(std::string_view spec, const PathProbe& p);
   Expected<Target> (*open)(std::string_view, const OpenOptions&);
 };
 
-bool is_block_or_char_device(std::string_view spec) {
-  struct stat st {};
-  if (::stat(std::string(spec).c_str(), &st) != 0) return false;
-  return S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode);
-}
-
-// The target-opening table: one line per backend, first match wins.
+// The target-opening table: one line per backend, first match wins. The path is stat'ed once,
+// before the table, so that no matcher touches the file system (or throws).
 const Backend kBackends[] = {
-    {[](std::string_view s) { return starts_with(s, "sim:"); }, open_sim},
-    {[](std::string_view s) { return starts_with(s, "file:"); }, open_file},
-    {is_block_or_char_device, open_block},
-    {[](std::string_view s) { return fs::is_regular_file(fs::path(std::string(s))); }, open_file},
+    {[](std::string_view s, const PathProbe&) { return starts_with(s, "sim:"); }, open_sim},
+    {[](std::string_view s, const PathProbe&) { return starts_with(s, "file:"); }, open_file},
+    {[](std::string_view, const PathProbe& p) { return p.err == 0 && (S_ISBLK(p.mode) || S_ISCHR(p.mode)); }, open_block},
+    {[](std::string_view, const PathProbe& p) { return p.err == 0 && S_ISREG(p.mode); }, open_file},
 };
 
 }  // namespace
@@ -215,10 +237,10 @@ Expected<DeviceType> parse_device_type(std::string_view text) {
 
 Expected<Target> open_target(std::string_view spec, const OpenOptions& options) {
   if (spec.empty()) return make_error("no target given");
+  const auto probe = probe_path(std::string(spec));
   for (const auto& b : kBackends)
-    if (b.matches(spec)) return b.open(spec, options);
-  return make_error(fmt::format(
-      "{}: not a target (expected /dev/sdX, /dev/sgN, sim:NAME, sim:MODEL.json or file:PATH)", spec));
+    if (b.matches(spec, probe)) return b.open(spec, options);
+  return path_error(spec, probe);
 }
 
 }  // namespace ds::app

@@ -87,7 +87,7 @@ Action add_ab(CLI::App& app) {
     app::SignalGuard guard(restore_at_once(&forced_file));
     auto t = app::open_target(o->target, {.want_io = true, .seed = o->seed, .device = device_choice(o->dev)});
     if (!t) return emit(t.error(), o->json);
-    if (!o->span.empty()) {
+    if (c->count("--span") > 0) {  // given empty is refused by parse_span, not the whole drive
       const auto& info = t->io->info();
       auto s = app::parse_span(o->span, info.capacity_bytes,
                                info.logical_block_bytes ? info.logical_block_bytes : 512);

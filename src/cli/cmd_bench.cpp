@@ -11,7 +11,7 @@ namespace ds::cli {
 Action add_bench(CLI::App& app) {
   struct Opts {
     app::BenchRequest req;
-    std::string tests, prom, progress = "auto";
+    std::string tests, prom, progress = "auto", span, offset;
     bool json = false, quiet = false;
     double budget = 0;
     DeviceFlags dev;
@@ -20,8 +20,8 @@ Action add_bench(CLI::App& app) {
   auto* c = app.add_subcommand("bench", "measure access time, transfer by zone, cache, block sizes");
   c->add_option("target", o->req.target, "/dev/sdX, sim:NAME, sim:MODEL.json, file:PATH")->required();
   c->add_option("--tests", o->tests, "comma-separated: access,transfer,cache,blocksize (the default set), queue, patterns, actuators, rmw (times writes with --write; without, what the drive claims)");
-  c->add_option("--span", o->req.span, "limit to the first SIZE (50GB, 1TiB) or PERCENT (10%)");
-  c->add_option("--offset", o->req.offset,
+  c->add_option("--span", o->span, "limit to the first SIZE (50GB, 1TiB) or PERCENT (10%)");
+  c->add_option("--offset", o->offset,
                 "start at SIZE (50GB, 1TiB) or PERCENT (10%) into the drive instead of LBA 0; --span counts from there");
   c->add_flag("--write", o->req.write, "allow write tests (needs --destructive on a real device)");
   c->add_flag("--destructive", o->req.destructive,
@@ -46,6 +46,9 @@ Action add_bench(CLI::App& app) {
       if (comma == std::string::npos) break;
       start = comma + 1;
     }
+    // Given is not the same as non-empty: `--span ''` must be refused, not read as the whole drive.
+    if (c->count("--span") > 0) o->req.span = o->span;
+    if (c->count("--offset") > 0) o->req.offset = o->offset;
     if (o->budget > 0) o->req.budget_s = o->budget;
     o->req.device = device_choice(o->dev);
     const measure::BenchOptions defaults;

@@ -1,11 +1,14 @@
 // drivescope command line: each subcommand registers itself (cmd_*.cpp); the parsed one runs.
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <vector>
 
 #include "cli/cli.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   ds::cli::remember_argv(argc, argv);
   CLI::App app{"drivescope: what a disk drive really is, supports and does"};
   if (int rc = ds::cli::version_command(argc, argv); rc >= 0) return rc;
@@ -61,4 +64,20 @@ int main(int argc, char** argv) {
   for (auto& a : actions)
     if (int rc = a(); rc >= 0) return rc;
   return ds::app::kExitUsage;
+}
+
+}  // namespace
+
+// Errors are values everywhere below; an exception reaching this point is a bug. Caught here
+// rather than left to std::terminate, so that the stack unwinds (a changed feature is put back by
+// its restore stack) and the user reads one clear line instead of an abort (exit 134).
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "drivescope: internal error: %s (a bug: please report it with the command line)\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "drivescope: internal error: unknown exception (a bug: please report it with the command line)\n");
+  }
+  return ds::app::kExitFailure;
 }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -157,24 +158,22 @@ void check_holders(const fs::path& class_block, const std::vector<Member>& membe
 
 }  // namespace
 
-Expected<WriteGuardPass> check_block_write_allowed(const BlockDeviceId& dev,
-                                                   const WriteGuardOptions& opt) {
-  std::vector<std::string> reasons;
-  if (!opt.write) reasons.push_back("--write was not given");
-  if (!opt.destructive)
-    reasons.push_back("--destructive was not given (required for a block device)");
+namespace {
 
+// Why a block device is in use (mounted, swap, held, claimed), as check_block_write_allowed says
+// it; empty when idle. Sets *name to its kernel name when sysfs knows it.
+std::vector<std::string> in_use_reasons(const BlockDeviceId& dev, const WriteGuardOptions& opt, std::string* name) {
+  std::vector<std::string> reasons;
   const fs::path root = opt.root.empty() ? fs::path("/") : fs::path(opt.root);
   const fs::path class_block = root / "sys/class/block";
   const std::string devnum = fmt::format("{}:{}", dev.major, dev.minor);
   std::vector<Member> members;
-  std::string name = basename_of(dev.path);
   if (!find_members(class_block, devnum, members)) {
     reasons.push_back(fmt::format("device {} is not in {}, so its partitions and holders cannot "
                                   "be checked",
                                   devnum, class_block.string()));
   } else {
-    name = members.front().name;
+    if (name) *name = members.front().name;
     check_mounts(root / "proc/self/mountinfo", members, reasons);
     check_swaps(root / "proc/swaps", root == fs::path("/"), members, reasons);
     check_holders(class_block, members, reasons);
@@ -191,6 +190,63 @@ Expected<WriteGuardPass> check_block_write_allowed(const BlockDeviceId& dev,
       ::close(fd);
     }
   }
+  return reasons;
+}
+
+// The loop devices a file backs (sys/block/loopN/loop/backing_file names it; matched by device
+// and inode, so another path to the same file is caught too). Writing the file writes the loop
+// device under whatever has it mounted.
+Expected<std::vector<BlockDeviceId>> loops_backed_by(const struct stat& file, const fs::path& root) {
+  const fs::path sys_block = root / "sys/block";
+  std::error_code ec;
+  fs::directory_iterator it(sys_block, ec);
+  if (ec) return make_error(fmt::format("cannot read {} to check for loop devices backed by the file", sys_block.string()));
+  std::vector<BlockDeviceId> out;
+  for (const auto& e : it) {
+    const std::string name = e.path().filename().string();
+    if (!name.starts_with("loop")) continue;
+    std::string backing = read_first_line(e.path() / "loop/backing_file");
+    // The kernel prints d_path(), which ends in " (deleted)" once the file is unlinked.
+    if (backing.ends_with(" (deleted)")) backing.resize(backing.size() - 10);
+    struct stat st {};
+    if (backing.empty() || ::stat(backing.c_str(), &st) != 0) continue;
+    if (st.st_dev != file.st_dev || st.st_ino != file.st_ino) continue;
+    const std::string devnum = read_first_line(e.path() / "dev");
+    unsigned major_n = 0, minor_n = 0;
+    if (std::sscanf(devnum.c_str(), "%u:%u", &major_n, &minor_n) != 2) continue;
+    out.push_back({"/dev/" + name, major_n, minor_n});
+  }
+  return out;
+}
+
+// A regular file is written only with --write, and not while a loop device it backs is in use:
+// the file is then held as the device is.
+Expected<WriteGuardPass> check_file_write_allowed(const std::string& path, const struct stat& st,
+                                                  const WriteGuardOptions& opt) {
+  std::vector<std::string> reasons;
+  if (!opt.write) reasons.push_back("--write was not given");
+  const fs::path root = opt.root.empty() ? fs::path("/") : fs::path(opt.root);
+  auto loops = loops_backed_by(st, root);
+  if (!loops) reasons.push_back(loops.error().message);
+  for (const auto& loop : loops ? *loops : std::vector<BlockDeviceId>{}) {
+    const auto busy = in_use_reasons(loop, opt, nullptr);
+    if (!busy.empty()) reasons.push_back(fmt::format("it backs {}, which is in use: {}", loop.path, join(busy, ", ")));
+  }
+  if (!reasons.empty())
+    return make_error(fmt::format("refusing to write to {}: {}", path, join(reasons, "; ")), EPERM);
+  return WriteGuardPass{WriteGuardPass::Kind::RegularFile, path, {}};
+}
+
+}  // namespace
+
+Expected<WriteGuardPass> check_block_write_allowed(const BlockDeviceId& dev,
+                                                   const WriteGuardOptions& opt) {
+  std::vector<std::string> reasons;
+  if (!opt.write) reasons.push_back("--write was not given");
+  if (!opt.destructive)
+    reasons.push_back("--destructive was not given (required for a block device)");
+  std::string name = basename_of(dev.path);
+  for (auto& r : in_use_reasons(dev, opt, &name)) reasons.push_back(std::move(r));
   if (!reasons.empty())
     return make_error(fmt::format("refusing to write to {}: {}", dev.path, join(reasons, "; ")),
                       EPERM);
@@ -205,12 +261,7 @@ Expected<WriteGuardPass> check_write_allowed(const std::string& target,
   if (::stat(path.c_str(), &st) != 0)
     return make_error(fmt::format("refusing to write to {}: {}", path, std::strerror(errno)),
                       errno);
-  if (S_ISREG(st.st_mode)) {
-    if (!opt.write)
-      return make_error(fmt::format("refusing to write to {}: --write was not given", path),
-                        EPERM);
-    return WriteGuardPass{WriteGuardPass::Kind::RegularFile, path, {}};
-  }
+  if (S_ISREG(st.st_mode)) return check_file_write_allowed(path, st, opt);
   if (S_ISBLK(st.st_mode))
     return check_block_write_allowed({path, major(st.st_rdev), minor(st.st_rdev)}, opt);
   return make_error(fmt::format("refusing to write to {}: not a block device or regular file",

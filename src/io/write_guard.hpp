@@ -1,7 +1,9 @@
 // The write guard (docs/safety.md, issue 7): decides whether a write test may touch a
 // target, before any engine is opened read-write.
 //
-//   regular file  → needs --write.
+//   regular file  → needs --write, and is refused while a loop device it backs
+//                   (/sys/block/loopN/loop/backing_file, matched by inode) is in use as a block
+//                   device would be (mounted, swap, held, not O_EXCL): it is that device's data.
 //   block device  → needs --write and --destructive, and is refused when the device or any of
 //                   its partitions is mounted (/proc/self/mountinfo, matched by major:minor and by
 //                   source name), is active swap (/proc/swaps), has holders (device-mapper, md,

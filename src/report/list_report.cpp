@@ -1,6 +1,7 @@
 #include "report/list_report.hpp"
 
 #include "report/envelope.hpp"
+#include "report/text_out.hpp"
 
 #include <fmt/format.h>
 
@@ -33,7 +34,7 @@ json opt(const std::optional<T>& v) {
 std::string model_text(const sysfs::DriveFacts& f) {
   std::string m = f.model;
   if (!f.vendor.empty() && f.vendor != "ATA") m = f.vendor + (m.empty() ? "" : " " + m);
-  return m.empty() ? "-" : m;
+  return m.empty() ? "-" : printable(m);  // sysfs shows the INQUIRY bytes as the drive sent them
 }
 
 }  // namespace

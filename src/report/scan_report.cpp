@@ -7,6 +7,7 @@
 
 #include "report/envelope.hpp"
 #include "report/list_report.hpp"
+#include "report/text_out.hpp"
 #include "tests/result_keys.hpp"
 
 namespace ds::report {
@@ -51,8 +52,9 @@ Row row(const json& doc) {
   std::string status = str(scan, "status");
   const json& bench = scan.value("bench", json());
   if (status == "ok" && bench.is_object()) status = "bench " + str(bench, "status");
-  return Row{str(doc.value("target", json()), "name"), str(id, "model_name"), str(id, "serial_number"),
-             str(id, "firmware_version"), size, smart_text(scan.value("smart", json())),
+  // The identity strings are the drive's, shown through printable().
+  return Row{str(doc.value("target", json()), "name"), printable(str(id, "model_name")), printable(str(id, "serial_number")),
+             printable(str(id, "firmware_version")), size, smart_text(scan.value("smart", json())),
              str(scan, "power_mode"), status,
              number(access.is_object() ? access.value(K::access::read, json()) : json(), K::latency::mean_ms, "{:.2f} ms"),
              number(transfer, K::transfer::outer_mb_s, "{:.1f} MB/s"),

@@ -14,8 +14,9 @@ struct Run {
   std::string out;  // stdout, and stderr too when asked for
 };
 
-inline Run run(const std::string& args, bool with_stderr) {
-  const std::string cmd = std::string(DS_BINARY) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
+// `wrapper` goes before the binary: "timeout 20 " makes a hang fail the case (exit 124).
+inline Run run(const std::string& args, bool with_stderr, const std::string& wrapper = "") {
+  const std::string cmd = wrapper + std::string(DS_BINARY) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
   Run r;
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
