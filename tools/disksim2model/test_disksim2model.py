@@ -7,7 +7,8 @@ Usage: test_disksim2model.py TESTS_DATA_DIR
 - the controller block holds DiskSim's figures under the documented names;
 - apart from "controller" and the documented cache.write_back fix, the converter keeps every key;
 - with --parv (class Native) the bus, read_reconnect and prefetch objects hold the figures of
-  DiskSim's own files in tests/data/disksim/native/.
+  DiskSim's own files in tests/data/disksim/native/;
+- every model in disk-models-disksim/ (class Full) is the --parv output for its drive.
 """
 import json
 import os
@@ -104,6 +105,22 @@ class Native(unittest.TestCase):
                 self.assertIn("overheads_ms", c)
         hp = disksim2model.bus_keys(os.path.join(native, "hp_c2247a.parv"))
         self.assertEqual(hp["bus"], {"read_block_ms": 0.1701, "write_block_ms": 0.18686})  # BUS1, the disk's
+
+
+class Full(unittest.TestCase):
+    """disk-models-disksim/: the --parv conversion of each traced drive, byte for byte."""
+
+    def test_committed_full_models_are_its_output(self):
+        full = os.path.join(DATA, "disk-models-disksim")
+        self.assertEqual(sorted(n for n in os.listdir(full) if n.endswith(".json")),
+                         sorted(m + ".json" for m in NATIVE))
+        for model, name in NATIVE.items():
+            with self.subTest(model):
+                out = disksim2model.convert(load(os.path.join(DATA, "disksim", model + ".json")),
+                                            load(os.path.join(DATA, "disk-models", model + ".json")),
+                                            os.path.join(DATA, "disksim", "native", name + ".parv"))
+                with open(os.path.join(full, model + ".json"), encoding="utf-8") as f:
+                    self.assertEqual(disksim2model.dump(out), f.read())
 
 
 if __name__ == "__main__":
