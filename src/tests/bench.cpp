@@ -251,7 +251,6 @@ Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const Pro
     auto p = run_positioning(io, po);
     if (p) {
       r.positioning = std::move(*p);
-      r.drive_time_s += r.positioning->drive_time_s;
       if (r.positioning->verdict.mechanical == false) withhold_mechanics(r);
     } else {
       r.errors.emplace_back("positioning", p.error());
@@ -259,6 +258,7 @@ Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const Pro
   }
   check_zones(r);
 
+  if (r.positioning) r.drive_time_s += r.positioning->drive_time_s;
   if (r.rmw) r.drive_time_s += r.rmw->drive_time_s;
   if (r.actuators) r.drive_time_s += r.actuators->drive_time_s;
   if (r.queue) r.drive_time_s += r.queue->drive_time_s;
