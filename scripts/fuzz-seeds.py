@@ -69,6 +69,17 @@ m["faults"] = {"medium_errors": [{"first_lba": 1000, "sectors": 8}], "stop_answe
                "stop_answering_at_ms": 2500, "vanish_after_ios": 200, "vanish_at_ms": 3000.5}
 put("disk_model", "with-faults.json", json.dumps(m, indent=1))
 
+# The drive database parser: a small table in drivedb.h's shape, written here (the installed
+# table is replayed by scripts/fuzz.sh from /usr/share/smartmontools; it is never copied in).
+put("drivedb", "small-table.h",
+    "/*\n * drive table\n */\n"
+    "  { \"VERSION: 1.0 seed\", \"-\", \"-\", \"Version information\", \"\" },\n"
+    "  { \"Acme Spinner (SMR)\", // tested with ACME S200/AB01\n"
+    "    \"ACME S(1|2)00\", \"AB0[1-3]\",\n"
+    "    \"Firmware AB01 may lose data,\\n\"\n    \"update it\",\n"
+    "    \"-v 9,minutes -v 240,raw48,Head_Flying_Hours -F xerrorlba\"\n  },\n"
+    "  { \"$Disabled\", \"ACME \\\"Q\\\" .*\", \"\", \"\", \"-F nologdir\", },\n")
+
 # Trace readers: the first 40 lines of each DiskSim validation trace (the fuzzers cut inputs at
 # 4 KiB), and one small sample of each other format.
 for t in sorted((data / "disksim-traces").glob("*.trace")):

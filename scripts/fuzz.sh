@@ -16,7 +16,7 @@ root=$PWD
 secs=${1:-20}
 build=${FUZZ_BUILD:-build-fuzz}
 jobs=${JOBS:-$(nproc)}
-targets=${FUZZ_TARGETS:-"identify scsi_decode sense dump_reader disk_model trace"}
+targets=${FUZZ_TARGETS:-"identify scsi_decode sense dump_reader disk_model drivedb trace"}
 
 command -v clang++ >/dev/null || { echo "fuzz: clang++ not found (scripts/setup.sh installs clang)" >&2; exit 2; }
 if [ "${FUZZ_CONFIGURED:-0}" != 1 ]; then
@@ -77,6 +77,9 @@ data_seeds() {
       done ;;
     trace)
       for f in "$data"/disksim-traces/*.trace; do head -40 "$f" >"$dir/$(basename "$f" .trace).head"; done ;;
+    drivedb)
+      # The installed table (Debian's smartmontools), replayed whole; never copied into the repository.
+      if [ -f /usr/share/smartmontools/drivedb.h ]; then cp /usr/share/smartmontools/drivedb.h "$dir/installed-drivedb.h"; fi ;;
   esac
 }
 
