@@ -64,7 +64,7 @@ _drivescope() {
   local help
   help=$(_drivescope_help "$bin" "${cmd[@]}")
   case $prev in
-    --prom | --from-file | --html)
+    --prom | --from-file | --html | --drivedb)
       COMPREPLY=($(compgen -f -- "$cur"))
       return ;;
     --state-dir | --svg)

@@ -5,6 +5,7 @@
 #include <array>
 
 #include "drivescope/commands.hpp"
+#include "probe/drivedb.hpp"
 #include "probe/dump_reader.hpp"
 #include "probe/plausible.hpp"
 #include "probe/identify.hpp"
@@ -24,6 +25,22 @@ namespace ds::app {
 using nlohmann::json;
 
 std::string version() { return DRIVESCOPE_VERSION; }
+
+report::DriveDbView drivedb_view(std::string_view model, std::string_view firmware, const std::string& drivedb,
+                                 const std::string& root) {
+  auto loaded = probe::load_drivedb(drivedb, root);
+  report::DriveDbView v;
+  v.sources = loaded.sources;
+  v.version = loaded.db.version;
+  v.note = loaded.note;
+  v.failed = loaded.failed;
+  if (!loaded.sources.empty()) {
+    const probe::DriveDbMatcher matcher(loaded.db);
+    v.match = matcher.lookup(model, firmware);
+    v.bad_expressions = matcher.bad_expressions();
+  }
+  return v;
+}
 
 namespace {
 
@@ -51,6 +68,16 @@ Expected<Report> ata_report(json doc, std::span<const std::uint8_t, 512> block,
     doc["identify"]["raw_words"] = std::move(words);
   }
   r.text = report::identity_to_text(*id, smart);
+  const auto db = drivedb_view(id->model, id->firmware, o.drivedb, o.root);
+  doc["identify"]["drivedb"] = report::drivedb_to_json(db);
+  r.text += report::drivedb_to_text(db);
+  if (db.failed) r.warnings.push_back("drive database not read: " + db.note);
+  if (db.match && !db.match->entry.warning.empty()) {
+    std::string w = db.match->entry.warning;
+    for (auto& c : w)
+      if (c == '\n') c = ' ';
+    r.warnings.push_back("smartmontools' drive database warns of this drive's family: " + w);
+  }
   if (o.raw) r.text += "\n" + report::identify_words_text(block);
   // Decoded but not believable (random bytes, an ATAPI device, another structure): say so and
   // exit 3, so that a script does not take the fields for a drive's.

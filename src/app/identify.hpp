@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/target.hpp"
+#include "report/drivedb_report.hpp"
 #include "drivescope/expected.hpp"
 
 namespace ds::app {
@@ -57,7 +58,8 @@ struct IdentifyOptions {
   bool raw = false;                 // add the raw words / pages
   bool allow_bad_checksum = false;  // decode a dump whose word 255 checksum is wrong
   bool logs = false;  // read the GPL directory even when IDENTIFY does not claim GPL
-  std::string root = "/";           // /proc and /sys (tests use fake trees)
+  std::string root = "/";           // /proc and /sys (tests use fake trees), and the drive database's files
+  std::string drivedb;              // --drivedb FILE: this table instead of smartctl's default files
 };
 
 Expected<Report> identify_dump(const std::string& path, const IdentifyOptions& o);
@@ -67,5 +69,10 @@ Expected<Report> identify_block_report(std::string_view name, std::string_view f
                                        std::span<const std::uint8_t, 512> block,
                                        const IdentifyOptions& o);
 Expected<Report> identify_target(Target& t, const IdentifyOptions& o);
+
+// What smartmontools' drive database (probe/drivedb.hpp) says of an ATA model and firmware:
+// `drivedb` is the file given with --drivedb ("" for smartctl's default files under `root`).
+report::DriveDbView drivedb_view(std::string_view model, std::string_view firmware, const std::string& drivedb,
+                                 const std::string& root);
 
 }  // namespace ds::app

@@ -28,7 +28,7 @@ std::string zones_summary(const probe::ZoneReport& z, std::string_view source) {
                      types.empty() ? "none" : types, length ? fmt::format(", of {} blocks", length) : "");
 }
 
-SmrHints ata_hints(Device& dev) {
+SmrHints ata_hints(Device& dev, const SmrOptions& o) {
   SmrHints h;
   std::array<std::uint8_t, 512> block{};
   auto res = ata::identify_device(dev, block);
@@ -49,6 +49,13 @@ SmrHints ata_hints(Device& dev) {
   if (z.zones) h.zones = zones_summary(*z.zones, "ZAC REPORT ZONES EXT");
   h.trim = id->trim.supported;
   if (id->rotation_rate_rpm) h.rpm = *id->rotation_rate_rpm;
+  const auto db = drivedb_view(id->model, id->firmware, o.drivedb, o.root);
+  if (db.match) {
+    h.drivedb_family = db.match->entry.family;
+    h.drivedb_smr = db.match->smr;
+  } else {
+    h.drivedb_note = db.sources.empty() ? db.note : "the drive matches no entry of smartmontools' drive database";
+  }
   return h;
 }
 
@@ -71,13 +78,13 @@ SmrHints scsi_hints(Device& dev) {
   return h;
 }
 
-SmrHints ask_drive(Target& t) {
+SmrHints ask_drive(Target& t, const SmrOptions& o) {
   if (!t.device) {
     SmrHints h;
     h.note = "no command passthrough: " + t.no_device_reason;
     return h;
   }
-  if (t.device->info().ata_capable || t.kind == TargetKind::ata) return ata_hints(*t.device);
+  if (t.device->info().ata_capable || t.kind == TargetKind::ata) return ata_hints(*t.device, o);
   return scsi_hints(*t.device);
 }
 
@@ -89,6 +96,9 @@ std::string reported_verdict(const SmrHints& h) {
   if (h.host_managed) return "host-managed";
   if (h.zoned == 1) return "host-aware";
   if (h.zoned == 2) return "dm-smr";
+  // The drive says nothing, but its family is listed as shingled: most drive-managed SMR drives
+  // report no zoned bits at all, and the database's "(SMR)" is what their makers published.
+  if (h.drivedb_smr.value_or(false)) return "dm-smr";
   return "";
 }
 
@@ -113,6 +123,14 @@ std::vector<std::string> hint_evidence(const SmrHints& h) {
     e.push_back(fmt::format("no TRIM/unmap on this rotating drive ({} rpm): no hint either way "
                             "(many drive-managed SMR drives have none)", *h.rpm));
   if (h.rpm && *h.rpm == 1) e.push_back("the drive reports solid-state media: not a shingled disk");
+  if (h.drivedb_family) {
+    const std::string fam = h.drivedb_family->empty() ? "an entry that names no family" : "the family \"" + *h.drivedb_family + "\"";
+    e.push_back(h.drivedb_smr ? fmt::format("smartmontools' drive database lists it under {}: {} recording", fam,
+                                            *h.drivedb_smr ? "shingled (SMR)" : "conventional (CMR)")
+                              : fmt::format("smartmontools' drive database lists it under {}, which does not say SMR or CMR", fam));
+  } else if (!h.drivedb_note.empty()) {
+    e.push_back("smartmontools' drive database: " + h.drivedb_note);
+  }
   return e;
 }
 
@@ -135,13 +153,25 @@ void decide_smr(SmrResult& r) {
     r.verdict = reported;
     const char* what = reported == "dm-smr" ? "drive-managed SMR" : reported == "host-aware" ? "host-aware zoned (SMR)"
                                                                                            : "host-managed zoned (SMR)";
-    r.sentence = fmt::format("{}, as the drive reports{}", what,
+    const bool from_db = reported == "dm-smr" && r.hints.zoned != 2;
+    const std::string who = from_db ? "as smartmontools' drive database lists its family (\"" + r.hints.drivedb_family.value_or("") +
+                                          "\"); the drive itself reports no zoned capabilities"
+                                    : std::string("as the drive reports");
+    r.sentence = fmt::format("{}, {}{}", what, who,
                              p ? " (the timing probe saw no cliff)" : reported == "dm-smr" ? "; --write measures its media cache" : "");
     return;
   }
   if (p && p->verdict == "cmr") {
     r.verdict = "cmr";
     r.sentence = "no sign of SMR: " + (p->evidence.empty() ? std::string("no cliff") : p->evidence.front().substr(p->evidence.front().find(':') + 2));
+    return;
+  }
+  // A family its maker lists as conventional beside a shingled one ("Toshiba P300 (CMR)"): the
+  // database's word, unless the probe ran and could not tell (its doubt is news).
+  if (!p && r.hints.drivedb_smr && !*r.hints.drivedb_smr) {
+    r.verdict = "cmr";
+    r.sentence = fmt::format("conventional recording (CMR), as smartmontools' drive database lists its family (\"{}\"); "
+                             "--write runs the timing probe", r.hints.drivedb_family.value_or(""));
     return;
   }
   r.verdict = "unknown";
@@ -152,7 +182,7 @@ void decide_smr(SmrResult& r) {
 
 Expected<SmrResult> run_smr(Target& t, const SmrOptions& o, const measure::ProgressFn* progress) {
   SmrResult r;
-  r.hints = ask_drive(t);
+  r.hints = ask_drive(t, o);
   if (!r.hints.known) r.warnings.push_back("drive not asked: " + r.hints.note);
   if (o.write && r.hints.host_managed) {
     // Its random writes would be refused (UNALIGNED WRITE COMMAND): the drive has said what it is.
@@ -177,7 +207,9 @@ Report smr_report(const Target& t, const SmrResult& r) {
              {"zoned", r.hints.known ? json(scsi::zoned_name(r.hints.zoned)) : json(nullptr)},
              {"host_managed", r.hints.host_managed},
              {"trim", r.hints.trim ? json(*r.hints.trim) : json(nullptr)},
-             {"rotation_rate_rpm", r.hints.rpm ? json(*r.hints.rpm) : json(nullptr)}};
+             {"rotation_rate_rpm", r.hints.rpm ? json(*r.hints.rpm) : json(nullptr)},
+             {"drivedb_family", r.hints.drivedb_family ? json(*r.hints.drivedb_family) : json(nullptr)},
+             {"drivedb_smr", r.hints.drivedb_smr ? json(*r.hints.drivedb_smr) : json(nullptr)}};
   if (!r.hints.note.empty()) hints["note"] = r.hints.note;
   json smr{{"verdict", r.verdict},
            {"sentence", r.sentence},

@@ -28,10 +28,17 @@ struct SmrHints {
   std::string zones;             // a zoned drive's REPORT ZONES in a few words ("" when not read)
   std::optional<bool> trim;      // TRIM (ATA) / logical block provisioning (SCSI LBPME)
   std::optional<std::uint32_t> rpm;  // nominal rotation rate (1: solid state)
+  // smartmontools' drive database on this ATA model and firmware (probe/drivedb.hpp): the family,
+  // and whether its name says shingled (true), conventional (false) or neither (null).
+  std::optional<std::string> drivedb_family;  // nullopt: not looked up or not listed
+  std::optional<bool> drivedb_smr;
+  std::string drivedb_note;                  // why nothing is known from it ("" when listed)
 };
 
 struct SmrOptions {
   bool write = false;            // run the timing probe (the target was opened for writing)
+  std::string drivedb;           // --drivedb FILE ("" = smartctl's default files)
+  std::string root = "/";        // where the default files are looked for (tests use fake trees)
   measure::SmrProbeOptions probe;
 };
 

@@ -5,7 +5,7 @@ namespace ds::cli {
 
 Action add_identify(CLI::App& app) {
   struct Opts {
-    std::string target, file, prom;
+    std::string target, file, prom, drivedb;
     bool raw = false, bad_checksum = false, json = false, logs = false;
     DeviceFlags dev;
   };
@@ -18,6 +18,9 @@ Action add_identify(CLI::App& app) {
   c->add_flag("--logs", o->logs,
               "read the General Purpose Log directory (READ LOG EXT) even when IDENTIFY does not "
               "claim GPL support (by default it is read only when claimed)");
+  c->add_option("--drivedb", o->drivedb,
+                "smartmontools' drive database to name the drive's family from (default: smartctl's files, "
+                "/usr/share/smartmontools/drivedb.h)");
   add_csv_flag(c)->excludes(add_json_flag(c, o->json));
   add_prom_option(c, o->prom);
   add_device_options(c, o->dev);
@@ -25,7 +28,7 @@ Action add_identify(CLI::App& app) {
               "decode a block whose word 255 checksum is wrong");
   return [o, c]() -> int {
     if (!c->parsed()) return -1;
-    app::IdentifyOptions io{.raw = o->raw, .allow_bad_checksum = o->bad_checksum, .logs = o->logs};
+    app::IdentifyOptions io{.raw = o->raw, .allow_bad_checksum = o->bad_checksum, .logs = o->logs, .drivedb = o->drivedb};
     if (o->file.empty() == o->target.empty()) {
       return refuse_usage("identify", "give either a TARGET or --from-file FILE");
     }

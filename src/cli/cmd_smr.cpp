@@ -12,7 +12,7 @@ namespace ds::cli {
 
 Action add_smr(CLI::App& app) {
   struct Opts {
-    std::string target, progress = "auto";
+    std::string target, progress = "auto", drivedb;
     DeviceFlags dev;
     double budget = 1800, idle = 30;
     std::uint64_t seed = 1;
@@ -26,6 +26,8 @@ Action add_smr(CLI::App& app) {
   c->add_option("--budget", o->budget, "drive seconds for the write probe (default 1800)")->check(budget_validator());
   c->add_option("--idle", o->idle, "seconds to leave the drive idle after the cliff (default 30; 0: no idle check)");
   c->add_option("--seed", o->seed, "seed of the random write positions (and of a simulated drive's noise)")->transform(seed_validator());
+  c->add_option("--drivedb", o->drivedb,
+                "smartmontools' drive database to look the drive's family up in (default: smartctl's files)");
   add_json_flag(c, o->json);
   add_device_options(c, o->dev);
   auto* quiet = c->add_flag("--quiet", o->quiet, "no progress line on stderr");
@@ -45,6 +47,7 @@ Action add_smr(CLI::App& app) {
     if (!t) return emit(t.error(), o->json);
     app::SmrOptions so;
     so.write = o->write;
+    so.drivedb = o->drivedb;
     so.probe.budget_s = o->budget;
     so.probe.idle_s = o->idle;
     so.probe.seed = o->seed;

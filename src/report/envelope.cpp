@@ -46,6 +46,9 @@ json smartctl_identity(const json& id) {
     out["model_name"] = nonempty_string(vendor) ? vendor->get<std::string>() + " " + model->get<std::string>()
                                                 : model->get<std::string>();
   }
+  // smartctl's model_family: the drive database's family name, where it names one.
+  if (const json* db = field(id, "drivedb"); db && db->is_object())
+    if (const json* v = field(*db, "family"); nonempty_string(v)) out["model_family"] = *v;
   if (const json* v = field(id, "serial"); nonempty_string(v)) out["serial_number"] = *v;
   if (const json* v = field(id, "firmware"); nonempty_string(v)) out["firmware_version"] = *v;
   put_capacity(out, field(id, "capacity_sectors"), field(id, "capacity_bytes"));

@@ -32,7 +32,8 @@ struct Invocation {
 // and smartctl's identity keys at the top level when doc has an `identify` block that knows them.
 void add_envelope(nlohmann::json& doc, const Invocation& inv);
 
-// smartctl's identity keys from a drivescope `identify` block (ATA or SCSI): model_name,
+// smartctl's identity keys from a drivescope `identify` block (ATA or SCSI): model_family (from
+// identify.drivedb), model_name,
 // serial_number, firmware_version, user_capacity {blocks, bytes}, logical_block_size,
 // physical_block_size, rotation_rate (0 for solid state, as smartctl), trim {supported, and
 // deterministic/zeroed when supported}, wwn {naa, oui, id}. A key is left out when the block does

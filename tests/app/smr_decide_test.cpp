@@ -80,3 +80,57 @@ TEST_CASE("smr verdict: the probe's cliff wins, its cmr needs a drive that repor
   ds::app::decide_smr(said);
   CHECK(said.verdict == "dm-smr");
 }
+
+TEST_CASE("smr verdict: smartmontools' drive database where the drive reports nothing") {
+  auto listed_smr = with_hints(0);
+  listed_smr.hints.drivedb_family = "Seagate BarraCuda 3.5 (SMR)";
+  listed_smr.hints.drivedb_smr = true;
+  ds::app::decide_smr(listed_smr);
+  CHECK(listed_smr.verdict == "dm-smr");
+  CHECK(listed_smr.sentence.find("drive database lists its family") != std::string::npos);
+  CHECK(mentions(listed_smr, "shingled (SMR) recording"));
+
+  auto listed_cmr = with_hints(0);
+  listed_cmr.hints.drivedb_family = "Toshiba P300 (CMR)";
+  listed_cmr.hints.drivedb_smr = false;
+  ds::app::decide_smr(listed_cmr);
+  CHECK(listed_cmr.verdict == "cmr");
+
+  // The drive's own word outranks the table: a host-aware drive stays host-aware.
+  auto ha = with_hints(1);
+  ha.hints.drivedb_family = "Acme (CMR)";
+  ha.hints.drivedb_smr = false;
+  ds::app::decide_smr(ha);
+  CHECK(ha.verdict == "host-aware");
+
+  // A probe that saw the cliff wins over a (CMR) listing; one that could not tell is not
+  // overruled by it either.
+  ds::measure::SmrProbeResult cliff;
+  cliff.verdict = "dm-smr";
+  cliff.cliff = true;
+  cliff.cache_bytes_estimate = 20'000'000'000ull;
+  cliff.after_cliff_mb_s = 0.1;
+  auto probed = with_hints(0);
+  probed.hints.drivedb_smr = false;
+  probed.probe = cliff;
+  ds::app::decide_smr(probed);
+  CHECK(probed.verdict == "dm-smr");
+  ds::measure::SmrProbeResult unsure;
+  unsure.verdict = "unknown";
+  auto doubt = with_hints(0);
+  doubt.hints.drivedb_smr = false;
+  doubt.probe = unsure;
+  ds::app::decide_smr(doubt);
+  CHECK(doubt.verdict == "unknown");
+
+  // A family that says neither, and a drive not listed, add evidence but no verdict.
+  auto plain = with_hints(0);
+  plain.hints.drivedb_family = "Western Digital Raptor";
+  ds::app::decide_smr(plain);
+  CHECK(plain.verdict == "unknown");
+  CHECK(mentions(plain, "does not say SMR or CMR"));
+  auto unlisted = with_hints(0);
+  unlisted.hints.drivedb_note = "the drive matches no entry of smartmontools' drive database";
+  ds::app::decide_smr(unlisted);
+  CHECK(mentions(unlisted, "matches no entry"));
+}
