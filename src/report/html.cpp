@@ -148,15 +148,22 @@ std::string patterns_html(const json& p) {
     o += "<table class=\"cmp\"><caption>Pattern: " + html_escape(nm) + "</caption><thead><tr><th>load</th>" +
          std::string(db ? "<th>writes</th>" : "") +
          "<th>I/O per second</th><th>MB/s</th><th>mean latency (ms)</th></tr></thead><tbody>\n";
+    // Skipped loads are folded below the table, one list per reason: a short budget skips most
+    // of the 50-odd loads, and a row each pushed the charts thousands of pixels down.
+    std::vector<std::pair<std::string, std::vector<std::string>>> skipped;  // reason, loads
     for (const auto& r : rows) {
       if (r.pattern != nm) continue;
+      if (r.skipped) {
+        const std::string load = db ? fmt::format("queue depth {:g}, {:g} % writes", r.depth, r.write_pct)
+                                    : fmt::format("queue depth {:g}", r.depth);
+        auto it = std::find_if(skipped.begin(), skipped.end(), [&](const auto& g) { return g.first == r.skip_reason; });
+        if (it == skipped.end()) skipped.push_back({r.skip_reason, {load}});
+        else it->second.push_back(load);
+        continue;
+      }
       o += fmt::format("<tr><th>queue depth {:g}</th>", r.depth);
       if (db) o += fmt::format("<td>{:g} %</td>", r.write_pct);
-      if (r.skipped) {
-        o += "<td colspan=\"3\" class=\"unit\">skipped" + (r.skip_reason.empty() ? "" : ": " + html_escape(r.skip_reason)) + "</td>";
-      } else {
-        o += num_cell(r.iops, "{:.1f}") + num_cell(r.mb_s, "{:.2f}") + num_cell(r.mean_ms, "{:.2f}");
-      }
+      o += num_cell(r.iops, "{:.1f}") + num_cell(r.mb_s, "{:.2f}") + num_cell(r.mean_ms, "{:.2f}");
       o += "</tr>\n";
     }
     const int span = db ? 2 : 1;
@@ -166,6 +173,12 @@ std::string patterns_html(const json& p) {
       o += "<tr class=\"summary\"><th>rating (&Sigma; IOPS(q)/q, q = 1&hellip;32)</th>" +
            num_cell(workstation_rating_of(p, rows), "{:.1f}") + "<td></td><td></td></tr>\n";
     o += "</tbody></table>\n";
+    for (const auto& [reason, loads] : skipped) {
+      o += fmt::format("<details class=\"skipped\"><summary>{} load{} of {} skipped{}</summary><ul class=\"unit\">", loads.size(),
+                       loads.size() == 1 ? "" : "s", html_escape(nm), reason.empty() ? "" : ": " + html_escape(reason));
+      for (const auto& l : loads) o += "<li>" + l + "</li>";
+      o += "</ul></details>\n";
+    }
   }
   return o;
 }
@@ -227,6 +240,8 @@ figcaption{font-size:.85em;color:#555}
 .missing{color:#a00;font-style:italic}
 li.err{color:#a00}
 .legend span{padding:0 .4em;color:#fff;font-weight:bold}
+details.skipped{margin:-.6em 0 1.2em 0;font-size:.9em}
+details.skipped ul{margin:.3em 0;columns:3}
 )css";
 
 }  // namespace
@@ -245,6 +260,8 @@ std::string render_html(const std::vector<HtmlDocument>& docs, const Comparison*
   }
   int chart_no = 0;
   for (const auto& d : docs) {
+    // What a reader looks for first comes first: the drive and how it was run, its figures (or
+    // the A/B verdicts), the charts; then the per-load pattern tables and the notes.
     o += "<h2>" + html_escape(d.name) + "</h2>\n";
     o += "<h3>Drive</h3>\n" + identity_html(d.doc) + settings_html(d.doc);
     // The figures of this drive alone, as one column (the comparison below lines drives up).
@@ -254,9 +271,6 @@ std::string render_html(const std::vector<HtmlDocument>& docs, const Comparison*
     if (!one.tables.empty() && !d.doc.contains("ab")) {
       o += "<h3>Figures</h3>\n" + comparison_to_html(one);
     }
-    if (d.doc.contains(K::kDocumentKey) && d.doc[K::kDocumentKey].is_object() &&
-        d.doc[K::kDocumentKey].contains(K::tests::patterns))
-      o += patterns_html(d.doc[K::kDocumentKey][K::tests::patterns]);
     if (d.doc.contains("ab")) o += ab_html(d.doc["ab"]);
     for (const auto& c : d.charts) {
       o += "<figure>\n";
@@ -266,6 +280,9 @@ std::string render_html(const std::vector<HtmlDocument>& docs, const Comparison*
       o += "<figcaption>" + html_escape(c.source.title) + " &mdash; data <code>" + html_escape(c.source.name) +
            ".dat</code>, script <code>" + html_escape(c.source.name) + ".gp</code></figcaption>\n</figure>\n";
     }
+    if (d.doc.contains(K::kDocumentKey) && d.doc[K::kDocumentKey].is_object() &&
+        d.doc[K::kDocumentKey].contains(K::tests::patterns))
+      o += patterns_html(d.doc[K::kDocumentKey][K::tests::patterns]);
     o += notes_html(d.doc);
   }
   if (comparison && !comparison->tables.empty()) {
