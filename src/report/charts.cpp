@@ -663,7 +663,10 @@ std::vector<ChartSource> build_charts(const nlohmann::json& doc, const std::stri
       out.push_back(access_map_chart(*a, sb, prefix + "access_map", label));
       out.push_back(access_hist_chart(*a, prefix + "access_histogram", label));
     }
-    if (arr(*a, K::access::seek_curve)) out.push_back(seek_chart(*a, sb, prefix + "seek_curve", label));
+    // Only bins whose reads resolve a seek have one (null otherwise): no such bin, no curve.
+    if (const json* bins = arr(*a, K::access::seek_curve);
+        bins && std::any_of(bins->begin(), bins->end(), [](const json& b) { return num(b, K::seek_bin::seek_ms).has_value(); }))
+      out.push_back(seek_chart(*a, sb, prefix + "seek_curve", label));
   }
   if (const json* qt = test(doc, K::tests::queue); qt && arr(*qt, K::queue::depths)) {
     if (auto g = queue_grid(*qt)) {

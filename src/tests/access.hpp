@@ -40,7 +40,9 @@ struct LatencyStats {
 struct SeekBin {
   std::uint64_t max_distance = 0;  // LBA distance, upper edge of the bin
   std::size_t n = 0;
-  double seek_ms = 0;              // mean access − rotation/2 − overhead − one block
+  // mean access − rotation/2 − overhead − one block; nullopt when the bin has too few reads for
+  // its mean to resolve the track-to-track seek (access.cpp, step 7)
+  std::optional<double> seek_ms;
 };
 
 struct RegionStat {

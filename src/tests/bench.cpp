@@ -314,7 +314,7 @@ json access_json(const AccessResult& a) {
   j[K::seek_curve] = json::array();
   namespace SB = key::seek_bin;
   for (auto& b : a.seek_curve)
-    j[K::seek_curve].push_back({{SB::max_distance_sectors, b.max_distance}, {SB::samples, b.n}, {SB::seek_ms, r3(b.seek_ms)}});
+    j[K::seek_curve].push_back({{SB::max_distance_sectors, b.max_distance}, {SB::samples, b.n}, {SB::seek_ms, b.seek_ms ? json(r3(*b.seek_ms)) : json(nullptr)}});
   j[K::map] = json::array();
   namespace M = key::map_region;
   for (auto& m : a.map)
