@@ -3,7 +3,8 @@
 dumps of tests/data, and validates each REAL document against its command's schema
 (docs/schema/COMMAND.schema.json). Also checks that documents missing a required key, or with a
 key of the wrong type, FAIL validation (so the schemas can catch something), that every schema
-file is a valid JSON Schema, and that every command schema was exercised.
+file is a valid JSON Schema, that every command schema was exercised, and that no document has a
+key its schema does not name (tests/schema/unnamed.py).
 
 Usage: validate.py DRIVESCOPE SOURCE_DIR WORK_DIR [EXTRA_DOC.json:SCHEMA ...]
 Exit 0 all valid, 1 a failure. Needs python3-jsonschema (Debian 12: 4.10; newer ones work too).
@@ -17,6 +18,8 @@ import sys
 import time
 
 import jsonschema
+
+import unnamed
 
 
 def load_schemas(schema_dir):
@@ -52,6 +55,11 @@ class Checker:
         self.count = {}
         self.guest = {}  # documents from the QEMU guest, per schema
         self.guest_required = False
+        self.walker = unnamed.Walker(store)
+
+    def unnamed_keys(self, label, schema, doc):
+        for path in self.walker.unnamed(doc, schema + ".schema.json"):
+            self.fail("%s: %s: %s: a key the schema does not name" % (label, schema, path))
 
     def validator(self, name):
         if name not in self.validators:
@@ -87,6 +95,7 @@ class Checker:
         for doc in docs:
             for e in self.errors(schema, doc):
                 self.fail("%s: %s: /%s: %s" % (label, schema, "/".join(map(str, e.absolute_path)), e.message[:300]))
+            self.unnamed_keys(label, schema, doc)
             ds = doc.get("drivescope", {})
             if schema == "scan":
                 pass  # one document per drive, each with its own status: checked below
@@ -280,6 +289,16 @@ def negative_checks(c, docs):
     broken = copy.deepcopy(ident)
     broken["drivescope"]["messages"] = [{"string": "x", "severity": "fatal"}]
     c.must_fail("identify", broken, "a message of unknown severity")
+    # A key no schema names (a typo, a rename in one place) is found, at any depth.
+    for where in (["identify"], ["identify", "smart"], ["identify", "security"], []):
+        broken = copy.deepcopy(ident)
+        node = broken
+        for k in where:
+            node = node[k]
+        node["bogus_ms"] = 1
+        want = "/" + "/".join(where + ["bogus_ms"])
+        if want not in c.walker.unnamed(broken, "identify.schema.json"):
+            c.fail("negative check: the unnamed key %s was not found" % want)
     # The same document is no `list` or `bench` document: the schemas differ per command.
     c.must_fail("list", ident, "an identify document checked as list")
     c.must_fail("bench", ident, "an identify document checked as bench")
@@ -334,6 +353,7 @@ def check_file(c, path, schema):
     for doc in docs:
         for e in c.errors(schema, doc):
             c.fail("%s: %s: /%s: %s" % (path, schema, "/".join(map(str, e.absolute_path)), e.message[:300]))
+        c.unnamed_keys(path, schema, doc)
     c.count[schema] = c.count.get(schema, 0) + len(docs)
     c.guest[schema] = c.guest.get(schema, 0) + len(docs)
     print("checked %s against %s (%d document%s)" % (path, schema, len(docs), "" if len(docs) == 1 else "s"))
