@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "noisy_io.hpp"
 #include "sim/drive.hpp"
@@ -60,24 +62,35 @@ AccessResult access_on(ds::IoEngine& io, std::uint64_t seed, double budget = 40)
   return *a;
 }
 
+// A preset with its noise seeded, benched with `tests`: the drive (the judge's truth) and the
+// access result.
+struct Benched {
+  ds::sim::SimTarget target;
+  AccessResult access;
+};
+Benched bench_preset(const char* preset, std::uint64_t seed, std::vector<std::string> tests, double budget) {
+  auto m = model_of(preset);
+  m.noise.seed = seed;
+  auto t = ds::sim::open(m);
+  REQUIRE(t.ok());
+  BenchOptions o;
+  o.tests = std::move(tests);
+  o.seed = seed;
+  o.budget_s = budget;
+  auto r = run_bench(*t->io, o);
+  REQUIRE(r.ok());
+  REQUIRE(r->access);
+  return {std::move(*t), *r->access};
+}
+
 }  // namespace
 
 TEST_CASE("track to track within 15 % of the one-cylinder seek: 3 drives x 3 seeds") {
   for (const char* p : {"raptor", "7k400", "maxline3"})
     for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-      auto m = model_of(p);
-      m.noise.seed = seed;
-      auto t = ds::sim::open(m);
-      REQUIRE(t.ok());
-      BenchOptions o;
-      o.tests = {"transfer", "access"};
-      o.seed = seed;
-      o.budget_s = 60;
-      auto r = run_bench(*t->io, o);
-      REQUIRE(r.ok());
-      REQUIRE(r->access);
-      const double truth = t->drive->seek_curve().ms(1);
-      const auto& f = r->access->track_to_track_ms;
+      const auto b = bench_preset(p, seed, {"transfer", "access"}, 60);
+      const double truth = b.target.drive->seek_curve().ms(1);
+      const auto& f = b.access.track_to_track_ms;
       INFO(p << " seed " << seed << ": " << f.value << " ± " << f.uncertainty << " vs " << truth);
       CHECK(std::fabs(f.value - truth) <= 0.15 * truth);
     }
@@ -290,22 +303,12 @@ TEST_CASE("seek curve: a bin has a seek time only when its reads resolve the tra
   int resolved = 0, unresolved = 0, below = 0;
   for (const char* p : {"raptor", "7k400", "cheetah15k3"})
     for (std::uint64_t seed = 1; seed <= 4; ++seed) {
-      auto m = model_of(p);
-      m.noise.seed = seed;
-      auto t = ds::sim::open(m);
-      REQUIRE(t.ok());
-      BenchOptions o;
-      o.tests = {"access"};
-      o.seed = seed;
-      o.budget_s = 20;
-      auto r = run_bench(*t->io, o);
-      REQUIRE(r.ok());
-      REQUIRE(r->access);
-      const auto& a = *r->access;
+      const auto bp = bench_preset(p, seed, {"access"}, 20);
+      const auto& a = bp.access;
       const double rev = a.rotation_ms.value, t2t = a.track_to_track_ms.value;
       REQUIRE(rev > 0);
       const double resolve = t2t > 0 ? t2t : 1.0;
-      const double one_cylinder = t->drive->seek_curve().ms(1);
+      const double one_cylinder = bp.target.drive->seek_curve().ms(1);
       for (const auto& b : a.seek_curve) {
         const double hw = 1.96 * rev / std::sqrt(12.0 * static_cast<double>(b.n));
         INFO(p << " seed " << seed << ": bin up to " << b.max_distance << ", " << b.n << " reads, half-width " << hw
