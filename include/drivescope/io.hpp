@@ -39,6 +39,10 @@ struct IoTargetInfo {
   // max_sectors_kb); a larger one reaches the drive as several commands, which it may serve in
   // any order. 0: no such limit known.
   std::uint32_t max_command_bytes = 0;
+  // Where byte 0 of this view lies on the device: non-zero for a window (bench --offset), whose
+  // tests count positions from its start. An error names the device's own LBA with it, the one
+  // the kernel's log and the drive's sense data give.
+  std::uint64_t origin_bytes = 0;
 };
 
 class IoEngine {

@@ -191,6 +191,13 @@ void measure_arm(Target& t, const AbOptions& o, unsigned round, int arm, AbArmRu
     }
     for (const auto& [name, err] : b->errors) run.errors.push_back(name + ": " + err.message);
     for (auto& [k, v] : bench_figures(*b)) run.figures[k] = v;
+    // A device that failed under a test ends the comparison (exit 5, features restored): its
+    // arms would go on measuring a failing drive, and the difference would be the failure's.
+    for (const auto& [name, err] : b->errors)
+      if (device_failure(err)) {
+        res.device_error = fmt::format("round {} arm {} {}: {}", round + 1, run.arm, name, err.message);
+        return;
+      }
   }
 }
 

@@ -77,11 +77,6 @@ Expected<std::uint64_t> parse_offset(std::string_view text, std::uint64_t capaci
 
 namespace {
 
-// A run that stopped because the device failed is told apart from one that merely ran short.
-bool device_failure(const Error& e) {
-  return e.code == EIO || e.code == ENODEV || e.code == ETIMEDOUT || e.code == ENXIO;
-}
-
 // An engine that passes every call through to the target's; the two below change one or two.
 class ForwardingIo : public IoEngine {
  public:
@@ -122,6 +117,7 @@ class OffsetIo final : public ForwardingIo {
  public:
   OffsetIo(IoEngine& inner, std::uint64_t offset) : ForwardingIo(inner), offset_(offset), info_(inner.info()) {
     info_.capacity_bytes -= offset;
+    info_.origin_bytes += offset;  // so that a failure names the device's LBA, not the window's
   }
   const IoTargetInfo& info() const override { return info_; }
   Expected<std::size_t> submit(std::span<const IoRequest> reqs) override {

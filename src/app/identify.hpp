@@ -1,6 +1,7 @@
 // The `identify` flows: from a captured dump, and from a live target (ATA through SAT or the
 // simulator, SCSI, or a device with no passthrough at all). Results are values the CLI prints.
 #pragma once
+#include <cerrno>
 #include <nlohmann/json.hpp>
 #include <cstdint>
 #include <span>
@@ -44,6 +45,12 @@ inline int worse_exit(int a, int b) {
 // under one sector): the CLI exits kExitUsage for it. Negative, so no errno collides with it.
 inline constexpr int kUsageErrorCode = -2;
 inline Error usage_error(std::string message) { return make_error(std::move(message), kUsageErrorCode); }
+
+// A run that stopped because the device failed (a medium error, a timeout, a device that went
+// away: kExitDevice) is told apart from one that merely ran short (kExitPartial).
+inline bool device_failure(const Error& e) {
+  return e.code == EIO || e.code == ENODEV || e.code == ETIMEDOUT || e.code == ENXIO;
+}
 
 struct Report {
   nlohmann::json json;   // one document, the keys of docs/cli.md and docs/schema

@@ -211,6 +211,7 @@ Expected<NcqResult> run_ncq(Target& t, const NcqOptions& o) {
     r.effective = r.queue->verdict.reorders;
   } else {
     r.queue_error = q.error().message;
+    r.queue_device_failed = device_failure(q.error());
     r.warnings.push_back("queue test failed: " + r.queue_error);
   }
   r.summary = ncq_summary(r.claim, r.host, r.queue);
@@ -281,7 +282,7 @@ Report ncq_report(const Target& t, const NcqResult& r) {
   if (r.queue) o += "\n" + measure::queue_to_text(*r.queue);
   o += "\n" + r.sentence + ".\n";
   rep.warnings = r.warnings;
-  if (!r.queue_error.empty()) rep.exit_code = kExitPartial;
+  if (!r.queue_error.empty()) rep.exit_code = r.queue_device_failed ? kExitDevice : kExitPartial;
   if (r.queue && r.queue->interrupted) rep.exit_code = kExitInterrupted;
   return rep;
 }

@@ -41,6 +41,7 @@ struct NcqResult {
   NcqHost host;
   std::optional<measure::QueueResult> queue;
   std::string queue_error;
+  bool queue_device_failed = false;  // the queue test stopped because the device failed (exit 5)
   std::optional<bool> effective;   // the queue verdict (null: inconclusive or not measured)
   std::string summary;             // "claimed, enabled, not effective"
   std::string sentence;            // the plain sentence

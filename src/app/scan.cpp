@@ -74,6 +74,13 @@ json bench_part(Report& r, const Target& t, const std::optional<sysfs::DriveFact
   r.json["settings"] = res->json["settings"];
   for (const auto& w : res->warnings) r.warnings.push_back(fmt::format("{}: bench: {}", t.spec, w));
   r.exit_code = worse_exit(r.exit_code, res->exit_code);
+  // The drive failed under the bench: the figures measured before are kept above, but the bench
+  // did not get done, and the reason is the first failure (the bench's first warning).
+  if (res->exit_code == kExitDevice)
+    return {{"status", "failed"},
+            {"reason", res->warnings.empty() ? std::string("the device failed") : res->warnings.front()},
+            {"budget_s", *req.bench_s},
+            {"tests", kScanBenchTests}};
   return {{"status", "done"}, {"budget_s", *req.bench_s}, {"tests", kScanBenchTests}};
 }
 

@@ -45,8 +45,8 @@ Expected<Phase> two_streams(IoEngine& io, const std::array<LbaRange, 2>& ranges,
     const std::uint64_t lba = r.first_lba + rng.below(slots) * per;
     return IoRequest{lba * block_bytes, bytes, false, s};
   };
-  const std::array<IoRequest, 2> first{next(0), next(1)};
-  auto sub = io.submit(first);
+  std::array<IoRequest, 2> inflight{next(0), next(1)};  // each stream's read in flight (tag = stream)
+  auto sub = io.submit(inflight);
   if (!sub) return sub.error();
   if (*sub != 2) return make_error("the target took fewer than two reads at once");
   std::int64_t start = -1, nth = 0, last = 0;
@@ -58,13 +58,16 @@ Expected<Phase> two_streams(IoEngine& io, const std::array<LbaRange, 2>& ranges,
     if (*got == 0)
       return make_error(fmt::format("a read did not complete within {} s", kTuning.timeout_ms / 1000), ETIMEDOUT);
     --outstanding;
-    if (!c.ok()) return make_error("read failed: " + io_errno_text(-c.result), -c.result);
+    if (!c.ok())
+      return make_error(fmt::format("I/O failed at {}: {}", where_text(io.info(), inflight[c.tag % 2].offset_bytes),
+                                    io_errno_text(-c.result)),
+                        -c.result);
     if (start < 0) start = c.submit_ns;
     start = std::min(start, c.submit_ns);
     last = std::max(last, c.complete_ns);
     if (++done == n) nth = c.complete_ns;
     if (done < n) {
-      const IoRequest r = next(static_cast<std::size_t>(c.tag));
+      const IoRequest& r = inflight[c.tag % 2] = next(static_cast<std::size_t>(c.tag));
       auto s = io.submit({&r, 1});
       if (!s) return s.error();
       if (*s != 1) return make_error("the target refused a read");

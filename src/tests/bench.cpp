@@ -157,6 +157,74 @@ void note_interrupted(const char* name, bool stopped, BenchResult& r) {
   r.errors.emplace_back(name, make_error("interrupted: the stop request came while it ran; its figures cover what ran until then", ECANCELED));
 }
 
+// Watches what the tests' reads meet on their way through: the first failure of the device
+// itself (a completion with EIO, ENODEV or ENXIO, or an engine that fails a reap the same way).
+// A test that met one and still returned figures (a partial result with a note) is a device
+// failure all the same: note_device_failure puts it under errors, so the bench exits 5 and says
+// where, whatever the test made of it.
+class FailureWatch final : public IoEngine {
+ public:
+  explicit FailureWatch(IoEngine& inner) : inner_(inner) {}
+  const IoTargetInfo& info() const override { return inner_.info(); }
+  std::int64_t now_ns() override { return inner_.now_ns(); }
+  Expected<std::size_t> submit(std::span<const IoRequest> reqs) override {
+    auto n = inner_.submit(reqs);
+    if (n)
+      for (std::size_t i = 0; i < *n; ++i) inflight_.push_back({reqs[i].tag, reqs[i].offset_bytes});
+    return n;
+  }
+  Expected<std::size_t> reap(std::span<IoCompletion> out, std::size_t min_events,
+                             std::chrono::milliseconds timeout) override {
+    auto n = inner_.reap(out, min_events, timeout);
+    if (!n) {
+      if (device_errno(n.error().code)) keep(n.error());
+      return n;
+    }
+    for (std::size_t i = 0; i < *n; ++i) {
+      // The request's offset, found by its tag among those in flight (a short list: the depth).
+      std::uint64_t offset = 0;
+      for (std::size_t k = 0; k < inflight_.size(); ++k)
+        if (inflight_[k].first == out[i].tag) {
+          offset = inflight_[k].second;
+          inflight_[k] = inflight_.back();
+          inflight_.pop_back();
+          break;
+        }
+      if (!out[i].ok() && device_errno(-out[i].result))
+        keep(make_error(fmt::format("I/O failed at {}: {}", where_text(info(), offset), io_errno_text(-out[i].result)),
+                        -out[i].result));
+    }
+    return n;
+  }
+  void idle(std::chrono::nanoseconds d) override { inner_.idle(d); }
+  std::size_t in_flight() const override { return inner_.in_flight(); }
+
+  // The first device failure since the last call, and the watch cleared for the next test.
+  std::optional<Error> take() {
+    auto e = std::move(first_);
+    first_.reset();
+    return e;
+  }
+
+ private:
+  static bool device_errno(int e) { return e == EIO || e == ENODEV || e == ENXIO; }
+  void keep(Error e) {
+    if (!first_) first_ = std::move(e);
+  }
+  IoEngine& inner_;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> inflight_;  // (tag, offset) of each request out
+  std::optional<Error> first_;
+};
+
+// A test that met a device failure: under errors (its own error if it returned one, else the
+// failure the watch saw), its figures, if any, kept.
+void note_device_failure(const char* name, std::optional<Error> failure, BenchResult& r) {
+  if (!failure) return;
+  for (const auto& [n, e] : r.errors)
+    if (n == name) return;
+  r.errors.emplace_back(name, make_error(failure->message + "; its figures cover what ran until then", failure->code));
+}
+
 // No mechanical positioning: every figure that rests on platters, heads and a spindle is null,
 // the outer and inner rates too (each is a zone's: with no zones, the rates by position are all
 // there is, and on a busy host they swing 150 to 1000 MB/s from one sample to the next); the
@@ -215,7 +283,9 @@ std::vector<std::string> bench_test_names() {
   return names;
 }
 
-Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const ProgressFn& progress) {
+Expected<BenchResult> run_bench(IoEngine& target, const BenchOptions& opt, const ProgressFn& progress) {
+  FailureWatch watched(target);
+  IoEngine& io = watched;
   double wsum = 0;
   for (const auto& t : opt.tests) {
     const BenchTest* test = find_test(t);
@@ -242,6 +312,7 @@ Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const Pro
     if (!want(test.name) || stopped()) continue;
     test.run(io, opt, share(test), pf, r);
     note_interrupted(test.name, stopped(), r);
+    note_device_failure(test.name, watched.take(), r);
   }
   if (!stopped() && std::any_of(kMechanicalTests.begin(), kMechanicalTests.end(), want)) {
     PositioningOptions po;
@@ -255,6 +326,7 @@ Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const Pro
     } else {
       r.errors.emplace_back("positioning", p.error());
     }
+    note_device_failure("positioning", watched.take(), r);
   }
   check_zones(r);
 

@@ -15,6 +15,13 @@ std::string io_errno_text(int e) {
   return "errno " + std::to_string(e);
 }
 
+std::string where_text(const IoTargetInfo& info, std::uint64_t offset_bytes) {
+  const std::uint64_t lb = info.logical_block_bytes ? info.logical_block_bytes : 512;
+  const std::uint64_t at = info.origin_bytes + offset_bytes;
+  if (at % lb) return "LBA " + std::to_string(at / lb) + " (byte offset " + std::to_string(at) + ")";
+  return "LBA " + std::to_string(at / lb);
+}
+
 Span span_of(const IoTargetInfo& info, std::uint64_t span_blocks) {
   Span s;
   if (info.logical_block_bytes) s.block_bytes = info.logical_block_bytes;

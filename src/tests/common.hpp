@@ -63,6 +63,9 @@ struct PlanEntry {
 
 // How a failed I/O's errno reads in an error message ("the device is gone (errno 19)").
 std::string io_errno_text(int err);
+// Where a request at `offset_bytes` of the view lies, as a failure message names it: "LBA N" of
+// the device (the view's origin added), with the byte offset too when it is not on a block.
+std::string where_text(const IoTargetInfo& info, std::uint64_t offset_bytes);
 
 // The part of the target a test may use, from LBA 0: the whole capacity, cut to --span's
 // `span_blocks` when that is shorter (0: no --span). A target that reports no logical block size

@@ -220,7 +220,7 @@ struct PlanRun {
     core.completed();
     if (c.tag >= plan.size()) return;
     if (!c.ok()) {
-      core.failed_io(c, "LBA " + std::to_string(plan[c.tag].lba));
+      core.failed_io(c, where_text(core.io().info(), plan[c.tag].lba * lb));
       stopping = true;
       return;
     }
@@ -316,7 +316,7 @@ struct LoopRun {
     while (oldest < seq && !pending[oldest]) ++oldest;
     const IoRequest& q = by_seq[c.tag];
     if (!c.ok()) {
-      core.failed_io(c, fmt::format("byte offset {}", q.offset_bytes));
+      core.failed_io(c, where_text(core.io().info(), q.offset_bytes));
       return false;
     }
     LoopRecord rec;

@@ -183,7 +183,7 @@ TEST_CASE("run_closed_loop: the count rule is done, a stop request interrupted, 
   l = ds::measure::run_closed_loop(gone, lo, next);
   CHECK(l.stop == StopReason::device_gone);
   REQUIRE(l.error);
-  CHECK(l.error->message.find("byte offset 8192") != std::string::npos);
+  CHECK(l.error->message.find("failed at LBA 16:") != std::string::npos);  // byte 8192 of 512-byte blocks
 }
 
 TEST_CASE("Budget: a limit beyond a nanosecond count is no limit, NaN or a negative one none") {
