@@ -126,7 +126,10 @@ Report replay_report(const ReplayRequest& req, const measure::Trace& trace, cons
                  {"elapsed_ms", r.elapsed_ms},
                  {"virtual_time", r.virtual_time},
                  {"summary", distribution_json(r.service)},
-                 {"requests", reqs}};
+                 {"requests", reqs},
+                 {"planned_requests", r.planned},
+                 {"complete", !r.stopped},
+                 {"error", r.stopped ? json(r.stopped->message) : json()}};
   json comps = json::array();
   for (const auto& c : r.comparisons) comps.push_back(comparison_json(c));
   replay["comparisons"] = comps;
@@ -143,6 +146,13 @@ Report replay_report(const ReplayRequest& req, const measure::Trace& trace, cons
   rep.text += "Service times:\n" + distribution_line("replayed", r.service);
   if (!r.comparisons.empty()) rep.text += distribution_line("measured", r.comparisons.front().measured);
   rep.text += comparisons_text(r.comparisons);
+  if (r.stopped) {
+    // What completed before the failure is reported above; the run's status says it is partial,
+    // and a failure of the device itself (not of the trace) is exit 5 like every other test's.
+    rep.warnings.push_back(fmt::format("the replay stopped after {} of {} requests: {}", r.requests.size(),
+                                       r.planned, r.stopped->message));
+    rep.exit_code = device_failure(*r.stopped) ? kExitDevice : kExitPartial;
+  }
   return rep;
 }
 

@@ -55,23 +55,35 @@ class Replayer {
                                                           : std::clamp(opt.queue_depth, 1u, std::max(1u, io.info().max_queue_depth))),
         comps_(qd_), lb_(io.info().logical_block_bytes ? io.info().logical_block_bytes : 512) {}
 
-  Expected<std::vector<ReplayedRequest>> run() {
+  // The requests that completed, in trace order, and the error that ended the run early (a
+  // failed completion, a refused submit, a timeout) if one did: what was measured before a drive
+  // failed is kept, as every other test keeps it.
+  struct Run {
+    std::vector<ReplayedRequest> completed;
+    std::optional<Error> stopped;
+  };
+  Run run() {
     start_ns_ = io_.now_ns();
     last_complete_ns_ = start_ns_;
+    done_flags_.assign(reqs_.size(), false);
+    Run out;
     while (done_ < reqs_.size()) {
+      Expected<bool> step = true;
       if (next_ < reqs_.size() && outstanding_ < qd_) {
         const std::int64_t now = io_.now_ns();
         const std::int64_t due = due_ns(next_);
-        if (due <= now) {
-          if (auto e = submit_next(); !e) return e.error();
-          continue;
-        }
-        if (auto e = wait_until(due); !e) return e.error();
-        continue;
+        step = due <= now ? submit_next() : wait_until(due);
+      } else {
+        step = reap(1, std::chrono::milliseconds(opt_.timeout_ms));
       }
-      if (auto e = reap(1, std::chrono::milliseconds(opt_.timeout_ms)); !e) return e.error();
+      if (!step) {
+        out.stopped = step.error();
+        break;
+      }
     }
-    return std::move(reqs_);
+    for (std::size_t i = 0; i < reqs_.size(); ++i)
+      if (done_flags_[i]) out.completed.push_back(std::move(reqs_[i]));
+    return out;
   }
 
   std::int64_t first_submit_ns() const { return first_submit_ns_; }
@@ -133,6 +145,7 @@ class Replayer {
       last_complete_ns_ = std::max(last_complete_ns_, c.complete_ns);
       --outstanding_;
       ++done_;
+      done_flags_[c.tag] = true;
     }
     return true;
   }
@@ -140,6 +153,7 @@ class Replayer {
   IoEngine& io_;
   const Trace& trace_;
   std::vector<ReplayedRequest> reqs_;
+  std::vector<bool> done_flags_;  // request i has completed
   const ReplayOptions& opt_;
   unsigned qd_;
   std::vector<IoCompletion> comps_;
@@ -240,11 +254,12 @@ std::vector<Comparison> compare_replay(const std::vector<ReplayedRequest>& reque
 Expected<ReplayResult> replay(IoEngine& io, const Trace& trace, const ReplayOptions& opt) {
   auto plan = plan_replay(trace, io.info(), opt);
   if (!plan) return plan.error();
-  Replayer r(io, trace, std::move(*plan), opt);
-  auto done = r.run();
-  if (!done) return done.error();
   ReplayResult out;
-  out.requests = std::move(*done);
+  out.planned = plan->size();
+  Replayer r(io, trace, std::move(*plan), opt);
+  auto run = r.run();
+  out.requests = std::move(run.completed);
+  out.stopped = std::move(run.stopped);
   std::vector<double> all;
   all.reserve(out.requests.size());
   for (auto& q : out.requests) {
@@ -253,7 +268,8 @@ Expected<ReplayResult> replay(IoEngine& io, const Trace& trace, const ReplayOpti
   }
   out.service = distribution_of(std::move(all));
   out.comparisons = compare_replay(out.requests);
-  out.elapsed_ms = static_cast<double>(r.last_complete_ns() - r.first_submit_ns()) * 1e-6;
+  out.elapsed_ms = out.requests.empty() ? 0.0
+                                        : static_cast<double>(r.last_complete_ns() - r.first_submit_ns()) * 1e-6;
   out.virtual_time = io.info().virtual_time;
   return out;
 }

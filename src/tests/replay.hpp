@@ -55,7 +55,12 @@ struct Comparison {
 };
 
 struct ReplayResult {
-  std::vector<ReplayedRequest> requests;  // in trace order
+  std::vector<ReplayedRequest> requests;  // the completed ones, in trace order
+  std::size_t planned = 0;                // the trace's requests
+  // Set when the run ended before every request completed (a failed read, a timeout, a vanished
+  // device): the error, whose message names the LBA and trace line; `requests` and the figures
+  // are then those of the requests completed before it.
+  std::optional<Error> stopped;
   Distribution service;                   // all requests
   std::vector<Comparison> comparisons;    // when the trace carries measured times
   double elapsed_ms = 0;                  // engine time from the first submit to the last completion
@@ -69,6 +74,8 @@ Expected<std::vector<ReplayedRequest>> plan_replay(const Trace& trace, const IoT
 // The comparisons for a finished replay (pure: used by replay() and the tests).
 std::vector<Comparison> compare_replay(const std::vector<ReplayedRequest>& requests);
 
+// An error only when the trace does not fit the target (plan_replay); a run that fails midway
+// returns what it measured, with `stopped` set.
 Expected<ReplayResult> replay(IoEngine& io, const Trace& trace, const ReplayOptions& opt);
 
 }  // namespace ds::measure

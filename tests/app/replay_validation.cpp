@@ -92,7 +92,9 @@ Expected<measure::ReplayResult> replay_on(const std::string& folder, const std::
   if (!t) return t.error();
   measure::ReplayOptions ro;
   ro.allow_write = true;
-  return measure::replay(*t->io, *trace, ro);
+  auto r = measure::replay(*t->io, *trace, ro);
+  if (r && r->stopped) return *r->stopped;  // a validation figure is of the whole trace or none
+  return r;
 }
 
 const measure::Comparison* subset_of(const measure::ReplayResult& r, const std::string& name) {
@@ -181,6 +183,38 @@ TEST_CASE("replay: an open-loop trace issues at its times, several outstanding, 
   for (const auto& q : r->requests) at_start += q.submit_ns == 0;
   CHECK(at_start == 4);
   CHECK(r->comparisons.empty());  // an iolog carries no measured times
+}
+
+TEST_CASE("replay: a read that fails ends the run with its LBA and line; what completed before is kept") {
+  // Closed loop, five reads; the third falls in a medium-error region, so two completed, the third
+  // failed and the last two were never issued.
+  auto trace = measure::parse_trace("R Hit 1000 8 0 0\nR Hit 50000 8 0 0\nR Hit 2000004 8 0 0\n"
+                                    "R Hit 3000 8 0 0\nR Hit 4000 8 0 0\n");
+  REQUIRE(trace.ok());
+  sim::SimOptions so;
+  so.faults = sim::FaultSpec{};
+  so.faults->medium_errors.push_back({2000000, 64});
+  auto t = sim::open(kData + "/disk-models/hp_c2247a.json", so);
+  REQUIRE(t.ok());
+  auto r = measure::replay(*t->io, *trace, {});
+  REQUIRE(r.ok());
+  REQUIRE(r->stopped.has_value());
+  CHECK(r->stopped->code == EIO);
+  CHECK(apptest::has(r->stopped->message, "LBA 2000004"));
+  CHECK(apptest::has(r->stopped->message, "trace line 3"));
+  CHECK(r->planned == 5);
+  REQUIRE(r->requests.size() == 2);
+  CHECK(r->requests[0].lba == 1000);
+  CHECK(r->requests[1].lba == 50000);
+  CHECK(r->service.count == 2);
+  CHECK(r->requests[1].service_ms > 0);
+  // Without the fault the same trace runs to its end.
+  auto clean = sim::open(kData + "/disk-models/hp_c2247a.json");
+  REQUIRE(clean.ok());
+  auto full = measure::replay(*clean->io, *trace, {});
+  REQUIRE(full.ok());
+  CHECK_FALSE(full->stopped.has_value());
+  CHECK(full->requests.size() == 5);
 }
 
 TEST_CASE("replay: writes need allow_write, LBAs beyond the end need wrap, both before any I/O") {

@@ -75,9 +75,10 @@ fs::path pattern_file(const std::string& name, unsigned mib) {
 }
 
 // A disk-model file: the Cheetah 9LP model of tests/data with the given faults.
-ds::Expected<ds::sim::DiskModel> base_model() {
-  return ds::sim::load_model_file(std::string(DS_TEST_DATA) + "/disk-models/seagate_st39102lw_cheetah9lp.json");
+std::string base_model_path() {
+  return std::string(DS_TEST_DATA) + "/disk-models/seagate_st39102lw_cheetah9lp.json";
 }
+ds::Expected<ds::sim::DiskModel> base_model() { return ds::sim::load_model_file(base_model_path()); }
 fs::path faulty_model(const std::string& name, const ds::sim::FaultSpec& f) {
   auto m = base_model();
   REQUIRE(m.ok());
@@ -178,6 +179,36 @@ TEST_CASE("safety: bench over medium errors: exit 5 and the failing LBA named") 
   CAPTURE(err);
   CHECK(err.find("I/O failed at LBA") != std::string::npos);
   CHECK(err.find("errno 5") != std::string::npos);  // EIO
+}
+
+TEST_CASE("safety: replay into a medium error: exit 5, the LBA and trace line named, earlier requests kept") {
+  ds::sim::FaultSpec f;
+  f.medium_errors.push_back({300000, 16});
+  const fs::path m = faulty_model("medium-replay", f);
+  const fs::path trace = scratch() / "into-bad.iolog";
+  std::ofstream(trace) << "fio version 2 iolog\n/dev/x add\n/dev/x open\n"
+                       << "/dev/x read 0 4096\n/dev/x read 51200000 4096\n/dev/x read "
+                       << 300008ull * 512 << " 4096\n/dev/x read 8192 4096\n/dev/x close\n";
+  auto r = run("replay --json sim:" + m.string() + " " + trace.string());
+  CHECK(r.rc == 5);
+  auto j = parse(r);
+  REQUIRE(j.contains("replay"));
+  CHECK(j["replay"]["complete"] == false);
+  CHECK(j["replay"]["planned_requests"] == 4);
+  CHECK(j["replay"]["requests"].size() == 2);
+  CHECK(j["replay"]["summary"]["count"] == 2);
+  const std::string err = j["replay"]["error"].get<std::string>();
+  CAPTURE(err);
+  CHECK(err.find("I/O failed at LBA 300008") != std::string::npos);
+  CHECK(err.find("trace line 6") != std::string::npos);
+  CHECK(r.err.find("stopped after 2 of 4 requests") != std::string::npos);
+  // The same trace on the healthy model runs to its end.
+  auto ok = run("replay --json sim:" + base_model_path() + " " + trace.string());
+  CHECK(ok.rc == 0);
+  auto jo = parse(ok);
+  CHECK(jo["replay"]["complete"] == true);
+  CHECK(jo["replay"]["error"].is_null());
+  CHECK(jo["replay"]["requests"].size() == 4);
 }
 
 TEST_CASE("safety: blocksize on a drive where every read fails: exit 5, the error, no table") {
