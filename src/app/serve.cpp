@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -158,7 +160,35 @@ Expected<std::string> find_nbdkit_plugin() {
                     "; DRIVESCOPE_NBDKIT_PLUGIN names it)");
 }
 
+std::optional<Error> check_filters(const ServeRequest& r) {
+  // nbdkit takes a filter by name (it finds nbdkit-NAME-filter.so) and every KEY=VALUE after the
+  // plugin as a parameter of the plugin or of a filter: a word with a '=' or a '/' in a name, or a
+  // parameter named like the plugin's, would change what the drive is, not put a filter before it.
+  static constexpr std::string_view kPluginKeys[] = {"model", "speed", "log", "realtime", "max_wait_ms"};
+  auto word = [](std::string_view w) {
+    return !w.empty() && std::all_of(w.begin(), w.end(), [](unsigned char c) {
+      return std::islower(c) || std::isdigit(c) || c == '-' || c == '_';
+    });
+  };
+  for (const auto& f : r.filters)
+    if (!word(f))
+      return usage_error(fmt::format("--filter {}: an nbdkit filter's name (error, delay, ...), lower-case "
+                                     "letters, digits, '-' and '_'", f));
+  if (!r.filter_params.empty() && r.filters.empty())
+    return usage_error("--filter-param without a --filter");
+  for (const auto& p : r.filter_params) {
+    const auto eq = p.find('=');
+    const std::string_view key = std::string_view(p).substr(0, eq);
+    if (eq == std::string::npos || !word(key) || p.find('\n') != std::string::npos)
+      return usage_error(fmt::format("--filter-param {}: give KEY=VALUE (e.g. error-rate=10%)", p));
+    if (std::find(std::begin(kPluginKeys), std::end(kPluginKeys), key) != std::end(kPluginKeys))
+      return usage_error(fmt::format("--filter-param {}: '{}' is the drive's own parameter, not a filter's", p, key));
+  }
+  return std::nullopt;
+}
+
 Expected<ServeSession> serve_start(const ServeRequest& r) {
+  if (auto bad = check_filters(r)) return *bad;
   auto spec = model_spec(r.model);
   if (!spec) return spec.error();
   // The model is loaded here first, so that a malformed one is refused with the loader's message
@@ -189,11 +219,13 @@ Expected<ServeSession> serve_start(const ServeRequest& r) {
     args.insert(args.end(), {"-U", s.socket});
     s.uri = "nbd+unix:///?socket=" + s.socket;
   }
+  for (const auto& f : r.filters) args.push_back("--filter=" + f);
   args.insert(args.end(), {*plugin, "model=" + *spec, fmt::format("speed={}", r.speed)});
   // Absolute: nbdkit may change directory.
   if (!r.log.empty()) args.push_back("log=" + fs::absolute(r.log).string());
   if (r.realtime) args.push_back("realtime=1");
   if (r.max_wait_ms) args.push_back(fmt::format("max_wait_ms={}", *r.max_wait_ms));
+  args.insert(args.end(), r.filter_params.begin(), r.filter_params.end());
 
   block_signals(true);
   auto pid = spawn(args);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "drivescope/expected.hpp"
 
@@ -21,6 +22,11 @@ struct ServeRequest {
   std::optional<double> max_wait_ms;  // serve::ServeOptions::max_wait_ms (unset: the plugin's default)
   bool realtime = false;          // time requests on SCHED_FIFO threads (serve::ServeOptions::realtime)
   std::string log;                // the request log (every request's real and simulated times), at exit
+  // nbdkit filters in front of the drive, outermost first (nbdkit --filter=NAME), and their
+  // KEY=VALUE parameters: nbdkit's own `error` and `delay` filters make a served drive fail or
+  // stall on purpose (docs/serve.md).
+  std::vector<std::string> filters;
+  std::vector<std::string> filter_params;
 };
 
 struct ServeSession {
@@ -35,6 +41,10 @@ struct ServeSession {
 // Where the plugin is: $DRIVESCOPE_NBDKIT_PLUGIN, else next to the executable (the build tree),
 // else the install's libdir (relative to the executable, then the configured prefix).
 Expected<std::string> find_nbdkit_plugin();
+
+// A filter name or parameter that nbdkit would misread, or a parameter that would override the
+// plugin's own (model, speed, ...): the usage error, else nullopt.
+std::optional<Error> check_filters(const ServeRequest& r);
 
 // Checks the model (a malformed one is refused with the loader's message), blocks SIGINT and
 // SIGTERM for serve_wait, starts nbdkit and returns once it listens.

@@ -1,6 +1,6 @@
 // `drivescope serve MODEL [--socket PATH | --port N] [--read-only] [--speed X] [--max-wait MS]
-// [--realtime] [--log FILE]`: the simulated drive as a network block device in real time, on nbdkit (src/app/serve.hpp,
-// docs/serve.md).
+// [--realtime] [--log FILE] [--filter NAME... --filter-param KEY=VALUE...]`: the simulated drive as a
+// network block device in real time, on nbdkit (src/app/serve.hpp, docs/serve.md).
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -28,12 +28,16 @@ Action add_serve(CLI::App& app) {
   c->add_flag("--realtime", o->realtime, "time requests on SCHED_FIFO threads, so that answers are not late on a "
                                          "busy host (root or CAP_SYS_NICE; otherwise a warning at exit)");
   c->add_option("--log", o->log, "at exit, write every request's real and simulated times to this file");
+  c->add_option("--filter", o->filters, "put nbdkit's filter NAME in front of the drive (repeatable, outermost "
+                                        "first; e.g. error, delay: a drive that fails or stalls on purpose)");
+  c->add_option("--filter-param", o->filter_params, "KEY=VALUE for a --filter (repeatable; e.g. error=EIO, "
+                                                    "error-pread-rate=100%, delay-read=2s)");
   return [o, c]() -> int {
     if (!c->parsed()) return -1;
     auto s = app::serve_start(*o);
     if (!s) {
       std::fprintf(stderr, "drivescope: %s\n", s.error().message.c_str());
-      return app::kExitFailure;
+      return s.error().code == app::kUsageErrorCode ? app::kExitUsage : app::kExitFailure;
     }
     std::cout << s->text << std::flush;
     auto rc = app::serve_wait(*s);

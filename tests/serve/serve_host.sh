@@ -78,6 +78,33 @@ loader=$(head -1 "$tmp/loader.err")
 "$ds" serve /dev/null --socket "$sock" > /dev/null 2> "$tmp/dev.err" && fail "a device was served"
 grep -q "never a device" "$tmp/dev.err" || fail "serving /dev/null: $(cat "$tmp/dev.err")"
 
+# ---- nbdkit's own filters in front of the drive (--filter): a drive that fails, then stalls ----
+"$ds" serve sim:raptor --socket "$sock" --filter-param error=EIO > /dev/null 2> "$tmp/fp.err"
+[ $? -eq 2 ] || fail "--filter-param without --filter: not a usage error ($(cat "$tmp/fp.err"))"
+"$ds" serve sim:raptor --socket "$sock" --filter error --filter-param model=x > /dev/null 2> "$tmp/fp.err"
+{ [ $? -eq 2 ] && grep -q "the drive's own parameter" "$tmp/fp.err"; } ||
+  fail "--filter-param model=...: not refused ($(cat "$tmp/fp.err"))"
+"$ds" serve sim:raptor --socket "$sock" --filter ../x > /dev/null 2> "$tmp/fp.err"
+[ $? -eq 2 ] || fail "--filter ../x: not a usage error ($(cat "$tmp/fp.err"))"
+# The error filter fails reads while its trigger file exists: the same read works, fails, works.
+trigger=$tmp/fail-now
+start --filter error --filter-param error=EIO --filter-param error-pread-rate=100% --filter-param "error-pread-file=$trigger"
+qio() { qemu-io -f raw -c "read 1048576 4096" "$uri" 2>&1; }
+qio | grep -q "read 4096/4096" || fail "error filter, no trigger: the read failed: $(qio)"
+touch "$trigger"
+qio | grep -q "Input/output error" || fail "error filter, triggered: the read did not fail with EIO: $(qio)"
+rm -f "$trigger"
+qio | grep -q "read 4096/4096" || fail "error filter, trigger removed: the read failed: $(qio)"
+stop TERM
+# The delay filter holds every read 300 ms on top of the drive's own time.
+start --filter delay --filter-param delay-read=300ms
+t0=$(date +%s%N); qio > "$tmp/delay.out"; t1=$(date +%s%N)
+ms=$(( (t1 - t0) / 1000000 ))
+grep -q "read 4096/4096" "$tmp/delay.out" || fail "delay filter: the read failed: $(cat "$tmp/delay.out")"
+[ "$ms" -ge 300 ] || fail "delay filter: a read took $ms ms, under the 300 ms delay"
+echo "serve_host: error filter fails reads while triggered; delay filter read in $ms ms (>= 300)"
+stop TERM
+
 # ---- the truth (the judge), and the random offsets (fixed seed) ----
 "$truth" "$model" > "$tmp/truth.json" || { echo "serve_host: ds_truth failed"; exit 1; }
 python3 - "$tmp/truth.json" "$model" "$tmp" <<'PY'
