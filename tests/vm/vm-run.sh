@@ -19,7 +19,9 @@
 #                     virtio-scsi (scsi-hd, no SAT) | virtio-blk (no SCSI layer)
 #               keys: size=1G (a sparse image, new each run) | latency-ns=N (QEMU null-co: no
 #                     image, zeros, every request takes N ns) | nbd=URI (an NBD export, e.g. a
-#                     drive `drivescope serve` serves: no image); anything else goes to -device
+#                     drive `drivescope serve` serves: no image) | blkdebug=CONF (the image
+#                     behind QEMU's blkdebug driver with the rules of CONF, e.g. EIO on reads of
+#                     a sector: a failing drive); anything else goes to -device
 #                     (model=, serial=, rotation_rate=, vendor=, product=, ...)
 #   -o DIR      where files the guest exports (vm_export) are written (default: the run dir)
 #   -t SECS     hard limit for the whole VM (default 240): a hung guest never hangs CI
@@ -289,13 +291,14 @@ have_hba() { case " $MODS " in *" $1 "*) return 0 ;; esac; return 1; }
 n=0; n_ahci=0; n_ide=0
 for spec in "${DISKS[@]}"; do
   kind=${spec%%,*}; rest=${spec#"$kind"}; rest=${rest#,}
-  size=1G; latency=; nbd=; devopts=
+  size=1G; latency=; nbd=; blkdebug=; devopts=
   IFS=, read -r -a kvs <<< "$rest"
   for kv in "${kvs[@]+"${kvs[@]}"}"; do
     case $kv in
       size=*) size=${kv#size=} ;;
       latency-ns=*) latency=${kv#latency-ns=} ;;
       nbd=*) nbd=${kv#nbd=} ;;
+      blkdebug=*) blkdebug=${kv#blkdebug=} ;;
       *) devopts+=",$kv" ;;
     esac
   done
@@ -303,6 +306,12 @@ for spec in "${DISKS[@]}"; do
     QDISKS+=(-drive "if=none,id=d$n,format=raw,file=$nbd")
   elif [ -n "$latency" ]; then
     QDISKS+=(-drive "if=none,id=d$n,driver=null-co,size=$size,read-zeroes=on,latency-ns=$latency")
+  elif [ -n "$blkdebug" ]; then
+    # raw over blkdebug over the image file: the rules see every request the guest's disk gets,
+    # by 512-byte sector; rerror=report hands an injected error to the guest as the device's.
+    [ -f "$blkdebug" ] || fail "blkdebug=: no such rules file: $blkdebug"
+    truncate -s "$size" "$RUN/disk$n.img"
+    QDISKS+=(-drive "if=none,id=d$n,format=raw,rerror=report,werror=report,file.driver=blkdebug,file.config=$(realpath "$blkdebug"),file.image.driver=file,file.image.filename=$RUN/disk$n.img")
   else
     truncate -s "$size" "$RUN/disk$n.img"
     QDISKS+=(-drive "if=none,id=d$n,format=raw,file=$RUN/disk$n.img")

@@ -1,0 +1,119 @@
+# guest-faults.sh — drivescope on disks that fail reads through a real kernel (issue 31 item 4,
+# docs/safety.md). Needs the disks of tests/vm/faults-host.sh (QEMU blkdebug under AHCI and
+# virtio-scsi): without them it skips at once. Every command that reads the media must end
+# within its bound with the documented exit status (5: the device failed), say which LBA the
+# read that failed was at, keep what it measured before, and leave the features it changed as
+# they were.
+. "$VMTEST_LIB"
+
+DS=drivescope
+[ -r /etc/fault-facts ] || { vm_skip "faults: needs tests/vm/faults-host.sh's disks (not in this disk set)"; vm_done; }
+. /etc/fault-facts
+RA=$(vm_disk_by_model "VMTEST BADRANGE"); RS=$(vm_disk_by_model "BADRANGE SCSI")
+AA=$(vm_disk_by_model "VMTEST BADALL"); AS=$(vm_disk_by_model "BADALL SCSI")
+GOOD=$(vm_disk_by_model "VMTEST GOOD")
+[ -n "$RA" ] && [ -n "$RS" ] && [ -n "$AA" ] && [ -n "$AS" ] && [ -n "$GOOD" ] ||
+  { echo "FAIL disks not found (BADRANGE $RA/$RS, BADALL $AA/$AS, GOOD $GOOD)"; VM_FAIL=1; vm_done; }
+ST=/tmp/faults-state; mkdir -p $ST
+LAST=$((FAULT_LBA + FAULT_SECTORS - 1))
+
+# ds NAME ARGS... — `drivescope ARGS` under a 150 s bound (a run that hangs fails, it does not
+# hang the guest); stdout in /tmp/NAME.out, stderr in /tmp/NAME.err, the status in DS_RC.
+ds() {
+  local name=$1; shift
+  timeout 150 $DS "$@" > "/tmp/$name.out" 2> "/tmp/$name.err"; DS_RC=$?
+  echo "   \$ drivescope $* -> exit $DS_RC"; sed -n '1,3s/^/   | /p' "/tmp/$name.err"
+}
+# lba_named NAME — the LBA in NAME's "I/O failed at LBA N" (stderr, else stdout), or empty.
+lba_named() { cat "/tmp/$1.err" "/tmp/$1.out" | sed -n 's/.*failed at LBA \([0-9][0-9]*\).*/\1/p' | head -n1; }
+# in_range N LO HI
+in_range() { [ -n "$1" ] && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
+# device_failed NAME LO HI — exit 5 and the failing LBA named, inside [LO, HI].
+device_failed() {
+  check "$1: exit status" 5 "$DS_RC"
+  local l; l=$(lba_named "$1")
+  check_true "$1: names the failed read's LBA ($l) in $2..$3" in_range "$l" "$2" "$3"
+}
+
+vm_section "the faults are there: dd through the kernel"
+check_true "dd of the bad range on AHCI fails" not quiet dd if=/dev/$RA of=/dev/null bs=512 skip=$FAULT_LBA count=1 iflag=direct
+check_true "dd before the bad range on AHCI reads" quiet dd if=/dev/$RA of=/dev/null bs=512 skip=$((FAULT_LBA - 8)) count=8 iflag=direct
+check_true "dd on BADALL SCSI fails" not quiet dd if=/dev/$AS of=/dev/null bs=4096 count=1 iflag=direct
+
+vm_section "identify reads no media: it answers on every failing disk"
+for d in $RA $RS $AA $AS; do
+  ds id-$d identify "/dev/$d" --json
+  check_true "identify /dev/$d: exit 0 or 3" test "$DS_RC" -eq 0 -o "$DS_RC" -eq 3
+  check_true "identify /dev/$d: JSON" quiet jq -e .identify "/tmp/id-$d.out"
+done
+
+vm_section "bench: each test on a disk whose every read fails"
+# --span 64MiB: the smallest window every test takes (patterns wants 2048 blocks, access and
+# transfer more than a few tracks); each fails at its first read.
+for d in $AA $AS; do
+  for t in access transfer cache blocksize queue patterns actuators; do
+    ds b-$t-$d bench "/dev/$d" --tests $t --span 64MiB --budget 3 --quiet --json
+    device_failed b-$t-$d 0 $((64 * 2048 - 1))
+    check "b-$t-$d: the test's error in the document" true \
+      "$(jq -r --arg t $t '.tests.errors[$t] != null' /tmp/b-$t-$d.out 2>/dev/null)"
+  done
+done
+
+vm_section "bench behind --offset: the failure names the device's LBA, not the window's"
+for d in $RA $RS; do
+  for t in blocksize queue; do
+    ds o-$t-$d bench "/dev/$d" --tests $t --offset $((FAULT_LBA * 512)) --span $((FAULT_SECTORS * 512)) --budget 3 --quiet --json
+    device_failed o-$t-$d $FAULT_LBA $LAST
+  done
+done
+
+vm_section "a healthy window of the same disk measures"
+ds b-ok bench "/dev/$RA" --tests access --span 64MiB --budget 2 --quiet --json
+check "b-ok: exit status" 0 "$DS_RC"
+check_true "b-ok: access measured (reads timed)" test "$(jq -r '.tests.access.read.samples // 0' /tmp/b-ok.out 2>/dev/null)" -gt 0
+check "b-ok: no errors" null "$(jq -c '.tests.errors' /tmp/b-ok.out 2>/dev/null)"
+
+vm_section "every read fails: bench, ncq, ab, scan"
+for d in $AA $AS; do
+  ds ball-$d bench "/dev/$d" --budget 3 --quiet --json
+  device_failed ball-$d 0 $((256 * 2048 - 1))
+  check "ball-$d: every default test's error in the document" "access blocksize cache positioning transfer" \
+    "$(jq -r '.tests.errors | keys | sort | join(" ")' /tmp/ball-$d.out 2>/dev/null)"
+  ds ncq-$d ncq "/dev/$d" --json
+  device_failed ncq-$d 0 $((256 * 2048 - 1))
+done
+wc_before=$($DS write-cache "/dev/$AA" --json 2>/dev/null | jq -r '.feature.state.value.enabled' 2>/dev/null)
+ds ab-$AA ab "/dev/$AA" --feature write-cache=on,off --rounds 2 --budget 0.5 --state-dir $ST --quiet --json
+device_failed ab-$AA 0 $((256 * 2048 - 1))
+wc_after=$($DS write-cache "/dev/$AA" --json 2>/dev/null | jq -r '.feature.state.value.enabled' 2>/dev/null)
+check_nonempty "write cache read back before ab" "$wc_before"
+check "ab on a failing disk leaves the write cache as it was" "$wc_before" "$wc_after"
+ds scan-all scan "/dev/$GOOD" "/dev/$AA" --bench 2 --json
+check "scan: exit status (the worst drive's)" 5 "$DS_RC"
+check "scan: the healthy drive's bench done" done \
+  "$(jq -r --arg d "/dev/$GOOD" 'select(.target.name == $d) | .scan.bench.status' /tmp/scan-all.out 2>/dev/null | head -n1)"
+check "scan: the failing drive's bench failed" failed \
+  "$(jq -r --arg d "/dev/$AA" 'select(.target.name == $d) | .scan.bench.status' /tmp/scan-all.out 2>/dev/null | head -n1)"
+check_true "scan: its reason names the LBA" contains \
+  "$(jq -r --arg d "/dev/$AA" 'select(.target.name == $d) | .scan.bench.reason' /tmp/scan-all.out 2>/dev/null)" 'failed at LBA [0-9]'
+
+vm_section "a served drive behind nbdkit's error filter"
+SV=$(vm_disk_by_model "SERVE FAILING")
+if [ -n "$SV" ]; then
+  ds serve-$SV bench "/dev/$SV" --tests access --budget 3 --quiet --json
+  device_failed serve-$SV 0 $(( $(cat /sys/block/$SV/size) - 1 ))
+else
+  vm_skip "served failing drive: not in this disk set (no nbdkit on the host)"
+fi
+
+vm_section "replay: a trace into the bad range"
+{ echo "fio version 2 iolog"; echo "/dev/$RA add"; echo "/dev/$RA open"
+  for lba in 0 2048 4096 $((FAULT_LBA + 8)) 8192; do echo "/dev/$RA read $((lba * 512)) 4096"; done
+  echo "/dev/$RA close"; } > /tmp/bad.iolog
+for d in $RA $RS; do
+  sed "s#/dev/$RA#/dev/$d#" /tmp/bad.iolog > /tmp/bad-$d.iolog
+  ds replay-$d replay "/dev/$d" /tmp/bad-$d.iolog --json
+  device_failed replay-$d $((FAULT_LBA + 8)) $((FAULT_LBA + 8))
+done
+
+vm_done
