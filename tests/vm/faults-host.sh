@@ -13,16 +13,8 @@
 # Exit: 0 passed, 1 a check failed, 2/3 harness error (vm-run.sh), 77 skipped (-S, no QEMU).
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-BIN=${DRIVESCOPE_BIN:-}
-CT=()
-T=300
-while getopts 'b:St:' o; do
-  case $o in b) BIN=$OPTARG ;; S) CT=(-S) ;; t) T=$OPTARG ;; *) exit 2 ;; esac
-done
-[ -n "$BIN" ] || { echo "faults-host: -b path/to/drivescope is required" >&2; exit 2; }
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/ds-faults.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+. "$HERE/host-lib.sh"
+host_args faults-host "$@"
 # 128 MiB into the disk, 64 sectors: past what the kernel reads when it looks for partitions.
 FAULT_LBA=262144 FAULT_SECTORS=64
 { for s in $(seq "$FAULT_LBA" $((FAULT_LBA + FAULT_SECTORS - 1))); do

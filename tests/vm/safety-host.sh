@@ -9,16 +9,8 @@
 # Exit: 0 passed, 1 a check failed, 2/3 harness error (vm-run.sh), 77 skipped (-S, no QEMU).
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-BIN=${DRIVESCOPE_BIN:-}
-CT=()
-T=300
-while getopts 'b:St:' o; do
-  case $o in b) BIN=$OPTARG ;; S) CT=(-S) ;; t) T=$OPTARG ;; *) exit 2 ;; esac
-done
-[ -n "$BIN" ] || { echo "safety-host: -b path/to/drivescope is required" >&2; exit 2; }
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/ds-safety.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+. "$HERE/host-lib.sh"
+host_args safety-host "$@"
 size=256M
 # disk0..3: the default set (same models/serials as vm-run.sh's), disk4/5: scratch disks.
 TMPDIR=$work bash "$HERE/vm-run.sh" "${CT[@]}" -k -t "$T" -b "$BIN" -o "$work/out" \
