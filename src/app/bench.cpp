@@ -244,8 +244,13 @@ Expected<Report> run_bench(const BenchRequest& req, const measure::ProgressFn& p
   bo.span_bytes = w->second;
 
   Report r;
+  // The target's size and block beside its name: every LBA in the tests counts in these blocks,
+  // and the schema test holds each below the span (docs/schema, tests/schema/bounds.py).
   r.json = {{"drivescope", {{"version", version()}}},
-            {"target", {{"kind", to_string(t->kind)}, {"name", req.target}}}};
+            {"target", {{"kind", to_string(t->kind)},
+                        {"name", req.target},
+                        {"capacity_bytes", t->io->info().capacity_bytes},
+                        {"logical_block_bytes", t->io->info().logical_block_bytes}}}};
   // The identity goes beside the results so a report says what was measured. It is best effort:
   // a file target has none, and a failure here must not cost the measurements.
   if (t->device) {

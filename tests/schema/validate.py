@@ -4,7 +4,8 @@ dumps of tests/data, and validates each REAL document against its command's sche
 (docs/schema/COMMAND.schema.json). Also checks that documents missing a required key, or with a
 key of the wrong type, FAIL validation (so the schemas can catch something), that every schema
 file is a valid JSON Schema, that every command schema was exercised, and that no document has a
-key its schema does not name (tests/schema/unnamed.py).
+key its schema does not name (tests/schema/unnamed.py), nor a bench document an LBA outside what it
+measured or ranges that overlap (tests/schema/bounds.py).
 
 Usage: validate.py DRIVESCOPE SOURCE_DIR WORK_DIR [EXTRA_DOC.json:SCHEMA ...]
 Exit 0 all valid, 1 a failure. Needs python3-jsonschema (Debian 12: 4.10; newer ones work too).
@@ -19,6 +20,7 @@ import time
 
 import jsonschema
 
+import bounds
 import unnamed
 
 
@@ -60,6 +62,11 @@ class Checker:
     def unnamed_keys(self, label, schema, doc):
         for path in self.walker.unnamed(doc, schema + ".schema.json"):
             self.fail("%s: %s: %s: a key the schema does not name" % (label, schema, path))
+        if schema == "bench":
+            for what in bounds.violations(doc):
+                self.fail("%s: %s" % (label, what))
+            if "tests" in doc and bounds.span_blocks(doc) is None:
+                self.fail("%s: a bench document without target.capacity_bytes and logical_block_bytes" % label)
 
     def validator(self, name):
         if name not in self.validators:
@@ -164,6 +171,9 @@ def run_all(c, source, work):
     c.run("bench", ["bench", "sim:7200.7", "--json"] + fast, save=b1)
     c.run("bench", ["bench", "sim:maxline3", "--json=c"] + fast, save=b2)
     c.run("bench", ["bench", "sim:raptor", "--tests", "access,transfer", "--offset", "50%", "--json=c"] + fast)
+    # Zones to hold against each other (a 1 % span has one); 0.3 s of CPU.
+    docs["bench-zones"] = c.run("bench", ["bench", "sim:raptor", "--tests", "access,transfer", "--budget", "2",
+                                          "--span", "30%", "--json=c"])
     c.run("bench", ["bench", "sim:atlas15k", "--tests", "queue,patterns", "--json=c"] + fast)
     c.run("bench", ["bench", "sim:exos2x14", "--tests", "actuators", "--json=c"] + fast)
     c.run("bench", ["bench", "sim:modern8tb", "--tests", "rmw", "--write", "--json=c"] + fast)
@@ -271,6 +281,28 @@ def smr_negative_checks(c, docs):
     c.must_fail("smr", broken, "probe.writes as a string")
 
 
+def bench_negative_checks(c, bench):
+    """bounds.py finds an LBA past the span, zones that overlap and a range that runs backwards."""
+    zones = (bench or {}).get("tests", {}).get("transfer", {}).get("zones") or []
+    if len(zones) < 2 or bounds.violations(bench):
+        c.fail("negative checks: no bench document with two zones and nothing out of bounds")
+        return
+    limit = bounds.span_blocks(bench)
+    cases = [
+        (["access", "reads", "lba", 0], limit, "a read at the span's end"),
+        (["transfer", "zones", 1, "first_lba"], zones[0]["last_lba"], "zones that overlap"),
+        (["transfer", "zones", 0, "last_lba"], zones[0]["first_lba"] - 1, "a zone that ends before it starts"),
+    ]
+    for path, value, what in cases:
+        broken = copy.deepcopy(bench)
+        node = broken["tests"]
+        for k in path[:-1]:
+            node = node[k]
+        node[path[-1]] = value
+        if not bounds.violations(broken):
+            c.fail("negative check: %s was not found out of bounds" % what)
+
+
 def negative_checks(c, docs):
     ident = docs.get("7200.7")
     if ident is None:
@@ -307,6 +339,7 @@ def negative_checks(c, docs):
     feat = {"json_format_version": [1, 0], "drivescope": ident["drivescope"],
             "target": ident["target"], "feature": {"name": "apm", "action": "get"}}
     c.must_fail("aam", feat, "an apm document checked as aam")
+    bench_negative_checks(c, docs.get("bench-zones"))
     rmw = docs.get("rmw-claims")
     if rmw is None or "rmw" not in rmw.get("tests", {}):
         c.fail("negative checks: no read-only rmw document")
