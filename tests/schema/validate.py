@@ -228,8 +228,8 @@ def run_all(c, source, work):
 
     c.run("compare", ["compare", b1, b2, "--json=c", "--color", "never"])
     c.run("report", ["report", b1, b2, "--svg", os.path.join(work, "charts"), "--json=c"])
-    c.run("replay", ["replay", "sim:atlas15k", os.path.join(data, "disksim-traces", "atlas_III.trace"),
-                     "--write", "--json=c"])
+    docs["replay"] = c.run("replay", ["replay", "sim:atlas15k", os.path.join(data, "disksim-traces", "atlas_III.trace"),
+                                      "--write", "--json=c"])
     c.run("restore", ["restore", "--state-dir", state, "--json=c"])
 
     # No preset has APM: `apm` reports it unsupported (3) and refuses a change (1), both as JSON.
@@ -340,6 +340,14 @@ def negative_checks(c, docs):
             "target": ident["target"], "feature": {"name": "apm", "action": "get"}}
     c.must_fail("aam", feat, "an apm document checked as aam")
     bench_negative_checks(c, docs.get("bench-zones"))
+    rep = docs.get("replay")
+    if rep is None or "replay" not in rep:
+        c.fail("negative checks: no replay document")
+    else:
+        for key in ("complete", "error", "requests"):
+            broken = copy.deepcopy(rep)
+            del broken["replay"][key]
+            c.must_fail("replay", broken, "a replay document without replay.%s" % key)
     rmw = docs.get("rmw-claims")
     if rmw is None or "rmw" not in rmw.get("tests", {}):
         c.fail("negative checks: no read-only rmw document")
