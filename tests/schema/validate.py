@@ -24,11 +24,23 @@ import bounds
 import unnamed
 
 
+def no_duplicate_keys(path):
+    """An object_pairs_hook: a key twice in one object is an error (JSON readers keep the last, so
+    the first would silently say nothing: a second "required" list once hid the first)."""
+    def hook(pairs):
+        keys = [k for k, _ in pairs]
+        dup = sorted({k for k in keys if keys.count(k) > 1})
+        if dup:
+            raise ValueError("%s: the key %s twice in one object" % (path, ", ".join(dup)))
+        return dict(pairs)
+    return hook
+
+
 def load_schemas(schema_dir):
     store = {}
     for path in sorted(glob.glob(os.path.join(schema_dir, "*.schema.json"))):
         with open(path) as f:
-            s = json.load(f)
+            s = json.load(f, object_pairs_hook=no_duplicate_keys(path))
         jsonschema.Draft202012Validator.check_schema(s)
         store[s["$id"]] = s
     return store
