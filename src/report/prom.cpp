@@ -81,7 +81,9 @@ void identity_metrics(Metrics& m, const json& doc) {
   const json& id = at(doc, "identify");
   const json smart = smartctl_identity(id);
   std::vector<std::pair<std::string, std::string>> labels;
-  for (const char* k : {"model_name", "serial_number", "firmware_version"})
+  // model_family: the drive database's family (smartctl's key, smartctl_exporter's label of the
+  // same name), "" when the table has no entry for the drive or was not read.
+  for (const char* k : {"model_name", "serial_number", "firmware_version", "model_family"})
     labels.emplace_back(k, smart.contains(k) ? smart[k].get<std::string>() : "");
   m.add("drivescope_device_info", "identity of the drive; the value is always 1", 1.0, std::move(labels));
   m.add("drivescope_device_capacity_bytes", "user capacity in bytes", json_number(id, "capacity_bytes"));

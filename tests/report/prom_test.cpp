@@ -83,7 +83,13 @@ TEST_CASE("prom metrics of a document: identity as labels, figures in base units
   CHECK(info->value == 1);
   CHECK(info->labels == std::vector<std::pair<std::string, std::string>>{
                             {"device", "sdb"}, {"model_name", "Maxtor 7L250S0"}, {"serial_number", "L5\"0"},
-                            {"firmware_version", "BANC1G10"}, {"command", "bench"}});
+                            {"firmware_version", "BANC1G10"}, {"model_family", ""}, {"command", "bench"}});
+  // With a drive database entry, its family is the label.
+  json with_family = doc;
+  with_family["identify"]["drivedb"] = {{"found", true}, {"family", "Maxtor DiamondMax 10"}};
+  const auto fam = prom_metrics(with_family, 0, "bench");
+  CHECK(find(fam, "drivescope_device_info")->labels[4] ==
+        std::pair<std::string, std::string>{"model_family", "Maxtor DiamondMax 10"});
   CHECK(find(ms, "drivescope_exit_status")->value == 3);
   CHECK(find(ms, "drivescope_device_capacity_bytes")->value == 251000193024.0);
   CHECK(find(ms, "drivescope_access_time_seconds", "stat", "mean")->value == doctest::Approx(0.0145));
