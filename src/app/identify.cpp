@@ -2,7 +2,13 @@
 
 #include <fmt/core.h>
 
+#include <sys/stat.h>
+
 #include <array>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <vector>
 
 #include "drivescope/commands.hpp"
 #include "probe/drivedb.hpp"
@@ -26,18 +32,60 @@ using nlohmann::json;
 
 std::string version() { return DRIVESCOPE_VERSION; }
 
+namespace {
+
+// smartmontools' table read and its expressions compiled once per process and source (about
+// 80 ms), not once for every drive a scan identifies. The key holds each candidate file's size
+// and time, so a table that changed since is read again.
+struct CachedDriveDb {
+  std::string key;
+  probe::LoadedDriveDb loaded;
+  std::unique_ptr<probe::DriveDbMatcher> matcher;  // null when no table was read
+};
+
+std::string drivedb_key(const std::string& drivedb, const std::string& root) {
+  std::string key = drivedb + '\n' + root;
+  const std::filesystem::path base(root.empty() ? "/" : root);
+  std::vector<std::filesystem::path> files;
+  if (!drivedb.empty()) files.emplace_back(drivedb);
+  else
+    for (const auto& p : probe::default_drivedb_paths()) files.push_back(base / p.substr(1));
+  for (const auto& f : files) {
+    struct stat st {};
+    if (::stat(f.c_str(), &st) == 0)
+      key += fmt::format("\n{} {} {}.{}", f.string(), st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+  }
+  return key;
+}
+
+const CachedDriveDb& cached_drivedb(const std::string& drivedb, const std::string& root) {
+  static std::mutex mu;
+  static std::vector<std::unique_ptr<CachedDriveDb>> cache;
+  const std::string key = drivedb_key(drivedb, root);
+  const std::lock_guard<std::mutex> lock(mu);
+  for (const auto& c : cache)
+    if (c->key == key) return *c;
+  auto c = std::make_unique<CachedDriveDb>();
+  c->key = key;
+  c->loaded = probe::load_drivedb(drivedb, root);
+  if (!c->loaded.sources.empty()) c->matcher = std::make_unique<probe::DriveDbMatcher>(c->loaded.db);
+  cache.push_back(std::move(c));
+  return *cache.back();
+}
+
+}  // namespace
+
 report::DriveDbView drivedb_view(std::string_view model, std::string_view firmware, const std::string& drivedb,
                                  const std::string& root) {
-  auto loaded = probe::load_drivedb(drivedb, root);
+  const CachedDriveDb& c = cached_drivedb(drivedb, root);
   report::DriveDbView v;
-  v.sources = loaded.sources;
-  v.version = loaded.db.version;
-  v.note = loaded.note;
-  v.failed = loaded.failed;
-  if (!loaded.sources.empty()) {
-    const probe::DriveDbMatcher matcher(loaded.db);
-    v.match = matcher.lookup(model, firmware);
-    v.bad_expressions = matcher.bad_expressions();
+  v.sources = c.loaded.sources;
+  v.version = c.loaded.db.version;
+  v.note = c.loaded.note;
+  v.failed = c.loaded.failed;
+  if (c.matcher) {
+    v.match = c.matcher->lookup(model, firmware);
+    v.bad_expressions = c.matcher->bad_expressions();
   }
   return v;
 }
