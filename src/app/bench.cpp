@@ -274,7 +274,9 @@ Expected<Report> run_bench(const BenchRequest& req, const measure::ProgressFn& p
   r.text = fmt::format("drivescope bench {} ({}{})\n\n", req.target, to_string(t->kind), from) +
            measure::bench_to_text(*res);
   for (const auto& [test, err] : res->errors) {
-    r.warnings.push_back(fmt::format("{}: {}", test, err.message));
+    // A module's own message may name its test already ("access: span too small").
+    const bool named = err.message.starts_with(test + ": ");
+    r.warnings.push_back(named ? err.message : fmt::format("{}: {}", test, err.message));
     r.exit_code = worse_exit(r.exit_code, device_failure(err) ? kExitDevice : kExitPartial);
   }
   if (interrupted) {
