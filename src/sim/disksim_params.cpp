@@ -183,6 +183,9 @@ class Parser {
         advance();
       }
       while (!p.name.empty() && std::isspace(static_cast<unsigned char>(p.name.back()))) p.name.pop_back();
+      if (eof())  // a file cut inside the block: say so, not that the name is odd
+        return fail("block `" + b.type + (b.name.empty() ? "" : " " + b.name) + "` opened at line " +
+                    std::to_string(opened) + " has no closing `}`");
       if (p.name.empty() || !take('='))
         return fail("expected `name = value` in block `" + b.type + (b.name.empty() ? "" : " " + b.name) + "`");
       if (auto e = value(p.value, nest)) return e;
