@@ -343,7 +343,7 @@ std::optional<Error> mechanics(Params& mech, const FileLoader& load, DiskModel& 
       }
     }
     m.seek.curve = hpl_curve(v, first10, cylinders);
-    if (v[5] != -1) mech.get("Single cylinder seek time");
+    // The equation's own figures are what the curve is; DiskSim reads these for other seek types.
     for (auto n : {"Single cylinder seek time", "Average seek time", "Full strobe seek time"}) mech.get(n);
   } else {
     return make_error((*type)->where() + ": `Seek type` " + t + " is not importable (extracted, hpl or hplplus10)");
