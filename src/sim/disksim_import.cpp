@@ -315,21 +315,15 @@ std::optional<Error> mechanics(Params& mech, const FileLoader& load, DiskModel& 
     auto hv = mech.need("HPL seek equation values");
     if (!hv) return hv.error();
     const auto& items = (*hv)->items;
-    if ((*hv)->kind != Value::Kind::list || (items.size() != 5 && items.size() != 6))
-      return make_error((*hv)->where() + ": `HPL seek equation values` must be a list of 5 or 6 numbers");
+    if ((*hv)->kind != Value::Kind::list || items.size() != 6)
+      return make_error((*hv)->where() + ": `HPL seek equation values` must be a list of 6 numbers (v1..v6)");
     std::array<double, 6> v{};
-    // Six values are DiskSim's v1..v6. The shipped HP files give five (v2..v6, the knee v1
-    // missing); their 300-cylinder knee is what the committed source form read them with.
-    const std::size_t skip = items.size() == 5 ? 1 : 0;
-    if (skip) {
-      v[0] = 300;
-      r.notes.push_back("`HPL seek equation values` has 5 values: read as v2..v6 with the knee v1 at 300 cylinders");
-    }
     for (std::size_t i = 0; i < items.size(); ++i) {
       auto x = Params::as_number(items[i], "HPL seek equation values");
       if (!x) return x.error();
-      v[i + skip] = *x;
+      v[i] = *x;
     }
+    if (v[0] < 1) return make_error((*hv)->where() + ": the HPL knee v1 must be at least 1 cylinder");
     std::vector<double> first10;
     if (t == "hplplus10") {
       auto ft = mech.need("First ten seek times");
