@@ -69,6 +69,28 @@ m["faults"] = {"medium_errors": [{"first_lba": 1000, "sectors": 8}], "stop_answe
                "stop_answering_at_ms": 2500, "vanish_after_ios": 200, "vanish_at_ms": 3000.5}
 put("disk_model", "with-faults.json", json.dumps(m, indent=1))
 
+# `sim import` (fuzz_disksim_import): DiskSim's own files of two drives as one input, each file
+# after a "=== NAME" line, comments and the long slip lists cut to keep them small (past the
+# fuzzers' 4 KiB they are cut, which exercises the truncated-file errors): the HP C2247A (HP's
+# seek equation) and the DEC RZ26 (a .seek curve).
+def disksim_files(parv_head, files):
+    def compact(text):
+        text = re.sub(r"#[^\n]*", "", text)
+        text = re.sub(r"slips = \[[^\]]*\]", "slips = []", text)
+        return "\n".join(l.strip() for l in text.splitlines() if l.strip()) + "\n"
+    native = data / "disksim" / "native"
+    return parv_head + "".join("=== %s\n%s" % (f, compact((native / f).read_text())) for f in files)
+
+
+for name, spec, bus_ms, files in (
+        ("hp_c2247a", "HP_C2247A_validate", (0.1701, 0.18686), ["hp_c2247a.diskspecs", "hp_c2247a_validate.model"]),
+        ("dec_rz26", "DEC_RZ26_validate", (0.07069, 0.07069),
+         ["dec_rz26.diskspecs", "dec_rz26_validate.model", "dec_rz26_validate.seek"])):
+    head = ("disksim_bus BUS1 {\nRead block transfer time = %g,\nWrite block transfer time = %g\n}\n"
+            "source %s\ninstantiate [ bus1 ] as BUS1\ninstantiate [ disk0 ] as %s\n"
+            "topology disksim_bus bus1 [ disksim_disk disk0 [] ]\n" % (bus_ms[0], bus_ms[1], files[0], spec))
+    put("disksim_import", name + ".txt", disksim_files(head, files))
+
 # The drive database parser: a small table in drivedb.h's shape, written here (the installed
 # table is replayed by scripts/fuzz.sh from /usr/share/smartmontools; it is never copied in).
 put("drivedb", "small-table.h",

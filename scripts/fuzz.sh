@@ -16,7 +16,7 @@ root=$PWD
 secs=${1:-20}
 build=${FUZZ_BUILD:-build-fuzz}
 jobs=${JOBS:-$(nproc)}
-targets=${FUZZ_TARGETS:-"identify scsi_decode sense dump_reader disk_model drivedb trace"}
+targets=${FUZZ_TARGETS:-"identify scsi_decode sense dump_reader disk_model drivedb disksim_import trace"}
 
 command -v clang++ >/dev/null || { echo "fuzz: clang++ not found (scripts/setup.sh installs clang)" >&2; exit 2; }
 if [ "${FUZZ_CONFIGURED:-0}" != 1 ]; then

@@ -64,7 +64,7 @@ _drivescope() {
   local help
   help=$(_drivescope_help "$bin" "${cmd[@]}")
   case $prev in
-    --prom | --from-file | --html | --drivedb)
+    --prom | --from-file | --html | --drivedb | --output | -o)
       COMPREPLY=($(compgen -f -- "$cur"))
       return ;;
     --state-dir | --svg)

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <fstream>
+
+#include "sim/disksim_import.hpp"
 #include "sim/model.hpp"
 #include "sim/sim.hpp"
 
@@ -59,6 +62,46 @@ Expected<Report> sim_show(const std::string& name) {
   if (doc.is_discarded()) return make_error("preset " + name + ": its built-in model file is not JSON");
   r.json = {{"drivescope", {{"version", version()}}}, {"model", doc}};
   r.text = *text;
+  return r;
+}
+
+Expected<Report> sim_import(const std::string& source, const SimImportOptions& o) {
+  sim::disksim::ImportOptions io;
+  if (o.interface_mb_s > 0) {
+    io.interface_mb_s = o.interface_mb_s;
+    io.interface_given = true;
+  }
+  auto imp = sim::disksim::import_disksim_file(source, io);
+  if (!imp) return imp.error();
+  const std::string text = sim::model_to_json(imp->model) + "\n";
+  // The importer's rules should only ever make a valid model; if one does not, that is a defect
+  // to show with its reason, not a file to write.
+  if (auto check = sim::parse_model(text); !check)
+    return make_error(source + ": the imported model is not valid: " + check.error().message);
+  Report r;
+  if (!imp->not_represented.empty()) {
+    std::string names;
+    for (const auto& n : imp->not_represented) names += (names.empty() ? "" : "; ") + n;
+    r.warnings.push_back(std::to_string(imp->not_represented.size()) +
+                         " DiskSim parameters have no model key and were left out: " + names);
+  }
+  for (const auto& n : imp->unknown) r.warnings.push_back("unknown DiskSim parameter, ignored: " + n);
+  for (const auto& n : imp->notes) r.warnings.push_back(n);
+  if (!o.output.empty()) {
+    std::ofstream out(o.output, std::ios::binary | std::ios::trunc);
+    if (!(out << text) || !out.flush()) return make_error(o.output + ": cannot write the model file", errno);
+    r.text = fmt::format("{}: {} ({} zones, {} sectors) written to {}\n", source, imp->model.name,
+                         imp->model.zones.size(), imp->model.capacity(), o.output);
+  } else {
+    r.text = text;
+  }
+  r.json = {{"drivescope", {{"version", version()}}},
+            {"source", source},
+            {"output", o.output.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.output)},
+            {"model", nlohmann::json::parse(text)},
+            {"not_represented", imp->not_represented},
+            {"unknown", imp->unknown},
+            {"notes", imp->notes}};
   return r;
 }
 

@@ -167,6 +167,11 @@ def run_all(c, source, work):
     c.run("sim-list", ["sim", "list", "--json=c"])
     c.run("sim-show", ["sim", "show", presets[0], "--json"])
     c.run("sim-show", ["sim", "show", "no-such-preset", "--json=c"], ok_codes=(1, 2))
+    native = os.path.join(data, "disksim", "native")
+    c.run("sim-import", ["sim", "import", os.path.join(native, "hp_c2247a.parv"), "--json"])
+    c.run("sim-import", ["sim", "import", os.path.join(native, "cheetah9LP.parv"), "-o",
+                         os.path.join(work, "cheetah9LP.json"), "--interface-mb-s", "80", "--json=c"])
+    c.run("sim-import", ["sim", "import", os.path.join(native, "no-such.parv"), "--json=c"], ok_codes=(1,))
 
     docs = {}
     for p in presets:

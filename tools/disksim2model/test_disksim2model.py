@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 """Checks of disksim2model.py on the drives in tests/data (run by ctest: disksim2model).
 
-Usage: test_disksim2model.py TESTS_DATA_DIR
+Usage: test_disksim2model.py TESTS_DATA_DIR [DRIVESCOPE]
 - every model in disk-models/ that has a source in disksim/ is the converter's output (converting
   it again changes nothing);
 - the controller block holds DiskSim's figures under the documented names;
 - apart from "controller" and the documented cache.write_back fix, the converter keeps every key;
 - with --parv (class Native) the bus, read_reconnect and prefetch objects hold the figures of
   DiskSim's own files in tests/data/disksim/native/;
-- every model in disk-models-disksim/ (class Full) is the --parv output for its drive.
+- every model in disk-models-disksim/ (class Full) is the --parv output for its drive;
+- with DRIVESCOPE (class SimImport), `drivescope sim import` of DiskSim's own files gives each
+  committed full model key by key, so the two conversions cannot drift apart.
 """
 import json
 import os
+import subprocess
 import sys
 import unittest
 
@@ -19,6 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import disksim2model  # noqa: E402
 
 DATA = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../../tests/data")
+BINARY = sys.argv.pop(1) if len(sys.argv) > 1 else os.environ.get("DRIVESCOPE")
 
 
 def pairs():
@@ -121,6 +125,39 @@ class Full(unittest.TestCase):
                                             os.path.join(DATA, "disksim", "native", name + ".parv"))
                 with open(os.path.join(full, model + ".json"), encoding="utf-8") as f:
                     self.assertEqual(disksim2model.dump(out), f.read())
+
+
+def same(a, b, path=""):
+    """The keys of B where A differs (numbers within 1e-9), as dotted paths; A may have more keys."""
+    if isinstance(b, dict):
+        if not isinstance(a, dict):
+            return [path]
+        return [d for k in b for d in (same(a[k], b[k], path + "." + k) if k in a else [path + "." + k])]
+    if isinstance(b, list):
+        if not isinstance(a, list) or len(a) != len(b):
+            return [path]
+        return [d for i, (x, y) in enumerate(zip(a, b)) for d in same(x, y, "%s[%d]" % (path, i))]
+    if isinstance(b, bool) or isinstance(a, bool) or not isinstance(b, (int, float)):
+        return [] if a == b else [path]
+    return [] if isinstance(a, (int, float)) and abs(a - b) <= 1e-9 else [path]
+
+
+@unittest.skipUnless(BINARY, "no drivescope binary given")
+class SimImport(unittest.TestCase):
+    """`drivescope sim import NAME.parv` against disk-models-disksim/: the importer replaces this
+    converter; until the converter is gone, the two must agree."""
+
+    def test_import_is_the_committed_full_model(self):
+        for model, name in NATIVE.items():
+            with self.subTest(model):
+                want = load(os.path.join(DATA, "disk-models-disksim", model + ".json"))
+                parv = os.path.join(DATA, "disksim", "native", name + ".parv")
+                # DiskSim has no interface rate; provenance is the committed file's own record.
+                p = subprocess.run([BINARY, "sim", "import", parv, "--interface-mb-s", str(want["interface_mb_s"]),
+                                    "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True)
+                got = json.loads(p.stdout)["model"]
+                want.pop("provenance")
+                self.assertEqual(same(got, want), [])
 
 
 if __name__ == "__main__":
