@@ -462,8 +462,12 @@ def main():
     if unexercised:
         c.fail("schemas no command output was checked against: %s" % ", ".join(unexercised))
     if c.guest_required:
+        # sim import reads DiskSim's files and no device: a guest would run it exactly as the host
+        # does (checked above), and its input files are not in the guest.
+        host_only = {"sim-import"}
         missing = sorted(n[: -len(".schema.json")] for n in store
-                         if n != "drivescope-output.schema.json" and not c.guest.get(n[: -len(".schema.json")]))
+                         if n != "drivescope-output.schema.json" and n[: -len(".schema.json")] not in host_only
+                         and not c.guest.get(n[: -len(".schema.json")]))
         if missing:
             c.fail("schemas no document from the QEMU guest was checked against: %s" % ", ".join(missing))
         print("guest documents: %d against %d schemas" % (sum(c.guest.values()), len(c.guest)))
