@@ -1,7 +1,6 @@
 // The `identify` flows: from a captured dump, and from a live target (ATA through SAT or the
 // simulator, SCSI, or a device with no passthrough at all). Results are values the CLI prints.
 #pragma once
-#include <cerrno>
 #include <nlohmann/json.hpp>
 #include <cstdint>
 #include <span>
@@ -12,6 +11,7 @@
 #include "app/target.hpp"
 #include "report/drivedb_report.hpp"
 #include "drivescope/expected.hpp"
+#include "tests/common.hpp"
 
 namespace ds::app {
 
@@ -48,9 +48,7 @@ inline Error usage_error(std::string message) { return make_error(std::move(mess
 
 // A run that stopped because the device failed (a medium error, a timeout, a device that went
 // away: kExitDevice) is told apart from one that merely ran short (kExitPartial).
-inline bool device_failure(const Error& e) {
-  return e.code == EIO || e.code == ENODEV || e.code == ETIMEDOUT || e.code == ENXIO;
-}
+inline bool device_failure(const Error& e) { return measure::device_errno(e.code); }
 
 struct Report {
   nlohmann::json json;   // one document, the keys of docs/cli.md and docs/schema

@@ -177,7 +177,7 @@ class FailureWatch final : public IoEngine {
                              std::chrono::milliseconds timeout) override {
     auto n = inner_.reap(out, min_events, timeout);
     if (!n) {
-      if (device_errno(n.error().code)) keep(n.error());
+      if (failed_errno(n.error().code)) keep(n.error());
       return n;
     }
     for (std::size_t i = 0; i < *n; ++i) {
@@ -190,7 +190,7 @@ class FailureWatch final : public IoEngine {
           inflight_.pop_back();
           break;
         }
-      if (!out[i].ok() && device_errno(-out[i].result))
+      if (!out[i].ok() && failed_errno(-out[i].result))
         keep(make_error(fmt::format("I/O failed at {}: {}", where_text(info(), offset), io_errno_text(-out[i].result)),
                         -out[i].result));
     }
@@ -207,7 +207,8 @@ class FailureWatch final : public IoEngine {
   }
 
  private:
-  static bool device_errno(int e) { return e == EIO || e == ENODEV || e == ENXIO; }
+  // device_errno() less ETIMEDOUT: a run that timed out has said so itself, as its error.
+  static bool failed_errno(int e) { return e == EIO || e == ENODEV || e == ENXIO; }
   void keep(Error e) {
     if (!first_) first_ = std::move(e);
   }

@@ -1,7 +1,5 @@
 #include "tests/cache.hpp"
 
-#include <cerrno>
-
 #include "tests/ab_stats.hpp"
 
 #include <fmt/format.h>
@@ -315,9 +313,7 @@ Expected<CacheResult> run_cache(IoEngine& io, const CacheOptions& opt, const Pro
   c.res.drive_time_s = c.budget.used_s();
   // The device failed before a single hit was timed: nothing here is a figure (a read-ahead of
   // "false", a hit overhead of 0 would be the failure's, not the cache's).
-  const bool device_failed = c.err && (c.err->code == EIO || c.err->code == ENODEV || c.err->code == ENXIO ||
-                                       c.err->code == ETIMEDOUT);
-  if (device_failed && !(c.res.hit_overhead_ms.value > 0)) return *c.err;
+  if (c.err && device_errno(c.err->code) && !(c.res.hit_overhead_ms.value > 0)) return *c.err;
   if (c.err) c.res.notes.push_back("stopped early: " + c.err->message);
   c.report(1.0);
   return std::move(c.res);

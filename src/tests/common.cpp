@@ -15,6 +15,8 @@ std::string io_errno_text(int e) {
   return "errno " + std::to_string(e);
 }
 
+bool device_errno(int e) { return e == EIO || e == ENODEV || e == ENXIO || e == ETIMEDOUT; }
+
 std::string where_text(const IoTargetInfo& info, std::uint64_t offset_bytes) {
   const std::uint64_t lb = info.logical_block_bytes ? info.logical_block_bytes : 512;
   const std::uint64_t at = info.origin_bytes + offset_bytes;

@@ -63,6 +63,9 @@ struct PlanEntry {
 
 // How a failed I/O's errno reads in an error message ("the device is gone (errno 19)").
 std::string io_errno_text(int err);
+// An errno by which the device itself failed (a medium error, a device gone, no answer), as
+// against one that refuses the request or a run that was stopped.
+bool device_errno(int err);
 // Where a request at `offset_bytes` of the view lies, as a failure message names it: "LBA N" of
 // the device (the view's origin added), with the byte offset too when it is not on a block.
 std::string where_text(const IoTargetInfo& info, std::uint64_t offset_bytes);
