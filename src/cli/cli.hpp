@@ -112,6 +112,7 @@ Action add_report(CLI::App& app);
 Action add_compare(CLI::App& app);
 Action add_sim(CLI::App& app);  // sim list / sim show: the simulator's presets
 Action add_replay(CLI::App& app);  // a block trace with its timing, DiskSim's demerit
+Action add_model(CLI::App& app);   // a drive's twin: measured, written as a simulator model
 Action add_decode(CLI::App& app);  // captured pages (IDENTIFY, logs, INQUIRY, VPD, sense) from a file
 Action add_serve(CLI::App& app);   // the simulated drive as a block device in real time (nbdkit)
 

@@ -28,6 +28,7 @@ int run(int argc, char** argv) {
       ds::cli::add_compare(app),
       ds::cli::add_sim(app),
       ds::cli::add_replay(app),
+      ds::cli::add_model(app),
       ds::cli::add_decode(app),
       ds::cli::add_serve(app),
   };

@@ -285,19 +285,41 @@ void CacheRun::size() {
 }
 
 // 3. Read-ahead: after one read and a pause of a few revolutions, how far on is already there?
+//    Distances grow fourfold until one misses; the edge between the last hit and that miss is
+//    then halved until it is within 1/32 of the distance (a twin is calibrated against this
+//    figure, and a fourfold step would leave every read-ahead from j to 4j alike).
 void CacheRun::read_ahead() {
   const auto& k = kTuning;
   if (hit_rate_mb_s <= 0) return;
-  for (std::uint64_t j = 1; j <= k.read_ahead_limit_bytes / lb && go_on(); j *= k.read_ahead_step) {
+  // 1: the block j on was a hit, 0: a miss, -1: a read failed.
+  auto probe = [&](std::uint64_t j) {
     const std::uint64_t x = fresh(j + 1);
     auto a = run({{x, 1, false}});
     io.idle(k.read_ahead_pause);
     auto b2 = run({{x + j, 1, false}});
-    if (b2[0] < 0 || a[0] < 0) break;
-    if (!is_hit(b2[0], lb, res.hit_overhead_ms.value, hit_rate_mb_s)) break;
+    if (b2[0] < 0 || a[0] < 0) return -1;
+    return is_hit(b2[0], lb, res.hit_overhead_ms.value, hit_rate_mb_s) ? 1 : 0;
+  };
+  std::uint64_t hit = 0, miss = 0;
+  for (std::uint64_t j = 1; j <= k.read_ahead_limit_bytes / lb && go_on(); j *= k.read_ahead_step) {
+    const int p = probe(j);
+    if (p < 0) return;
+    if (p == 0) {
+      miss = j;
+      break;
+    }
+    hit = j;
     res.read_ahead = true;
     res.read_ahead_bytes_estimate = (j + 1) * lb;
   }
+  if (hit == 0 || miss == 0) return;
+  while (miss - hit > std::max<std::uint64_t>(1, hit / 32) && go_on()) {
+    const std::uint64_t mid = hit + (miss - hit) / 2;
+    const int p = probe(mid);
+    if (p < 0) return;
+    (p ? hit : miss) = mid;
+  }
+  res.read_ahead_bytes_estimate = (hit + 1) * lb;
 }
 
 }  // namespace
