@@ -13,6 +13,7 @@
 #include "app/bench.hpp"
 #include "app/target.hpp"
 #include "sim/model.hpp"
+#include "sim/seek.hpp"
 #include "sim/sim.hpp"
 #include "tests/demerit.hpp"
 #include "tests/replay.hpp"
@@ -612,6 +613,170 @@ std::optional<Error> fit_cache(json& model, const std::vector<double>& drive_ms,
   return std::nullopt;
 }
 
+// The seek workload: reads that alternate between two places `dist` blocks apart, for distances
+// doubling from one cylinder (of the twin's mean cylinder) to most of the stroke. Each visit moves
+// on by more than the read-ahead, so no read is a hit, and lands at a random place in its track,
+// so the rotational wait averages out alike on drive and twin. `group[i]` is the distance index of
+// request i (the first of each group, whose move comes from elsewhere, is -1).
+struct SeekWorkload {
+  measure::Trace trace;
+  std::vector<int> group;
+  std::vector<double> cylinders;  // the twin's distance of each group, in its mean cylinders
+};
+SeekWorkload seek_workload(std::uint64_t capacity_blocks, double cyl_blocks, std::uint64_t step_blocks,
+                           std::uint64_t seed) {
+  SeekWorkload w;
+  std::mt19937_64 rng(seed);
+  w.trace.format = measure::TraceFormat::fio_iolog;
+  w.trace.timing = measure::TraceTiming::after_completion;
+  const int per_group = 100;  // a group's mean is then within about ±0.1 revolution (95 %)
+  const std::uint32_t bytes = 512;  // one block: positioning, hardly any transfer
+  for (double d = 1; d * cyl_blocks < 0.9 * static_cast<double>(capacity_blocks); d *= 2) {
+    const auto dist = static_cast<std::uint64_t>(d * cyl_blocks);
+    const std::uint64_t room = capacity_blocks - dist - per_group * step_blocks - 1;
+    const std::uint64_t a = std::uniform_int_distribution<std::uint64_t>(0, room)(rng);
+    std::uniform_int_distribution<std::uint64_t> jitter(0, step_blocks / 2);
+    const int g = static_cast<int>(w.cylinders.size());
+    w.cylinders.push_back(d);
+    for (int i = 0; i < per_group; ++i) {
+      const std::uint64_t lba = a + (i % 2 ? dist : 0) + static_cast<std::uint64_t>(i / 2) * step_blocks + jitter(rng);
+      w.trace.requests.push_back({lba * 512, bytes, false, 0, {}, {}, w.trace.requests.size() + 1});
+      w.group.push_back(i == 0 ? -1 : g);
+    }
+  }
+  return w;
+}
+
+// Each group's mean service time and the standard error of that mean, with the slowest 5 % of a
+// group left out (a stall, a retry: what the seek curve must not absorb). Reads in `avoid` (slow
+// regions, remapped LBAs: modelled apart) are left out on both sides.
+struct GroupStat {
+  double mean = NAN, se = NAN;
+};
+std::vector<GroupStat> group_means(const std::vector<double>& ms, const SeekWorkload& w,
+                                   const std::vector<std::pair<std::uint64_t, std::uint64_t>>& avoid) {
+  std::vector<std::vector<double>> by(w.cylinders.size());
+  for (std::size_t i = 0; i < ms.size() && i < w.group.size(); ++i) {
+    if (w.group[i] < 0) continue;
+    const std::uint64_t lba = w.trace.requests[i].offset_bytes / 512;
+    bool skip = false;
+    for (const auto& [lo, hi] : avoid) skip = skip || (lba >= lo && lba <= hi);
+    if (!skip) by[w.group[i]].push_back(ms[i]);
+  }
+  std::vector<GroupStat> out(by.size());
+  for (std::size_t g = 0; g < by.size(); ++g) {
+    auto& v = by[g];
+    std::sort(v.begin(), v.end());
+    v.resize(v.size() - v.size() / 20);
+    if (v.size() < 10) continue;
+    double sum = 0, sq = 0;
+    for (double x : v) sum += x;
+    const double mean = sum / static_cast<double>(v.size());
+    for (double x : v) sq += (x - mean) * (x - mean);
+    out[g] = {mean, std::sqrt(sq / static_cast<double>(v.size() - 1) / static_cast<double>(v.size()))};
+  }
+  return out;
+}
+
+// Pool-adjacent-violators: the nearest non-decreasing sequence (least squares, weights w).
+void make_non_decreasing(std::vector<double>& y, std::vector<double> w) {
+  std::vector<double> val, wt;
+  std::vector<std::size_t> len;
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    val.push_back(y[i]);
+    wt.push_back(w[i]);
+    len.push_back(1);
+    while (val.size() > 1 && val[val.size() - 2] > val.back()) {
+      const std::size_t k = val.size() - 1;
+      val[k - 1] = (val[k - 1] * wt[k - 1] + val[k] * wt[k]) / (wt[k - 1] + wt[k]);
+      wt[k - 1] += wt[k];
+      len[k - 1] += len[k];
+      val.pop_back(), wt.pop_back(), len.pop_back();
+    }
+  }
+  std::size_t i = 0;
+  for (std::size_t b = 0; b < val.size(); ++b)
+    for (std::size_t j = 0; j < len[b]; ++j) y[i++] = val[b];
+}
+
+Expected<std::vector<double>> twin_times(const json& model, const measure::Trace& w, std::uint64_t seed) {
+  auto dm = sim::parse_model(model.dump());
+  if (!dm) return dm.error();
+  sim::SimOptions so;
+  so.seed = seed;
+  auto st = sim::open(std::move(*dm), so);
+  if (!st) return st.error();
+  return workload_ms(*st->io, w);
+}
+
+// Stage 5: the seek curve as a table at the workload's distances, started from the curve the
+// simulator fits to the three figures, each point moved by the drive − twin difference of its
+// group's mean (rotation, overhead and transfer are alike on both and cancel); a few rounds, as
+// a point's neighbours share its moves through the interpolation.
+std::optional<Error> fit_seek_curve(json& model, const std::vector<double>& drive_ms, const SeekWorkload& w,
+                                    std::uint64_t seed, std::vector<std::string>& moves) {
+  if (drive_ms.size() != w.group.size() || w.cylinders.empty()) return std::nullopt;
+  auto dm = sim::parse_model(model.dump());
+  if (!dm) return dm.error();
+  auto fitted = sim::SeekCurve::build(dm->seek, dm->total_cylinders());
+  if (!fitted) return fitted.error();
+  const double total = dm->total_cylinders();
+  std::vector<std::pair<double, double>> table;
+  for (double d : w.cylinders) table.emplace_back(std::min(d, total), fitted->ms(static_cast<std::uint32_t>(std::min(d, total))));
+  if (table.back().first < total) table.emplace_back(total, fitted->ms(static_cast<std::uint32_t>(total)));
+  // What the twin models apart: its slow regions and remapped LBAs.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> avoid;
+  for (const auto& d : model.value("defects", json::array()))
+    avoid.emplace_back(d["first_lba"].get<std::uint64_t>(),
+                       d["first_lba"].get<std::uint64_t>() + d["sectors"].get<std::uint64_t>());
+  for (const auto& r : model.value("remapped", json::array()))
+    avoid.emplace_back(r["lba"].get<std::uint64_t>(), r["lba"].get<std::uint64_t>());
+  const auto want = group_means(drive_ms, w, avoid);
+  double worst_before = 0, worst_after = 0;
+  std::size_t moved = 0;
+  for (int round = 0; round < 4; ++round) {
+    json trial = model;
+    trial["seek"]["curve"] = table;
+    // The twin's side averaged over three seeds (simulated time is cheap).
+    std::vector<GroupStat> got(w.cylinders.size(), GroupStat{0, 0});
+    for (std::uint64_t k = 0; k < 3; ++k) {
+      auto tms = twin_times(trial, w.trace, seed + 10 * round + k);
+      if (!tms) return tms.error();
+      const auto g = group_means(*tms, w, avoid);
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        got[i].mean += g[i].mean / 3;
+        got[i].se += g[i].se * g[i].se / 9;
+      }
+    }
+    // A point moves only where the difference is beyond the noise of the two means (95 %): where
+    // the drive's reads cannot contradict the fitted curve, it stays.
+    double worst = 0;
+    std::vector<double> y, wts;
+    for (const auto& p : table) y.push_back(p.second);
+    for (std::size_t g = 0; g < got.size(); ++g) {
+      const double diff = want[g].mean - got[g].mean;
+      const double hw = 1.96 * std::sqrt(want[g].se * want[g].se + got[g].se);
+      if (!std::isfinite(diff) || !std::isfinite(hw)) continue;
+      worst = std::max(worst, std::fabs(diff));
+      if (std::fabs(diff) > hw) {
+        y[g] = std::max(0.05, y[g] + diff);
+        ++moved;
+      }
+    }
+    for (std::size_t i = 0; i < y.size(); ++i) wts.push_back(i < want.size() && std::isfinite(want[i].se) && want[i].se > 0 ? 1 / (want[i].se * want[i].se) : 1e6);
+    make_non_decreasing(y, wts);
+    for (std::size_t i = 0; i < y.size(); ++i) table[i].second = y[i];
+    if (round == 0) worst_before = worst;
+    worst_after = worst;
+  }
+  (void)moved;
+  model["seek"]["curve"] = table;
+  moves.push_back(fmt::format("seek.curve: {} points fitted to the alternating-reads workload (largest group "
+                              "difference {:.3f} ms at the first round, {:.3f} ms at the last)",
+                              table.size(), worst_before, worst_after));
+  return std::nullopt;
+}
+
 // The workload on the drive itself (its drive time counts in the budget).
 Expected<std::vector<double>> drive_workload(const ModelRequest& req, const measure::Trace& w) {
   OpenOptions oo;
@@ -679,13 +844,23 @@ Expected<Report> run_model(const ModelRequest& req, const measure::ProgressFn& p
   if (draft.rotating && !interrupted) {
     const TwinBench tb(b, req.output + ".calibrating.json");
     if (auto e = calibrate_figures(model, ddoc, tb, req.calibration_rounds, req.seed, moves)) return *e;
-    if (auto e = fit_queue(model, ddoc, tb, req.seed, moves)) return *e;
     const auto cap_blocks = static_cast<std::uint64_t>(num(ddoc, {"target", "capacity_bytes"}).value_or(0) /
                                                        model["logical_sector_bytes"].get<double>());
     const measure::Trace w = cache_workload(cap_blocks, model["logical_sector_bytes"].get<std::uint32_t>(), req.seed);
     auto dms = drive_workload(req, w);
     if (!dms) return dms.error();
     if (auto e = fit_cache(model, *dms, w, req.seed + 21, moves)) return *e;
+    const double lbs = model["logical_sector_bytes"].get<double>();
+    auto dm = sim::parse_model(model.dump());
+    if (!dm) return dm.error();
+    const double cyl_blocks = static_cast<double>(dm->capacity()) / std::max(1u, dm->total_cylinders());
+    const auto step = static_cast<std::uint64_t>(model["cache"].value("read_ahead_sectors", 0.0) + 2 * cyl_blocks / std::max(1u, dm->surfaces));
+    const SeekWorkload sw = seek_workload(cap_blocks, cyl_blocks, step, req.seed + 31);
+    auto sms = drive_workload(req, sw.trace);
+    if (!sms) return sms.error();
+    if (auto e = fit_seek_curve(model, *sms, sw, req.seed + 41, moves)) return *e;
+    (void)lbs;
+    if (auto e = fit_queue(model, ddoc, tb, req.seed, moves)) return *e;
   }
   for (const char* k : {"bytes", "segments", "read_ahead_sectors"})
     if (model["cache"].contains(k)) model["cache"][k] = static_cast<std::uint64_t>(model["cache"][k].get<double>());
