@@ -172,6 +172,11 @@ def run_all(c, source, work):
     c.run("sim-import", ["sim", "import", os.path.join(native, "cheetah9LP.parv"), "-o",
                          os.path.join(work, "cheetah9LP.json"), "--interface-mb-s", "80", "--json=c"])
     c.run("sim-import", ["sim", "import", os.path.join(native, "no-such.parv"), "--json=c"], ok_codes=(1,))
+    c.run("model", ["model", "sim:raptor", "-o", os.path.join(work, "raptor.twin.json"), "--json"])
+    c.run("model", ["model", "sim:" + os.path.join(work, "raptor.twin.json"), "-o",
+                    os.path.join(work, "raptor.twin2.json"), "--budget", "30", "--json=c"])
+    c.run("model", ["model", "file:" + os.path.join(work, "no-such-file"), "-o",
+                    os.path.join(work, "x.json"), "--json=c"], ok_codes=(1,))
 
     docs = {}
     for p in presets:
@@ -463,8 +468,9 @@ def main():
         c.fail("schemas no command output was checked against: %s" % ", ".join(unexercised))
     if c.guest_required:
         # sim import reads DiskSim's files and no device: a guest would run it exactly as the host
-        # does (checked above), and its input files are not in the guest.
-        host_only = {"sim-import"}
+        # does (checked above), and its input files are not in the guest. model runs through the
+        # bench's modules (whose guest documents are checked) and writes what the host run checks.
+        host_only = {"sim-import", "model"}
         missing = sorted(n[: -len(".schema.json")] for n in store
                          if n != "drivescope-output.schema.json" and n[: -len(".schema.json")] not in host_only
                          and not c.guest.get(n[: -len(".schema.json")]))
