@@ -570,6 +570,17 @@ std::vector<double> workload_ms(IoEngine& io, const measure::Trace& w) {
   return ms;
 }
 
+// The service times of a workload on the twin (simulated time).
+Expected<std::vector<double>> twin_times(const json& model, const measure::Trace& w, std::uint64_t seed) {
+  auto dm = sim::parse_model(model.dump());
+  if (!dm) return dm.error();
+  sim::SimOptions so;
+  so.seed = seed;
+  auto st = sim::open(std::move(*dm), so);
+  if (!st) return st.error();
+  return workload_ms(*st->io, w);
+}
+
 // Stage 4: the cache's segments and their size, fitted to the workload's service times on the
 // drive (the demerit of the twin's against them, over a grid of segment counts and sizes around
 // what the cache test saw). The read-ahead stays as the cache test measured it.
@@ -579,14 +590,8 @@ std::optional<Error> fit_cache(json& model, const std::vector<double>& drive_ms,
   if (drive_ms.empty() || cache.value("bytes", 0.0) <= 0) return std::nullopt;
   const double lbs = model["logical_sector_bytes"].get<double>();
   auto score = [&](const json& trial) {
-    auto dm = sim::parse_model(trial.dump());
-    if (!dm) return HUGE_VAL;
-    sim::SimOptions so;
-    so.seed = seed;
-    auto st = sim::open(std::move(*dm), so);
-    if (!st) return HUGE_VAL;
-    const auto ms = workload_ms(*st->io, w);
-    return ms.size() == drive_ms.size() ? measure::demerit_pct(ms, drive_ms) : HUGE_VAL;
+    const auto ms = twin_times(trial, w, seed);
+    return ms && ms->size() == drive_ms.size() ? measure::demerit_pct(*ms, drive_ms) : HUGE_VAL;
   };
   const double seg0 = cache["bytes"].get<double>() / std::max(1.0, cache.value("segments", 1.0));
   double best = score(model);
@@ -699,15 +704,6 @@ void make_non_decreasing(std::vector<double>& y, std::vector<double> w) {
     for (std::size_t j = 0; j < len[b]; ++j) y[i++] = val[b];
 }
 
-Expected<std::vector<double>> twin_times(const json& model, const measure::Trace& w, std::uint64_t seed) {
-  auto dm = sim::parse_model(model.dump());
-  if (!dm) return dm.error();
-  sim::SimOptions so;
-  so.seed = seed;
-  auto st = sim::open(std::move(*dm), so);
-  if (!st) return st.error();
-  return workload_ms(*st->io, w);
-}
 
 // Stage 5: the seek curve as a table at the workload's distances, started from the curve the
 // simulator fits to the three figures, each point moved by the drive − twin difference of its
@@ -733,7 +729,6 @@ std::optional<Error> fit_seek_curve(json& model, const std::vector<double>& driv
     avoid.emplace_back(r["lba"].get<std::uint64_t>(), r["lba"].get<std::uint64_t>());
   const auto want = group_means(drive_ms, w, avoid);
   double worst_before = 0, worst_after = 0;
-  std::size_t moved = 0;
   for (int round = 0; round < 4; ++round) {
     json trial = model;
     trial["seek"]["curve"] = table;
@@ -760,7 +755,6 @@ std::optional<Error> fit_seek_curve(json& model, const std::vector<double>& driv
       worst = std::max(worst, std::fabs(diff));
       if (std::fabs(diff) > hw) {
         y[g] = std::max(0.05, y[g] + diff);
-        ++moved;
       }
     }
     for (std::size_t i = 0; i < y.size(); ++i) wts.push_back(i < want.size() && std::isfinite(want[i].se) && want[i].se > 0 ? 1 / (want[i].se * want[i].se) : 1e6);
@@ -769,7 +763,6 @@ std::optional<Error> fit_seek_curve(json& model, const std::vector<double>& driv
     if (round == 0) worst_before = worst;
     worst_after = worst;
   }
-  (void)moved;
   model["seek"]["curve"] = table;
   moves.push_back(fmt::format("seek.curve: {} points fitted to the alternating-reads workload (largest group "
                               "difference {:.3f} ms at the first round, {:.3f} ms at the last)",
