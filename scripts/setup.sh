@@ -12,7 +12,7 @@ targets=("${@:2}")
 # What configuring and building the binary (and its nbdkit plugin) needs; python3 for tools/fnlen,
 # dpkg-dev for `cpack -G DEB` (dpkg-shlibdeps finds the package's Depends).
 pkgs=(build-essential cmake ninja-build pkg-config dpkg-dev python3
-      libsgutils2-dev libatasmart-dev libaio-dev libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev
+      libsgutils2-dev libatasmart-dev libnvme-dev libaio-dev libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev
       nbdkit-plugin-dev)
 if [ ${#targets[@]} -eq 0 ]; then
   pkgs+=(sg3-utils hdparm smartmontools fio gnuplot-nox
