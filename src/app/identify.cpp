@@ -18,11 +18,14 @@
 #include "probe/scsi_probe.hpp"
 #include "probe/ata_logs.hpp"
 #include "probe/ata_zoned.hpp"
+#include "passthrough/nvme_device.hpp"
+#include "probe/nvme_identify.hpp"
 #include "probe/smart.hpp"
 #include "report/ata_logs_report.hpp"
 #include "probe/sysfs.hpp"
 #include "report/ata_identity_report.hpp"
 #include "report/list_report.hpp"
+#include "report/nvme_report.hpp"
 #include "report/scsi_report.hpp"
 #include "report/zones_report.hpp"
 
@@ -284,12 +287,47 @@ Expected<Report> identify_without_device(Target& t, const std::optional<sysfs::D
   return r;
 }
 
+// An NVMe controller or namespace: Identify Controller, Identify Namespace (when the node is a
+// namespace) and the SMART / Health log, through NvmeDevice. A failed controller identify is the
+// run's error; a missing namespace or health log is a partial answer that says why.
+Expected<Report> identify_nvme(Target& t) {
+  auto dev = NvmeDevice::open(t.device_path);
+  if (!dev) return make_error(fmt::format("{}: {}", t.spec, dev.error().message), dev.error().code);
+  auto ctrl_bytes = (*dev)->identify_controller();
+  if (!ctrl_bytes) return make_error(ctrl_bytes.error().message, ctrl_bytes.error().code);
+  auto ctrl = probe::decode_nvme_controller(*ctrl_bytes);
+  if (!ctrl) return make_error(fmt::format("{}: {}", t.spec, ctrl.error().message));
+  report::NvmeIdentity id;
+  id.controller = std::move(*ctrl);
+  Report r;
+  if (auto nsid = (*dev)->nsid()) {
+    auto ns_bytes = (*dev)->identify_namespace(*nsid);
+    auto ns = ns_bytes ? probe::decode_nvme_namespace(*ns_bytes, *nsid) : Expected<probe::NvmeNamespace>(ns_bytes.error());
+    if (ns) id.ns = std::move(*ns);
+    else id.ns_note = ns.error().message;
+  } else {
+    id.ns_note = "a controller node: name a namespace (/dev/nvmeXnY) for its size and formats";
+  }
+  auto log = (*dev)->smart_log();
+  auto health = log ? probe::decode_nvme_health(*log) : Expected<probe::NvmeHealth>(log.error());
+  if (health) id.health = std::move(*health);
+  else id.health_error = health.error().message;
+  r.json = header("nvme", t.spec);
+  r.json["identify"] = report::nvme_identity_to_json(id);
+  r.text = report::nvme_identity_to_text(id);
+  if (!id.ns && (*dev)->nsid()) r.warnings.push_back(id.ns_note);
+  if (!id.health) r.warnings.push_back(id.health_error);
+  if (!r.warnings.empty()) r.exit_code = kExitPartial;
+  return r;
+}
+
 }  // namespace
 
 Expected<Report> identify_target(Target& t, const IdentifyOptions& o) {
   auto facts = host_facts(t, o);
   Expected<Report> r = make_error("");
-  if (!t.device) r = identify_without_device(t, facts);
+  if (!t.device && !t.device_path.empty() && is_nvme_node(t.device_path, o.root)) r = identify_nvme(t);
+  else if (!t.device) r = identify_without_device(t, facts);
   else if (t.device->info().ata_capable || t.kind == TargetKind::ata) r = identify_ata(t, o);
   else r = identify_scsi(t, facts);
   if (r) add_host(*r, facts);

@@ -52,11 +52,11 @@ Expected<std::unique_ptr<SgDevice>> SgDevice::open(const std::string& path, bool
   const int fd = scsi_pt_open_device(path.c_str(), !read_write, 0);
   if (fd < 0) return make_error(fmt::format("{}: cannot open: {}", path, errno_text(-fd)), -fd);
 
-  // sg_pt can also drive NVMe; drivescope's passthrough speaks SCSI/SAT only.
+  // sg_pt can also drive NVMe; this backend speaks SCSI/SAT only (NvmeDevice is NVMe's).
   const int kind = check_pt_file_handle(fd, path.c_str(), 0);
   if (kind == 3 || kind == 4) {
     scsi_pt_close_device(fd);
-    return make_error(fmt::format("{}: an NVMe device; drivescope has no NVMe passthrough", path), ENOTTY);
+    return make_error(fmt::format("{}: an NVMe device (no SCSI/ATA commands; identify reads it with NVMe admin commands)", path), ENOTTY);
   }
   // SG_GET_VERSION_NUM is answered by the sg driver and by every block device of the SCSI
   // mid-layer, and refused (ENOTTY/EINVAL) by anything else: the cheapest "does SG_IO work here".
