@@ -146,5 +146,50 @@ ds_json compare guest 0 compare /tmp/json-bench--ahci.json /tmp/json-bench--rmw-
 # No gnuplot in the guest: the charts' data and scripts are written, not rendered (3).
 ds_json report guest "0|3" report /tmp/json-bench--ahci.json --svg /tmp/charts --json
 
+vm_section "NVMe: identify against nvme-cli (id-ctrl, id-ns, smart-log)"
+NV=
+for d in /sys/block/nvme*; do   # an NVMe namespace's serial is its controller's (device/serial)
+  [ "$(trim < "$d/device/serial" 2>/dev/null)" = NVME0001 ] && NV=${d##*/}
+done
+if [ -z "$NV" ]; then
+  echo "FAIL NVMe disk (serial NVME0001) not found"; VM_FAIL=$((VM_FAIL + 1))
+else
+  ds_json identify nvme 0 identify "/dev/$NV" --json
+  j=/tmp/json-identify--nvme.json
+  nvme id-ctrl "/dev/$NV" -o json > /tmp/nvme-ctrl.json 2>/dev/null
+  nvme id-ns "/dev/$NV" -o json > /tmp/nvme-ns.json 2>/dev/null
+  nvme smart-log "/dev/$NV" -o json > /tmp/nvme-smart.json 2>/dev/null
+  nv() { jq -r "$2" "$1" 2>/dev/null; }
+  rtrim='sub(" +$"; "")'
+  check "nvme: target.kind" nvme "$(jget $j .target.kind)"
+  check "nvme: model = id-ctrl mn" "$(nv /tmp/nvme-ctrl.json ".mn | $rtrim")" "$(jget $j .identify.model)"
+  check "nvme: serial = id-ctrl sn" "$(nv /tmp/nvme-ctrl.json ".sn | $rtrim")" "$(jget $j .identify.serial)"
+  check "nvme: firmware = id-ctrl fr" "$(nv /tmp/nvme-ctrl.json ".fr | $rtrim")" "$(jget $j .identify.firmware)"
+  check "nvme: pci_vendor_id = id-ctrl vid" "$(nv /tmp/nvme-ctrl.json .vid)" "$(jget $j .identify.nvme.controller.pci_vendor_id)"
+  check "nvme: namespaces = id-ctrl nn" "$(nv /tmp/nvme-ctrl.json .nn)" "$(jget $j .identify.nvme.controller.namespaces)"
+  check "nvme: mdts = id-ctrl mdts" "$(nv /tmp/nvme-ctrl.json .mdts)" "$(jget $j .identify.nvme.controller.mdts)"
+  check "nvme: oacs = id-ctrl oacs" "$(nv /tmp/nvme-ctrl.json .oacs)" "$(jget $j .identify.nvme.controller.oacs)"
+  check "nvme: oncs = id-ctrl oncs" "$(nv /tmp/nvme-ctrl.json .oncs)" "$(jget $j .identify.nvme.controller.oncs)"
+  check "nvme: volatile write cache = id-ctrl vwc bit 0" \
+    "$(nv /tmp/nvme-ctrl.json 'if (.vwc % 2) == 1 then true else false end')" "$(jget $j .identify.nvme.controller.volatile_write_cache)"
+  check "nvme: size_blocks = id-ns nsze" "$(nv /tmp/nvme-ns.json .nsze)" "$(jget $j .identify.nvme.namespace.size_blocks)"
+  check "nvme: utilization_blocks = id-ns nuse" "$(nv /tmp/nvme-ns.json .nuse)" "$(jget $j .identify.nvme.namespace.utilization_blocks)"
+  check "nvme: formats = id-ns nlbaf + 1" "$(nv /tmp/nvme-ns.json '.nlbaf + 1')" "$(jget $j '.identify.nvme.namespace.formats | length')"
+  check "nvme: format in use = id-ns flbas" "$(nv /tmp/nvme-ns.json '.flbas % 16')" "$(jget $j .identify.nvme.namespace.format_index)"
+  check "nvme: block size = 2^lbads of the format in use" \
+    "$(nv /tmp/nvme-ns.json '.lbafs[.flbas % 16].ds as $d | pow(2; $d)')" "$(jget $j .identify.logical_sector_bytes)"
+  check "nvme: capacity = sysfs size" "$(( $(cat /sys/block/$NV/size) * 512 ))" "$(jget $j .identify.capacity_bytes)"
+  check "nvme: critical_warning = smart-log" "$(nv /tmp/nvme-smart.json .critical_warning)" "$(jget $j .identify.nvme.health.critical_warning)"
+  check "nvme: available spare = smart-log avail_spare" "$(nv /tmp/nvme-smart.json .avail_spare)" "$(jget $j .identify.nvme.health.available_spare_percent)"
+  check "nvme: power cycles = smart-log" "$(nv /tmp/nvme-smart.json .power_cycles)" "$(jget $j .identify.nvme.health.power_cycles)"
+  check "nvme: media errors = smart-log" "$(nv /tmp/nvme-smart.json .media_errors)" "$(jget $j .identify.nvme.health.media_errors)"
+  check "nvme: list says transport nvme" nvme "$(jget /tmp/json-list--guest.json ".drives[] | select(.name == \"$NV\") | .transport")"
+  # The controller's character node: the controller, and why no namespace.
+  ds_json identify nvme-ctrl 0 identify /dev/${NV%n*} --json
+  check "nvme (controller node): serial" "$(jget $j .identify.serial)" "$(jget /tmp/json-identify--nvme-ctrl.json .identify.serial)"
+  check "nvme (controller node): no namespace" null "$(jget /tmp/json-identify--nvme-ctrl.json .identify.nvme.namespace)"
+  check "nvme: smartctl-style model_name" "$(jget $j .identify.model)" "$(jget $j .model_name)"
+fi
+
 vm_export json-manifest.txt /tmp/json-manifest.txt
 vm_done

@@ -16,7 +16,8 @@
 #   -a HOST[:GUEST]  any other file for the guest (default GUEST: /usr/local/bin/NAME)
 #   -d SPEC     a disk (repeatable; replaces the default set). SPEC = KIND[,key=value...]
 #               KIND: ahci (ICH9 AHCI, SATA, NCQ 32) | ide (PIIX3, PATA, no NCQ) |
-#                     virtio-scsi (scsi-hd, no SAT) | virtio-blk (no SCSI layer)
+#                     virtio-scsi (scsi-hd, no SAT) | virtio-blk (no SCSI layer) |
+#                     nvme (QEMU's NVMe controller, one namespace)
 #               keys: size=1G (a sparse image, new each run) | latency-ns=N (QEMU null-co: no
 #                     image, zeros, every request takes N ns) | nbd=URI (an NBD export, e.g. a
 #                     drive `drivescope serve` serves: no image) | blkdebug=CONF (the image
@@ -47,6 +48,7 @@
 #   ide         model "VMTEST PIIX", serial PIIX0001, 5400 rpm
 #   virtio-scsi vendor VMTEST, product "VIRTIO SCSI", serial VSCSI0001, 10000 rpm, 512e
 #   virtio-blk  serial VBLK0001
+#   nvme        serial NVME0001 (model "QEMU NVMe Ctrl")
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -99,7 +101,8 @@ if [ ${#DISKS[@]} -eq 0 ]; then
   DISKS=("ahci,rotation_rate=7200,physical_block_size=4096,model=VMTEST AHCI,serial=AHCI0001"
          "ide,rotation_rate=5400,model=VMTEST PIIX,serial=PIIX0001"
          "virtio-scsi,rotation_rate=10000,physical_block_size=4096,vendor=VMTEST,product=VIRTIO SCSI,serial=VSCSI0001"
-         "virtio-blk,serial=VBLK0001")
+         "virtio-blk,serial=VBLK0001"
+         "nvme,serial=NVME0001")
 fi
 
 us() { echo "${EPOCHREALTIME/[.,]/}"; }
@@ -118,6 +121,7 @@ command -v sg_inq >/dev/null || missing+=(sg3-utils)
 command -v hdparm >/dev/null || missing+=(hdparm)
 command -v smartctl >/dev/null || missing+=(smartmontools)
 command -v jq >/dev/null || missing+=(jq)
+command -v nvme >/dev/null || missing+=(nvme-cli)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$CTEST" = 1 ] && [ -z "${DRIVESCOPE_REQUIRE_VM:-}" ]; then
     unavailable "missing host packages: ${missing[*]}"
@@ -148,7 +152,7 @@ flock 8
 # also mounts ext2) and crc32c_generic (its checksum, a soft dependency modules.dep does not list)
 # let guest-safety.sh mount a partition; bfq and kyber are the I/O schedulers Debian builds as
 # modules (mq-deadline is built in), for the scheduler A/B of serve-guest.sh.
-WANT_MODULES="sd_mod sg ahci ata_piix virtio_pci virtio_scsi virtio_blk scsi_debug sym53c8xx \
+WANT_MODULES="sd_mod sg ahci ata_piix virtio_pci virtio_scsi virtio_blk nvme scsi_debug sym53c8xx \
 crct10dif_generic ext4 crc32c_generic bfq kyber_iosched"
 
 kpkg() {
@@ -243,7 +247,7 @@ pack() { (cd "$1" && find . | "$BB" cpio -o -H newc 2>/dev/null | gzip -1); }
 
 # The base is keyed by the kernel and the versions of the tools in it, so an upgraded host
 # package makes a new base rather than a stale one.
-tool_versions=$(dpkg-query -W -f='${Package}=${Version} ' busybox-static sg3-utils hdparm smartmontools jq 2>/dev/null || true)
+tool_versions=$(dpkg-query -W -f='${Package}=${Version} ' busybox-static sg3-utils hdparm smartmontools jq nvme-cli 2>/dev/null || true)
 BASE_KEY=$(printf 'base-v1 %s %s %s' "$KVER" "$tool_versions" "$WANT_MODULES" | sha256sum | cut -c1-12)
 BASE=$CACHE/base-$BASE_KEY.cpio.gz
 if [ ! -s "$BASE" ]; then
@@ -251,7 +255,7 @@ if [ ! -s "$BASE" ]; then
   mkdir -p "$R"/{bin,sbin,usr/bin,usr/sbin,usr/local/bin,proc,sys,dev,tmp,root,lib/modules}
   cp "$BB" "$R/bin/busybox"
   cp -a "$KDIR/lib/modules/$KVER" "$R/lib/modules/"
-  for t in hdparm smartctl jq $(ls "$(dirname "$(command -v sg_inq)")" | grep '^sg_'); do
+  for t in hdparm smartctl jq nvme $(ls "$(dirname "$(command -v sg_inq)")" | grep '^sg_'); do
     p=$(command -v "$t") && put_elf "$R" "$p" "/usr/bin/$t"
   done
   pack "$R" > "$BASE.tmp" && mv "$BASE.tmp" "$BASE"
@@ -332,7 +336,10 @@ for spec in "${DISKS[@]}"; do
     virtio-blk)
       have_hba virtio_blk || { have_hba virtio_pci || MODS+=" virtio_pci"; MODS+=" virtio_blk"; }
       QDISKS+=(-device "virtio-blk-pci,drive=d$n$devopts") ;;
-    *) fail "unknown disk kind '$kind' (ahci, ide, virtio-scsi, virtio-blk)" ;;
+    nvme)        # one controller per disk, its namespace 1 the drive
+      have_hba nvme || { MODS+=" nvme"; }
+      QDISKS+=(-device "nvme,drive=d$n$devopts") ;;
+    *) fail "unknown disk kind '$kind' (ahci, ide, virtio-scsi, virtio-blk, nvme)" ;;
   esac
   n=$((n + 1))
 done
