@@ -36,7 +36,12 @@ fi
 # keeps its generator (CMake cannot switch one).
 gen=()
 [ -f "$build/CMakeCache.txt" ] || ! command -v ninja >/dev/null || gen=(-G Ninja)
-cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${DRIVESCOPE_CMAKE_ARGS:-} >/dev/null
+# Building named targets only (the demo) is the quick build: -O1, no debug information, precompiled
+# headers (CMakeLists.txt, DRIVESCOPE_QUICK_BUILD); building everything puts the default flags back.
+quick=OFF
+[ ${#targets[@]} -eq 0 ] || quick=ON
+cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDRIVESCOPE_QUICK_BUILD=$quick \
+  ${DRIVESCOPE_CMAKE_ARGS:-} >/dev/null
 target_args=()
 for t in "${targets[@]}"; do target_args+=(--target "$t"); done
 cmake --build "$build" -j"$(nproc)" "${target_args[@]}"
