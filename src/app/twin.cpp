@@ -250,12 +250,15 @@ void controller_keys(const json& doc, double lbs, json& m, Sources& src) {
   } else {
     src.fallback("cache.bytes", "the cache test told no cache");
   }
+  const json* ra_told = ca.is_object() && ca.contains("read_ahead") ? &ca["read_ahead"] : nullptr;
   if (flag(ca, {"read_ahead"})) {
     const double ra = num(ca, {"read_ahead_bytes_estimate"}).value_or(0);
     cache["read_ahead_sectors"] = static_cast<std::uint32_t>(ra / lbs);
     src.measured("cache.read_ahead_sectors", "cache test's read-ahead extent");
-  } else {
+  } else if (ra_told && ra_told->is_boolean()) {
     src.measured("cache.read_ahead_sectors", "cache test saw no read-ahead");
+  } else {
+    src.fallback("cache.read_ahead_sectors", "the cache test did not tell read-ahead (see its notes); none assumed");
   }
   cache["write_back"] = flag(doc, {"identify", "write_cache", "enabled"});
   src.claimed("cache.write_back", "the drive's write-cache setting (IDENTIFY word 85 bit 5 / caching mode page)");

@@ -452,8 +452,8 @@ json cache_json(const CacheResult& c) {
            {K::size_at_least, c.size_at_least},
            {K::segment_bytes_estimate, c.segment_bytes_estimate ? json(c.segment_bytes_estimate) : json(nullptr)},
            {K::largest_hit_bytes, c.largest_hit_bytes},
-           {K::read_ahead, c.read_ahead},
-           {K::read_ahead_bytes_estimate, c.read_ahead_bytes_estimate},
+           {K::read_ahead, c.read_ahead ? json(*c.read_ahead) : json(nullptr)},
+           {K::read_ahead_bytes_estimate, c.read_ahead ? json(c.read_ahead_bytes_estimate) : json(nullptr)},
            {K::drive_time_s, r3(c.drive_time_s)}, {K::notes, c.notes}};
 }
 
@@ -568,7 +568,9 @@ std::string bench_to_text(const BenchResult& r) {
     line("cache size estimate", c.size_bytes_estimate ? fmt::format("{}{} KiB", c.size_at_least ? "at least " : "",
                                                                     c.size_bytes_estimate / 1024) : "-");
     if (c.segment_bytes_estimate) line("segment size", fmt::format("{} KiB", c.segment_bytes_estimate / 1024));
-    line("read-ahead", c.read_ahead ? fmt::format("yes, ≥ {} KiB", c.read_ahead_bytes_estimate / 1024) : "not seen");
+    line("read-ahead", !c.read_ahead ? std::string("not measured")
+                       : *c.read_ahead ? fmt::format("yes, ≥ {} KiB", c.read_ahead_bytes_estimate / 1024)
+                                       : std::string("none (the next block missed)"));
     for (auto& n : c.notes) o += "  note: " + n + "\n";
   }
   if (r.blocksize) {

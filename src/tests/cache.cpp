@@ -290,7 +290,11 @@ void CacheRun::size() {
 //    figure, and a fourfold step would leave every read-ahead from j to 4j alike).
 void CacheRun::read_ahead() {
   const auto& k = kTuning;
-  if (hit_rate_mb_s <= 0) return;
+  if (hit_rate_mb_s <= 0) return;  // nothing to judge a hit by: the burst note says why
+  if (!go_on()) {
+    if (!err) res.notes.push_back("read-ahead not probed: the drive-time budget was spent before it");
+    return;
+  }
   // 1: the block j on was a hit, 0: a miss, -1: a read failed.
   auto probe = [&](std::uint64_t j) {
     const std::uint64_t x = fresh(j + 1);
@@ -305,6 +309,7 @@ void CacheRun::read_ahead() {
     const int p = probe(j);
     if (p < 0) return;
     if (p == 0) {
+      if (!res.read_ahead) res.read_ahead = false;  // the very next block missed
       miss = j;
       break;
     }

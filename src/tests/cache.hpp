@@ -3,6 +3,7 @@
 // evidence. See docs/methods.md.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,8 +29,10 @@ struct CacheResult {
   // Largest single region served whole from the cache: one segment (0: not told apart from the
   // total, i.e. a single region already reached the probe's limit).
   std::uint64_t segment_bytes_estimate = 0;
-  bool read_ahead = false;        // the next block after a read is served at hit speed
-  std::uint64_t read_ahead_bytes_estimate = 0;
+  // The next block after a read is served at hit speed: unset when no probe told (no hit line to
+  // judge by, a failed read, or the budget spent before the first probe).
+  std::optional<bool> read_ahead;
+  std::uint64_t read_ahead_bytes_estimate = 0;  // 0 unless read_ahead; a floor when the probe stopped
   double drive_time_s = 0;
   std::vector<std::string> notes;
 };

@@ -37,3 +37,34 @@ TEST_CASE("cache size: at most 1.25x the model's cache, segment <= total, floor 
       if (c->size_at_least && !c->segment_bytes_estimate) CHECK(c->largest_hit_bytes >= (8u << 20));
     }
 }
+
+// Read-ahead is told only from probes that ran: where the probe ran it agrees with the model
+// (read_ahead_sectors > 0 or not), and a budget the earlier stages spend whole leaves it null with
+// a note, not "none".
+TEST_CASE("cache read-ahead: agrees with the model where told, null with a note where not probed") {
+  int told = 0, untold = 0;
+  for (const auto& p : ds::sim::preset_names())
+    for (double budget : {0.05, 6.0}) {
+      auto t = ds::sim::open("sim:" + p);
+      REQUIRE(t.ok());
+      CacheOptions o;
+      o.budget_s = budget;
+      auto c = run_cache(*t->io, o);
+      REQUIRE(c.ok());
+      const bool truth = t->model.cache.read_ahead_sectors > 0 && t->model.cache.bytes > 0;
+      INFO(p << " budget " << budget << ": read_ahead "
+              << (c->read_ahead ? (*c->read_ahead ? "true" : "false") : "null") << ", model "
+              << t->model.cache.read_ahead_sectors << " sectors");
+      if (c->read_ahead) {
+        ++told;
+        CHECK(*c->read_ahead == truth);
+        if (*c->read_ahead) CHECK(c->read_ahead_bytes_estimate > 0);
+      } else {
+        ++untold;
+        CHECK_FALSE(c->notes.empty());
+      }
+    }
+  // Both branches were exercised: the full budget tells, the tiny one does not.
+  CHECK(told > 0);
+  CHECK(untold > 0);
+}
