@@ -29,6 +29,27 @@ Error command_error(const std::string& path, const char* what, int rc) {
                     EIO);
 }
 
+// One Identify command (CNS `cns`, for namespace `nsid`) into a 4096-byte page: the two the
+// allowlist names differ only in those two fields.
+Expected<std::array<std::uint8_t, 4096>> identify_page(int fd, const std::string& path, nvme_identify_cns cns,
+                                                      std::uint32_t nsid, const char* name) {
+  std::array<std::uint8_t, 4096> out{};
+  nvme_identify_args args{};
+  args.args_size = sizeof(args);
+  args.fd = fd;
+  args.timeout = NvmeDevice::kTimeoutMs;
+  args.data = out.data();
+  args.cns = cns;
+  args.csi = NVME_CSI_NVM;
+  args.nsid = nsid;
+  args.cntid = NVME_CNTLID_NONE;
+  args.cns_specific_id = NVME_CNSSPECID_NONE;
+  args.uuidx = NVME_UUID_NONE;
+  const int rc = nvme_identify(&args);
+  if (rc != 0) return command_error(path, name, rc);
+  return out;
+}
+
 }  // namespace
 
 bool is_nvme_node(const std::string& path, const std::string& root) {
@@ -70,39 +91,11 @@ Expected<std::unique_ptr<NvmeDevice>> NvmeDevice::open(const std::string& path) 
 NvmeDevice::~NvmeDevice() { ::close(fd_); }
 
 Expected<std::array<std::uint8_t, 4096>> NvmeDevice::identify_controller() {
-  std::array<std::uint8_t, 4096> out{};
-  nvme_identify_args args{};
-  args.args_size = sizeof(args);
-  args.fd = fd_;
-  args.timeout = kTimeoutMs;
-  args.data = out.data();
-  args.cns = NVME_IDENTIFY_CNS_CTRL;
-  args.csi = NVME_CSI_NVM;
-  args.nsid = NVME_NSID_NONE;
-  args.cntid = NVME_CNTLID_NONE;
-  args.cns_specific_id = NVME_CNSSPECID_NONE;
-  args.uuidx = NVME_UUID_NONE;
-  const int rc = nvme_identify(&args);
-  if (rc != 0) return command_error(path_, "Identify Controller", rc);
-  return out;
+  return identify_page(fd_, path_, NVME_IDENTIFY_CNS_CTRL, NVME_NSID_NONE, "Identify Controller");
 }
 
 Expected<std::array<std::uint8_t, 4096>> NvmeDevice::identify_namespace(std::uint32_t nsid) {
-  std::array<std::uint8_t, 4096> out{};
-  nvme_identify_args args{};
-  args.args_size = sizeof(args);
-  args.fd = fd_;
-  args.timeout = kTimeoutMs;
-  args.data = out.data();
-  args.cns = NVME_IDENTIFY_CNS_NS;
-  args.csi = NVME_CSI_NVM;
-  args.nsid = nsid;
-  args.cntid = NVME_CNTLID_NONE;
-  args.cns_specific_id = NVME_CNSSPECID_NONE;
-  args.uuidx = NVME_UUID_NONE;
-  const int rc = nvme_identify(&args);
-  if (rc != 0) return command_error(path_, "Identify Namespace", rc);
-  return out;
+  return identify_page(fd_, path_, NVME_IDENTIFY_CNS_NS, nsid, "Identify Namespace");
 }
 
 Expected<std::array<std::uint8_t, 512>> NvmeDevice::smart_log() {
