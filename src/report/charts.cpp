@@ -32,12 +32,10 @@ namespace {
 
 // ---- small JSON accessors: a missing or non-numeric field is "absent", never an exception ----
 
-std::optional<double> num(const json& j, const char* key) { return json_number(j, key); }
-
-const json* arr(const json& j, const char* key) {
-  if (!j.is_object()) return nullptr;
-  auto it = j.find(key);
-  return it != j.end() && it->is_array() && !it->empty() ? &*it : nullptr;
+// An array with at least one element, or nullptr: what a chart can draw from.
+const json* filled_array(const json& j, const char* key) {
+  const json* a = json_array(j, key);
+  return a && !a->empty() ? a : nullptr;
 }
 
 const json* test(const json& doc, const char* name) {
@@ -48,7 +46,7 @@ const json* test(const json& doc, const char* name) {
 
 double sector_bytes(const json& doc) {
   if (doc.contains("identify") && doc["identify"].is_object())
-    if (auto v = num(doc["identify"], "logical_sector_bytes"); v && *v >= 512) return *v;
+    if (auto v = json_number(doc["identify"], "logical_sector_bytes"); v && *v >= 512) return *v;
   return 512;
 }
 
@@ -98,8 +96,8 @@ ChartSource transfer_chart(const json& t, double sb, const std::string& name, co
   ChartSource c{name, "transfer", with_label("Sequential transfer rate by position", label), "", ""};
   std::string pts = "# index 0: samples: position_gb mb_s\n", anom = "# index 2: anomalous samples\n";
   std::size_t n_anom = 0;
-  for (const auto& p : *arr(t, K::transfer::points)) {
-    auto lba = num(p, K::transfer_point::lba), mb = num(p, K::transfer_point::mb_s);
+  for (const auto& p : *filled_array(t, K::transfer::points)) {
+    auto lba = json_number(p, K::transfer_point::lba), mb = json_number(p, K::transfer_point::mb_s);
     if (!lba || !mb) continue;
     auto line = fmt::format("{:.4f} {:.3f}\n", *lba * sb / 1e9, *mb);
     pts += line;
@@ -107,9 +105,9 @@ ChartSource transfer_chart(const json& t, double sb, const std::string& name, co
   }
   std::string zones = "# index 1: detected zones as segments: position_gb mb_s\n";
   std::size_t n_zones = 0;
-  if (const json* z = arr(t, K::transfer::zones))
+  if (const json* z = filled_array(t, K::transfer::zones))
     for (const auto& zj : *z) {
-      auto f = num(zj, K::zone::first_lba), l = num(zj, K::zone::last_lba), mb = num(zj, K::zone::mb_s);
+      auto f = json_number(zj, K::zone::first_lba), l = json_number(zj, K::zone::last_lba), mb = json_number(zj, K::zone::mb_s);
       if (!f || !l || !mb) continue;
       zones += fmt::format("{:.4f} {:.3f}\n{:.4f} {:.3f}\n\n", *f * sb / 1e9, *mb, (*l + 1) * sb / 1e9, *mb);
       ++n_zones;
@@ -124,8 +122,8 @@ ChartSource transfer_chart(const json& t, double sb, const std::string& name, co
     plot += fmt::format(" index 1 using 1:2 with lines lw 7 lc rgb '#f5c77e' title 'detected zones ({})', ''", n_zones);
   plot += " index 0 using 1:2 with linespoints lw 1.2 pt 7 ps 0.5 lc rgb '#1f5fa8' title 'measured rate'";
   if (n_anom) plot += ", '' index 2 using 1:2 with points pt 6 ps 1.4 lc rgb '#c0392b' title 'anomalous sample'";
-  auto outer = num(t, K::transfer::outer_mb_s), inner = num(t, K::transfer::inner_mb_s),
-       ratio = num(t, K::transfer::outer_inner_ratio);
+  auto outer = json_number(t, K::transfer::outer_mb_s), inner = json_number(t, K::transfer::inner_mb_s),
+       ratio = json_number(t, K::transfer::outer_inner_ratio);
   if (outer && inner)
     s += fmt::format("set label 1 {} at graph 0.98, graph 0.06 right font ',10' tc rgb '#444444'\n",
                      q(fmt::format("outer {:.1f} MB/s, inner {:.1f} MB/s{}", *outer, *inner,
@@ -140,8 +138,8 @@ std::vector<std::pair<double, double>> access_reads(const json& a) {
   std::vector<std::pair<double, double>> out;
   if (!a.contains(K::access::reads) || !a[K::access::reads].is_object()) return out;
   const json& r = a[K::access::reads];
-  const json* lba = arr(r, K::reads::lba);
-  const json* ms = arr(r, K::reads::ms);
+  const json* lba = filled_array(r, K::reads::lba);
+  const json* ms = filled_array(r, K::reads::ms);
   if (!lba || !ms) return out;
   for (std::size_t i = 0; i < std::min(lba->size(), ms->size()); ++i)
     if ((*lba)[i].is_number() && (*ms)[i].is_number()) {
@@ -155,9 +153,9 @@ std::vector<std::pair<double, double>> access_reads(const json& a) {
 std::string slow_region_objects(const json& a, double sb) {
   std::string s;
   int obj = 1;
-  if (const json* sr = arr(a, K::access::slow_regions))
+  if (const json* sr = filled_array(a, K::access::slow_regions))
     for (const auto& r : *sr) {
-      auto f = num(r, K::slow_region::first_lba), l = num(r, K::slow_region::last_lba);
+      auto f = json_number(r, K::slow_region::first_lba), l = json_number(r, K::slow_region::last_lba);
       if (!f || !l) continue;
       s += fmt::format("set object {} rect from {:.4f}, graph 0 to {:.4f}, graph 1 behind fc rgb '#f6caca' fs solid 0.6 noborder\n",
                        obj++, *f * sb / 1e9, (*l + 1) * sb / 1e9);
@@ -166,9 +164,9 @@ std::string slow_region_objects(const json& a, double sb) {
 }
 
 bool in_slow_region(const json& a, double lba) {
-  if (const json* sr = arr(a, K::access::slow_regions))
+  if (const json* sr = filled_array(a, K::access::slow_regions))
     for (const auto& r : *sr) {
-      auto f = num(r, K::slow_region::first_lba), l = num(r, K::slow_region::last_lba);
+      auto f = json_number(r, K::slow_region::first_lba), l = json_number(r, K::slow_region::last_lba);
       if (f && l && *f <= lba && lba <= *l) return true;
     }
   return false;
@@ -181,17 +179,17 @@ ChartSource access_map_chart(const json& a, double sb, const std::string& name, 
                                          : "Random read access time by position",
                            label),
                 "", ""};
-  const std::optional<double> thr = num(a, K::access::slow_threshold_ms);
+  const std::optional<double> thr = json_number(a, K::access::slow_threshold_ms);
   // index 0: reads (or region means when there are no reads); index 1: slow ones; index 2: the
   // region means as a line over the reads.
   std::string normal, slow, regions = "# index 2: region means: position_gb(mid) mean_ms samples\n";
   std::size_t n_slow = 0, n_regions = 0;
-  if (const json* map = arr(a, K::access::map))
+  if (const json* map = filled_array(a, K::access::map))
     for (const auto& m : *map) {
       namespace M = K::map_region;
-      auto f = num(m, M::first_lba), l = num(m, M::last_lba), ms = num(m, M::mean_ms);
-      if (!f || !l || !ms || num(m, M::samples).value_or(1) <= 0) continue;
-      auto line = fmt::format("{:.4f} {:.4f} {}\n", (*f + *l + 1) / 2 * sb / 1e9, *ms, num(m, M::samples).value_or(0));
+      auto f = json_number(m, M::first_lba), l = json_number(m, M::last_lba), ms = json_number(m, M::mean_ms);
+      if (!f || !l || !ms || json_number(m, M::samples).value_or(1) <= 0) continue;
+      auto line = fmt::format("{:.4f} {:.4f} {}\n", (*f + *l + 1) / 2 * sb / 1e9, *ms, json_number(m, M::samples).value_or(0));
       regions += line;
       ++n_regions;
       if (reads.empty()) {
@@ -234,12 +232,12 @@ ChartSource access_map_chart(const json& a, double sb, const std::string& name, 
     if (n_regions)
       plot += ", '' index 2 using 1:2 with lines lw 2 lc rgb '#e08a00' title 'mean of each region'";
   }
-  if (arr(a, K::access::slow_regions))
+  if (filled_array(a, K::access::slow_regions))
     plot += ", NaN with boxes fs solid 0.6 fc rgb '#f6caca' title 'located slow region'";
   // The axis ends where the span ends, not at gnuplot's next round number.
-  if (const json* map = arr(a, K::access::map))
-    if (auto l = num(map->back(), K::map_region::last_lba)) s += fmt::format("set xrange [0:{:.4f}]\n", (*l + 1) * sb / 1e9);
-  if (auto mean = num(a.value(K::access::read, json::object()), K::latency::mean_ms))
+  if (const json* map = filled_array(a, K::access::map))
+    if (auto l = json_number(map->back(), K::map_region::last_lba)) s += fmt::format("set xrange [0:{:.4f}]\n", (*l + 1) * sb / 1e9);
+  if (auto mean = json_number(a.value(K::access::read, json::object()), K::latency::mean_ms))
     plot += fmt::format(", {:.4f} with lines dt 2 lw 1.5 lc rgb '#2e8b57' title 'mean over the span ({:.2f} ms)'", *mean, *mean);
   c.script = s + plot + "\n";
   return c;
@@ -251,7 +249,7 @@ ChartSource access_map_chart(const json& a, double sb, const std::string& name, 
 ChartSource access_hist_chart(const json& a, const std::string& name, const std::string& label) {
   std::string d = "# drivescope: access time distribution: low_ms high_ms share_pct slow_share_pct\n";
   const auto reads = access_reads(a);
-  const std::optional<double> thr = num(a, K::access::slow_threshold_ms);
+  const std::optional<double> thr = json_number(a, K::access::slow_threshold_ms);
   const bool individual = !reads.empty();
   std::vector<std::pair<double, double>> values;  // (ms, weight)
   std::vector<bool> slow_flag;
@@ -260,10 +258,10 @@ ChartSource access_hist_chart(const json& a, const std::string& name, const std:
       values.emplace_back(ms, 1.0);
       slow_flag.push_back((thr && ms > *thr) || in_slow_region(a, lba));
     }
-  } else if (const json* map = arr(a, K::access::map)) {
+  } else if (const json* map = filled_array(a, K::access::map)) {
     for (const auto& m : *map) {
-      auto ms = num(m, K::map_region::mean_ms);
-      double w = num(m, K::map_region::samples).value_or(1);
+      auto ms = json_number(m, K::map_region::mean_ms);
+      double w = json_number(m, K::map_region::samples).value_or(1);
       if (!ms || w <= 0) continue;
       values.emplace_back(*ms, w);
       slow_flag.push_back(m.value(K::map_region::slow, false));
@@ -313,11 +311,11 @@ ChartSource access_hist_chart(const json& a, const std::string& name, const std:
   const json read = a.value(K::access::read, json::object());
   // The percentile markers must be inside the plot even when they lie beyond the histogram.
   double xmax = top;
-  if (auto p99 = num(read, K::latency::p99_ms)) xmax = std::max(xmax, *p99);
+  if (auto p99 = json_number(read, K::latency::p99_ms)) xmax = std::max(xmax, *p99);
   if (xmax > 0) s += fmt::format("set xrange [0:{:.3f}]\n", xmax * 1.05);
   int arrow = 1;
   for (auto [key, colour, what] : {std::tuple{K::latency::p50_ms, "#2e8b57", "median"}, {K::latency::p99_ms, "#c0392b", "99th percentile"}})
-    if (auto v = num(read, key)) {
+    if (auto v = json_number(read, key)) {
       s += fmt::format("set arrow {} from {:.4f}, graph 0 to {:.4f}, graph 1 nohead front dt 2 lw 1.5 lc rgb '{}'\n", arrow, *v, *v, colour);
       s += fmt::format("set label {} {} at {:.4f}, graph {} right front offset -0.5,0 font ',10' tc rgb '{}'\n", arrow,
                        q(fmt::format("{} {:.2f} ms", what, *v)), *v, arrow == 1 ? "0.95" : "0.88", colour);
@@ -331,15 +329,15 @@ ChartSource seek_chart(const json& a, double sb, const std::string& name, const 
   ChartSource c{name, "seek_curve", with_label("Seek time by distance", label), "", ""};
   c.data = "# drivescope: seek curve: distance_gb(max of the bin) seek_ms samples\n";
   double xmin = 0, xmax = 0, ymax = 0;
-  for (const auto& b : *arr(a, K::access::seek_curve)) {
-    auto d = num(b, K::seek_bin::max_distance_sectors), ms = num(b, K::seek_bin::seek_ms);
+  for (const auto& b : *filled_array(a, K::access::seek_curve)) {
+    auto d = json_number(b, K::seek_bin::max_distance_sectors), ms = json_number(b, K::seek_bin::seek_ms);
     if (!d || !ms) continue;
     const double gb = *d * sb / 1e9;
-    c.data += fmt::format("{:.5f} {:.4f} {}\n", gb, *ms, num(b, K::seek_bin::samples).value_or(0));
+    c.data += fmt::format("{:.5f} {:.4f} {}\n", gb, *ms, json_number(b, K::seek_bin::samples).value_or(0));
     if (gb > 0) xmin = xmin > 0 ? std::min(xmin, gb) : gb, xmax = std::max(xmax, gb);
     ymax = std::max(ymax, *ms);
   }
-  if (auto v = num(a, K::access::full_stroke_ms)) ymax = std::max(ymax, *v);
+  if (auto v = json_number(a, K::access::full_stroke_ms)) ymax = std::max(ymax, *v);
   // The curve can cross any corner (short seeks are noisy): the key goes above the plot.
   std::string s = preamble(name, c.title);
   s += "set key tmargin center horizontal maxrows 2 width -2 samplen 2 spacing 1\n";
@@ -349,11 +347,11 @@ ChartSource seek_chart(const json& a, double sb, const std::string& name, const 
   s += ymax > 0 ? fmt::format("set yrange [0:{:.3f}]\n", ymax * 1.12) : std::string("set yrange [0:*]\n");
   if (xmax > xmin && xmin > 0) s += fmt::format("set xrange [{:.5f}:{:.5f}]\n", xmin / 1.5, xmax * 1.5);
   std::string plot = "plot '" + name + ".dat' using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#1f5fa8' title 'seek time (access minus rotation and overhead)'";
-  if (auto v = num(a, K::access::avg_seek_ms))
+  if (auto v = json_number(a, K::access::avg_seek_ms))
     plot += fmt::format(", {:.4f} with lines dt 2 lc rgb '#2e8b57' title 'average seek {:.2f} ms'", *v, *v);
-  if (auto v = num(a, K::access::full_stroke_ms))
+  if (auto v = json_number(a, K::access::full_stroke_ms))
     plot += fmt::format(", {:.4f} with lines dt 3 lc rgb '#c0392b' title 'full stroke {:.2f} ms'", *v, *v);
-  if (auto v = num(a, K::access::track_to_track_ms))
+  if (auto v = json_number(a, K::access::track_to_track_ms))
     s += fmt::format("set label 1 {} at graph 0.02, graph 0.06 font ',10' tc rgb '#444444'\n",
                      q(fmt::format("track to track {:.2f} ms", *v)));
   c.script = s + plot + "\n";
@@ -371,24 +369,24 @@ struct QueueGrid {
 std::optional<QueueGrid> queue_grid(const json& qt) {
   QueueGrid g;
   double lo = 1e300, hi = 0;
-  for (const auto& d : *arr(qt, K::queue::depths))
-    if (const json* h = arr(d, K::queue_depth::histogram))
+  for (const auto& d : *filled_array(qt, K::queue::depths))
+    if (const json* h = filled_array(d, K::queue_depth::histogram))
       for (const auto& b : *h)
-        if (auto l = num(b, K::histogram_bucket::lower_ms), u = num(b, K::histogram_bucket::upper_ms); l && u && *u > 0)
+        if (auto l = json_number(b, K::histogram_bucket::lower_ms), u = json_number(b, K::histogram_bucket::upper_ms); l && u && *u > 0)
           lo = std::min(lo, std::max(*l, 1e-3)), hi = std::max(hi, *u);
   if (!(hi > 0)) return std::nullopt;
   const double per_octave = 4;
   double k0 = std::floor(std::log2(lo) * per_octave), k1 = std::ceil(std::log2(hi) * per_octave);
   for (double k = k0; k <= k1; ++k) g.edges.push_back(std::exp2(k / per_octave));
-  for (const auto& d : *arr(qt, K::queue::depths)) {
-    auto depth = num(d, K::queue_depth::depth);
-    const json* h = arr(d, K::queue_depth::histogram);
+  for (const auto& d : *filled_array(qt, K::queue::depths)) {
+    auto depth = json_number(d, K::queue_depth::depth);
+    const json* h = filled_array(d, K::queue_depth::histogram);
     if (!depth || !h) continue;
     std::vector<double> s(g.edges.size() - 1, 0);
     double total = 0;
     for (const auto& b : *h) {
-      auto l = num(b, K::histogram_bucket::lower_ms), u = num(b, K::histogram_bucket::upper_ms),
-           n = num(b, K::histogram_bucket::count);
+      auto l = json_number(b, K::histogram_bucket::lower_ms), u = json_number(b, K::histogram_bucket::upper_ms),
+           n = json_number(b, K::histogram_bucket::count);
       if (!l || !u || !n) continue;
       double mid = std::sqrt(std::max(*l, 1e-3) * *u);
       auto it = std::upper_bound(g.edges.begin(), g.edges.end(), mid);
@@ -463,10 +461,10 @@ ChartSource queue_surface_chart(const QueueGrid& g, const std::string& name, con
 ChartSource queue_iops_chart(const json& qt, const std::string& name, const std::string& label) {
   ChartSource c{name, "queue_iops", with_label("Random reads: IOPS and latency by queue depth", label), "", ""};
   c.data = "# drivescope: queue test: depth iops mean_ms p99_ms\n";
-  for (const auto& d : *arr(qt, K::queue::depths))
-    if (auto depth = num(d, K::queue_depth::depth), iops = num(d, K::queue_depth::iops); depth && iops)
-      c.data += fmt::format("{} {:.3f} {:.4f} {:.4f}\n", *depth, *iops, num(d, K::queue_depth::mean_ms).value_or(NAN),
-                            num(d, K::queue_depth::p99_ms).value_or(NAN));
+  for (const auto& d : *filled_array(qt, K::queue::depths))
+    if (auto depth = json_number(d, K::queue_depth::depth), iops = json_number(d, K::queue_depth::iops); depth && iops)
+      c.data += fmt::format("{} {:.3f} {:.4f} {:.4f}\n", *depth, *iops, json_number(d, K::queue_depth::mean_ms).value_or(NAN),
+                            json_number(d, K::queue_depth::p99_ms).value_or(NAN));
   std::string s = preamble(name, c.title, "top left");
   s += "set xlabel 'Outstanding requests (queue depth, log scale)'\nset ylabel 'I/O per second' tc rgb '#1f5fa8'\n"
        "set y2label 'Latency (ms)' tc rgb '#c0392b'\nset logscale x 2\nset yrange [0:*]\nset y2range [0:*]\n"
@@ -485,7 +483,7 @@ ChartSource queue_iops_chart(const json& qt, const std::string& name, const std:
 }
 
 ChartSource blocksize_chart(const json& b, const std::string& name, const std::string& label) {
-  auto qd = num(b, K::blocksize::queue_depth);
+  auto qd = json_number(b, K::blocksize::queue_depth);
   ChartSource c{name, "blocksize",
                 with_label(fmt::format("Sequential rate by block size{}", qd ? fmt::format(" (queue depth {:g})", *qd) : ""), label), "", ""};
   c.data = "# drivescope: block size test: block_bytes read_mb_s write_mb_s\n";
@@ -493,10 +491,10 @@ ChartSource blocksize_chart(const json& b, const std::string& name, const std::s
   double bmin = 0, bmax = 0;
   std::string tics = "set xtics (";
   bool first = true;
-  for (const auto& r : *arr(b, K::blocksize::rows)) {
-    auto bytes = num(r, K::blocksize_row::block_bytes), rd = num(r, K::blocksize_row::read_mb_s);
+  for (const auto& r : *filled_array(b, K::blocksize::rows)) {
+    auto bytes = json_number(r, K::blocksize_row::block_bytes), rd = json_number(r, K::blocksize_row::read_mb_s);
     if (!bytes || !rd) continue;
-    auto wr = num(r, K::blocksize_row::write_mb_s);
+    auto wr = json_number(r, K::blocksize_row::write_mb_s);
     any_write |= wr.has_value();
     bmin = bmin > 0 ? std::min(bmin, *bytes) : *bytes, bmax = std::max(bmax, *bytes);
     c.data += fmt::format("{:g} {:.3f} {}\n", *bytes, *rd, wr ? fmt::format("{:.3f}", *wr) : "NaN");
@@ -519,12 +517,12 @@ ChartSource ab_chart(const json& results, const std::string& what, const std::st
   int i = 0, n_sig = 0;
   std::string tics = "set xtics (", labels;
   for (const auto& r : results) {
-    auto d = num(r, "diff_pct");
+    auto d = json_number(r, "diff_pct");
     if (!d) continue;
     std::string lbl = r.value("test", std::string()) + " " + r.value("figure", std::string());
     for (auto& ch : lbl) if (ch == '"' || ch == '\\') ch = '\'';
     const bool sig = r.value("significant", false);
-    const double lo = num(r, "ci_low_pct").value_or(*d), hi = num(r, "ci_high_pct").value_or(*d);
+    const double lo = json_number(r, "ci_low_pct").value_or(*d), hi = json_number(r, "ci_high_pct").value_or(*d);
     n_sig += sig;
     c.data += fmt::format("{} {:.4f} {:.4f} {:.4f} {} \"{}\"\n", i, *d, lo, hi, sig ? 1 : 0, lbl);
     tics += fmt::format("{}{} {}", i ? ", " : "", q(lbl), i);
@@ -623,13 +621,13 @@ std::string size_label(double bytes) {
 ChartSource replay_chart(const json& r, const json* sim, const std::string& name, const std::string& label) {
   ChartSource c{name, "replay_cdf", with_label("Service time distribution: replayed and measured", label), "", ""};
   c.data = "# drivescope: replay CDFs: fraction replayed_ms measured_ms (NaN: the trace has none)\n";
-  const json* real = r.contains("measured") ? arr(r["measured"], "cdf") : nullptr;
+  const json* real = r.contains("measured") ? filled_array(r["measured"], "cdf") : nullptr;
   for (std::size_t i = 0; i < sim->size(); ++i) {
-    auto p = num((*sim)[i], "p"), ms = num((*sim)[i], "ms");
-    auto m = real && i < real->size() ? num((*real)[i], "ms") : std::nullopt;
+    auto p = json_number((*sim)[i], "p"), ms = json_number((*sim)[i], "ms");
+    auto m = real && i < real->size() ? json_number((*real)[i], "ms") : std::nullopt;
     if (p && ms) c.data += fmt::format("{:.2f} {:.4f} {}\n", *p, *ms, m ? fmt::format("{:.4f}", *m) : "NaN");
   }
-  const auto dm = num(r, "demerit_ms");
+  const auto dm = json_number(r, "demerit_ms");
   std::string plot = "plot '" + name + ".dat' using 2:1 with lines lw 2 lc rgb '#1f5fa8' title 'replayed'";
   if (real)
     plot += ", '' using 3:1 with lines lw 2 dt 2 lc rgb '#c0392b' title " +
@@ -656,40 +654,40 @@ std::vector<ChartSource> build_charts(const nlohmann::json& doc, const std::stri
   std::vector<ChartSource> out;
   if (!doc.is_object()) return out;
   double sb = sector_bytes(doc);
-  if (const json* t = test(doc, K::tests::transfer); t && arr(*t, K::transfer::points))
+  if (const json* t = test(doc, K::tests::transfer); t && filled_array(*t, K::transfer::points))
     out.push_back(transfer_chart(*t, sb, prefix + "transfer", label));
   if (const json* a = test(doc, K::tests::access)) {
-    if (arr(*a, K::access::map) || !access_reads(*a).empty()) {
+    if (filled_array(*a, K::access::map) || !access_reads(*a).empty()) {
       out.push_back(access_map_chart(*a, sb, prefix + "access_map", label));
       out.push_back(access_hist_chart(*a, prefix + "access_histogram", label));
     }
     // Only bins whose reads resolve a seek have one (null otherwise): no such bin, no curve.
-    if (const json* bins = arr(*a, K::access::seek_curve);
-        bins && std::any_of(bins->begin(), bins->end(), [](const json& b) { return num(b, K::seek_bin::seek_ms).has_value(); }))
+    if (const json* bins = filled_array(*a, K::access::seek_curve);
+        bins && std::any_of(bins->begin(), bins->end(), [](const json& b) { return json_number(b, K::seek_bin::seek_ms).has_value(); }))
       out.push_back(seek_chart(*a, sb, prefix + "seek_curve", label));
   }
-  if (const json* qt = test(doc, K::tests::queue); qt && arr(*qt, K::queue::depths)) {
+  if (const json* qt = test(doc, K::tests::queue); qt && filled_array(*qt, K::queue::depths)) {
     if (auto g = queue_grid(*qt)) {
       out.push_back(queue_heatmap_chart(*g, prefix + "queue_heatmap", label));
       out.push_back(queue_surface_chart(*g, prefix + "queue_surface", label));
     }
     out.push_back(queue_iops_chart(*qt, prefix + "queue_iops", label));
   }
-  if (const json* b = test(doc, K::tests::blocksize); b && arr(*b, K::blocksize::rows))
+  if (const json* b = test(doc, K::tests::blocksize); b && filled_array(*b, K::blocksize::rows))
     out.push_back(blocksize_chart(*b, prefix + "blocksize", label));
   if (const json* p = test(doc, K::tests::patterns)) {
     auto series = pattern_series(*p);
     if (!series.empty()) out.push_back(patterns_chart(series, *p, prefix + "patterns", label));
   }
   if (doc.contains("ab") && doc["ab"].is_object())
-    if (const json* r = arr(doc["ab"], "results")) {
+    if (const json* r = filled_array(doc["ab"], "results")) {
       std::string what;
       if (doc["ab"].contains("feature") && doc["ab"]["feature"].is_string())
         what = " (" + doc["ab"]["feature"].get<std::string>() + ")";
       out.push_back(ab_chart(*r, what, prefix + "ab", label));
     }
   if (doc.contains("replay") && doc["replay"].contains("summary"))
-    if (const json* sim = arr(doc["replay"]["summary"], "cdf"))
+    if (const json* sim = filled_array(doc["replay"]["summary"], "cdf"))
       out.push_back(replay_chart(doc["replay"], sim, prefix + "replay_cdf", label));
   return out;
 }

@@ -16,19 +16,11 @@ namespace K = measure::key;
 
 namespace {
 
-std::optional<double> num(const json& j, const char* key) { return json_number(j, key); }
-
 const json& sub(const json& j, const char* key) {
   static const json empty = json::object();
   if (!j.is_object()) return empty;
   auto it = j.find(key);
   return it != j.end() && it->is_object() ? *it : empty;
-}
-
-const json* arr(const json& j, const char* key) {
-  if (!j.is_object()) return nullptr;
-  auto it = j.find(key);
-  return it != j.end() && it->is_array() ? &*it : nullptr;
 }
 
 // One figure of one document, before the documents are lined up.
@@ -55,13 +47,13 @@ std::optional<double> from_rel_se(std::optional<double> value, std::optional<dou
 // The outer (inner) rate is the first (last) zone's: its half-width is that zone's, when the
 // zone is the one the rate was read from.
 std::optional<double> edge_zone_half_width(const json& transfer, std::optional<double> rate, bool outer) {
-  const json* zones = arr(transfer, K::transfer::zones);
+  const json* zones = json_array(transfer, K::transfer::zones);
   if (!rate || !zones || zones->empty()) return std::nullopt;
   const json& z = outer ? zones->front() : zones->back();
-  auto mb_s = num(z, K::zone::mb_s);
+  auto mb_s = json_number(z, K::zone::mb_s);
   // The rate is written to 4 decimals, the zone's to 3.
   if (!mb_s || std::fabs(*mb_s - *rate) > 1e-3) return std::nullopt;
-  return num(z, K::zone::mb_s_uncertainty);
+  return json_number(z, K::zone::mb_s_uncertainty);
 }
 
 std::string size_text(double bytes) {
@@ -88,59 +80,59 @@ void access_cells(Cells& c, const json& a) {
   namespace L = K::latency;
   const char* test = K::tests::access;
   const char* T = "Random access (single-sector reads over the span)";
-  c.add_hw(test, T, "read access, mean", "ms", Better::lower, num(sub(a, A::read), L::mean_ms),
-           from_se(num(sub(a, A::read), L::mean_uncertainty_ms)));
-  c.add(test, T, "read access, median", "ms", Better::lower, num(sub(a, A::read), L::p50_ms));
-  c.add(test, T, "read access, 99th percentile", "ms", Better::lower, num(sub(a, A::read), L::p99_ms));
-  c.add_hw(test, T, "write access, mean", "ms", Better::lower, num(sub(a, A::write), L::mean_ms),
-           from_se(num(sub(a, A::write), L::mean_uncertainty_ms)));
-  c.add_hw(test, T, "average seek", "ms", Better::lower, num(a, A::avg_seek_ms), num(a, A::avg_seek_uncertainty_ms));
-  c.add_hw(test, T, "track to track", "ms", Better::lower, num(a, A::track_to_track_ms),
-           num(a, A::track_to_track_uncertainty_ms));
-  c.add_hw(test, T, "full stroke", "ms", Better::lower, num(a, A::full_stroke_ms), num(a, A::full_stroke_uncertainty_ms));
-  c.add(test, T, "command overhead", "ms", Better::lower, num(a, A::command_overhead_ms));
-  c.add(test, T, "rotation (measured)", "rpm", Better::none, num(a, A::rpm_estimate));
-  if (const json* s = arr(a, A::slow_regions)) c.add(test, T, "slow regions", "", Better::lower, static_cast<double>(s->size()));
+  c.add_hw(test, T, "read access, mean", "ms", Better::lower, json_number(sub(a, A::read), L::mean_ms),
+           from_se(json_number(sub(a, A::read), L::mean_uncertainty_ms)));
+  c.add(test, T, "read access, median", "ms", Better::lower, json_number(sub(a, A::read), L::p50_ms));
+  c.add(test, T, "read access, 99th percentile", "ms", Better::lower, json_number(sub(a, A::read), L::p99_ms));
+  c.add_hw(test, T, "write access, mean", "ms", Better::lower, json_number(sub(a, A::write), L::mean_ms),
+           from_se(json_number(sub(a, A::write), L::mean_uncertainty_ms)));
+  c.add_hw(test, T, "average seek", "ms", Better::lower, json_number(a, A::avg_seek_ms), json_number(a, A::avg_seek_uncertainty_ms));
+  c.add_hw(test, T, "track to track", "ms", Better::lower, json_number(a, A::track_to_track_ms),
+           json_number(a, A::track_to_track_uncertainty_ms));
+  c.add_hw(test, T, "full stroke", "ms", Better::lower, json_number(a, A::full_stroke_ms), json_number(a, A::full_stroke_uncertainty_ms));
+  c.add(test, T, "command overhead", "ms", Better::lower, json_number(a, A::command_overhead_ms));
+  c.add(test, T, "rotation (measured)", "rpm", Better::none, json_number(a, A::rpm_estimate));
+  if (const json* s = json_array(a, A::slow_regions)) c.add(test, T, "slow regions", "", Better::lower, static_cast<double>(s->size()));
 }
 
 void transfer_cells(Cells& c, const json& t) {
   namespace X = K::transfer;
   const char* test = K::tests::transfer;
   const char* T = "Sequential transfer (ZCAV)";
-  c.add_hw(test, T, "outer rate", "MB/s", Better::higher, num(t, X::outer_mb_s),
-           edge_zone_half_width(t, num(t, X::outer_mb_s), true));
-  c.add_hw(test, T, "inner rate", "MB/s", Better::higher, num(t, X::inner_mb_s),
-           edge_zone_half_width(t, num(t, X::inner_mb_s), false));
-  if (const json* p = arr(t, X::points); p && !p->empty()) {
+  c.add_hw(test, T, "outer rate", "MB/s", Better::higher, json_number(t, X::outer_mb_s),
+           edge_zone_half_width(t, json_number(t, X::outer_mb_s), true));
+  c.add_hw(test, T, "inner rate", "MB/s", Better::higher, json_number(t, X::inner_mb_s),
+           edge_zone_half_width(t, json_number(t, X::inner_mb_s), false));
+  if (const json* p = json_array(t, X::points); p && !p->empty()) {
     double sum = 0; int n = 0;
-    for (const auto& pt : *p) if (auto v = num(pt, K::transfer_point::mb_s)) sum += *v, ++n;
+    for (const auto& pt : *p) if (auto v = json_number(pt, K::transfer_point::mb_s)) sum += *v, ++n;
     if (n) c.add(test, T, "average over the span", "MB/s", Better::higher, sum / n);
   }
-  c.add(test, T, "outer/inner ratio", "", Better::none, num(t, X::outer_inner_ratio));
-  if (const json* z = arr(t, X::zones)) c.add(test, T, "zones detected", "", Better::none, static_cast<double>(z->size()));
-  c.add(test, T, "surfaces (estimate)", "", Better::none, num(t, X::surfaces_estimate));
-  c.add(test, T, "platters (estimate)", "", Better::none, num(t, X::platters_estimate));
-  if (auto v = num(t, X::bytes_per_platter_estimate)) c.add(test, T, "data per platter (estimate)", "GB", Better::none, *v / 1e9);
+  c.add(test, T, "outer/inner ratio", "", Better::none, json_number(t, X::outer_inner_ratio));
+  if (const json* z = json_array(t, X::zones)) c.add(test, T, "zones detected", "", Better::none, static_cast<double>(z->size()));
+  c.add(test, T, "surfaces (estimate)", "", Better::none, json_number(t, X::surfaces_estimate));
+  c.add(test, T, "platters (estimate)", "", Better::none, json_number(t, X::platters_estimate));
+  if (auto v = json_number(t, X::bytes_per_platter_estimate)) c.add(test, T, "data per platter (estimate)", "GB", Better::none, *v / 1e9);
 }
 
 void cache_cells(Cells& c, const json& k) {
   namespace C = K::cache;
   const char* test = K::tests::cache;
   const char* T = "Drive cache";
-  c.add_hw(test, T, "burst rate", "MB/s", Better::higher, num(k, C::burst_mb_s), num(k, C::burst_uncertainty_mb_s));
-  c.add(test, T, "cache hit overhead", "ms", Better::lower, num(k, C::hit_overhead_ms));
-  if (auto v = num(k, C::size_bytes_estimate)) c.add(test, T, "cache size (estimate)", "MiB", Better::higher, *v / 1048576);
+  c.add_hw(test, T, "burst rate", "MB/s", Better::higher, json_number(k, C::burst_mb_s), json_number(k, C::burst_uncertainty_mb_s));
+  c.add(test, T, "cache hit overhead", "ms", Better::lower, json_number(k, C::hit_overhead_ms));
+  if (auto v = json_number(k, C::size_bytes_estimate)) c.add(test, T, "cache size (estimate)", "MiB", Better::higher, *v / 1048576);
 }
 
 void blocksize_cells(Cells& c, const json& b) {
   namespace R = K::blocksize_row;
   const char* test = K::tests::blocksize;
   const char* T = "Sequential rate by block size";
-  if (const json* rows = arr(b, K::blocksize::rows)) {
+  if (const json* rows = json_array(b, K::blocksize::rows)) {
     for (const auto& r : *rows)
-      if (auto bytes = num(r, R::block_bytes)) c.add(test, T, "read " + size_text(*bytes), "MB/s", Better::higher, num(r, R::read_mb_s));
+      if (auto bytes = json_number(r, R::block_bytes)) c.add(test, T, "read " + size_text(*bytes), "MB/s", Better::higher, json_number(r, R::read_mb_s));
     for (const auto& r : *rows)
-      if (auto bytes = num(r, R::block_bytes)) c.add(test, T, "write " + size_text(*bytes), "MB/s", Better::higher, num(r, R::write_mb_s));
+      if (auto bytes = json_number(r, R::block_bytes)) c.add(test, T, "write " + size_text(*bytes), "MB/s", Better::higher, json_number(r, R::write_mb_s));
   }
 }
 
@@ -148,16 +140,16 @@ void queue_cells(Cells& c, const json& q) {
   namespace D = K::queue_depth;
   const char* test = K::tests::queue;
   const char* T = "Read queuing (random single-sector reads)";
-  const json* d = arr(q, K::queue::depths);
+  const json* d = json_array(q, K::queue::depths);
   if (!d) return;
   for (const auto& r : *d)
-    if (auto depth = num(r, D::depth))
-      c.add_hw(test, T, fmt::format("depth {:g}: IOPS", *depth), "IOPS", Better::higher, num(r, D::iops),
-               from_rel_se(num(r, D::iops), num(r, D::iops_rel_se)));
+    if (auto depth = json_number(r, D::depth))
+      c.add_hw(test, T, fmt::format("depth {:g}: IOPS", *depth), "IOPS", Better::higher, json_number(r, D::iops),
+               from_rel_se(json_number(r, D::iops), json_number(r, D::iops_rel_se)));
   for (const auto& r : *d)
-    if (auto depth = num(r, D::depth)) c.add(test, T, fmt::format("depth {:g}: mean latency", *depth), "ms", Better::lower, num(r, D::mean_ms));
+    if (auto depth = json_number(r, D::depth)) c.add(test, T, fmt::format("depth {:g}: mean latency", *depth), "ms", Better::lower, json_number(r, D::mean_ms));
   for (const auto& r : *d)
-    if (auto depth = num(r, D::depth)) c.add(test, T, fmt::format("depth {:g}: 99th percentile", *depth), "ms", Better::lower, num(r, D::p99_ms));
+    if (auto depth = json_number(r, D::depth)) c.add(test, T, fmt::format("depth {:g}: 99th percentile", *depth), "ms", Better::lower, json_number(r, D::p99_ms));
 }
 
 void patterns_cells(Cells& c, const json& p) {
@@ -185,10 +177,10 @@ std::vector<Cell> cells_of(const json& doc) {
   if (tests.contains(K::tests::queue)) queue_cells(c, sub(tests, K::tests::queue));
   if (tests.contains(K::tests::patterns)) patterns_cells(c, sub(tests, K::tests::patterns));
   if (doc.is_object() && doc.contains("ab") && doc["ab"].is_object())
-    if (const json* r = arr(doc["ab"], "results"))
+    if (const json* r = json_array(doc["ab"], "results"))
       for (const auto& e : *r) {
         std::string lbl = e.value("test", std::string()) + " " + e.value("figure", std::string()) + ": B vs A";
-        c.add("ab", "A/B difference (B against A)", lbl, "%", Better::none, num(e, "diff_pct"));
+        c.add("ab", "A/B difference (B against A)", lbl, "%", Better::none, json_number(e, "diff_pct"));
       }
   return std::move(c.out);
 }
@@ -269,7 +261,7 @@ Comparison compare_documents(const std::vector<json>& docs, const std::vector<st
   Comparison c;
   // One A/B document alone: its two arms side by side.
   if (docs.size() == 1 && docs[0].is_object() && docs[0].contains("ab") && docs[0]["ab"].is_object() &&
-      arr(docs[0]["ab"], "results")) {
+      json_array(docs[0]["ab"], "results")) {
     const json& ab = docs[0]["ab"];
     std::string fa = "A", fb = "B";
     // The arms' settings as `ab` writes them: {"a": {"text": "quiet", ...}, "b": {...}}.
@@ -278,13 +270,13 @@ Comparison compare_documents(const std::vector<json>& docs, const std::vector<st
         *arm += " (" + ab[key]["text"].get<std::string>() + ")";
     c.drives = {fa, fb};
     std::map<std::string, std::size_t> index;
-    for (const auto& e : *arr(ab, "results")) {
+    for (const auto& e : *json_array(ab, "results")) {
       std::string test = e.value("test", std::string("ab")), fig = e.value("figure", std::string());
       if (!index.count(test)) {
         index[test] = c.tables.size();
         c.tables.push_back({test, "A/B: " + test, {}});
       }
-      CompareRow r{fig, unit_of_figure(fig), better_for_key(fig), {num(e, "a"), num(e, "b")}, -1, -1, false, {}};
+      CompareRow r{fig, unit_of_figure(fig), better_for_key(fig), {json_number(e, "a"), json_number(e, "b")}, -1, -1, false, {}};
       // An arm is only better when the difference is significant: a difference inside the run-to-run
       // spread is not marked.
       if (e.value("significant", false)) mark_extremes(r);

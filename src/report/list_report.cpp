@@ -1,6 +1,7 @@
 #include "report/list_report.hpp"
 
 #include "report/envelope.hpp"
+#include "report/json_write.hpp"
 #include "report/text_out.hpp"
 
 #include <fmt/format.h>
@@ -24,11 +25,6 @@ std::string human_size(std::uint64_t bytes) {
 }
 
 namespace {
-
-template <class T>
-json opt(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
 
 // libata reports "ATA" as the vendor of every disk; it says nothing, so it is left out.
 std::string model_text(const sysfs::DriveFacts& f) {
@@ -55,22 +51,22 @@ json drives_to_json(const std::vector<sysfs::DriveFacts>& drives) {
     j["size_sectors"] = f.size_sectors;
     j["logical_sector_bytes"] = f.logical_block_bytes;
     j["physical_sector_bytes"] = f.physical_block_bytes;
-    j["rotational"] = opt(f.rotational);
+    j["rotational"] = json_opt(f.rotational);
     j["removable"] = f.removable;
     j["read_only"] = f.read_only;
     j["scheduler"] = f.scheduler;
     j["schedulers"] = f.schedulers;
-    j["queue_depth"] = opt(f.queue_depth);
+    j["queue_depth"] = json_opt(f.queue_depth);
     j["queue_depth_writable"] = f.queue_depth_writable;
-    j["nr_requests"] = opt(f.nr_requests);
+    j["nr_requests"] = json_opt(f.nr_requests);
     j["zoned"] = f.zoned.empty() ? json(nullptr) : json(f.zoned);
-    j["nr_zones"] = opt(f.nr_zones);
+    j["nr_zones"] = json_opt(f.nr_zones);
     json ranges = json::array();
     for (const auto& r : f.access_ranges)
       ranges.push_back({{"sector", r.sector}, {"nr_sectors", r.nr_sectors}});
     j["independent_access_ranges"] = ranges;
-    j["sata_link_speed"] = opt(f.sata_link_speed);
-    j["ncq_prio_enable"] = opt(f.ncq_prio_enable);
+    j["sata_link_speed"] = json_opt(f.sata_link_speed);
+    j["ncq_prio_enable"] = json_opt(f.ncq_prio_enable);
     j["sg"] = f.sg_name.empty() ? json(nullptr) : json("/dev/" + f.sg_name);
     j["mounted"] = f.mounted();
     j["swap"] = f.in_swap();

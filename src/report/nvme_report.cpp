@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "report/json_write.hpp"
 #include "report/list_report.hpp"
 #include "report/text_out.hpp"
 
@@ -14,7 +15,6 @@ namespace {
 // A 128-bit counter: a JSON integer while it fits 64 bits (every drive today), else its exact
 // decimal digits as a string, since no JSON reader is sure to keep 128-bit integers.
 json u128(const probe::NvmeU128& v) { return v.fits64() ? json(v.lo) : json(v.decimal()); }
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(); }
 json str_or_null(const std::string& s) { return s.empty() ? json() : json(s); }
 
 const char* controller_type_name(unsigned t) {
@@ -48,8 +48,8 @@ json controller_json(const probe::NvmeController& c) {
           {"oncs", c.oncs},
           {"nvm_commands", c.nvm_commands},
           {"volatile_write_cache", c.volatile_write_cache},
-          {"warning_temp_c", opt(c.warning_temp_c)},
-          {"critical_temp_c", opt(c.critical_temp_c)},
+          {"warning_temp_c", json_opt(c.warning_temp_c)},
+          {"critical_temp_c", json_opt(c.critical_temp_c)},
           {"total_capacity_bytes", u128(c.total_capacity_bytes)},
           {"unallocated_capacity_bytes", u128(c.unallocated_capacity_bytes)},
           {"maxcmd", c.maxcmd},
@@ -78,7 +78,7 @@ json namespace_json(const probe::NvmeNamespace& n) {
 json health_json(const probe::NvmeHealth& h) {
   return {{"critical_warning", h.critical_warning},
           {"critical_warnings", h.critical_warnings},
-          {"temperature_c", opt(h.temperature_c)},
+          {"temperature_c", json_opt(h.temperature_c)},
           {"available_spare_percent", h.available_spare_percent},
           {"spare_threshold_percent", h.spare_threshold_percent},
           {"percentage_used", h.percentage_used},

@@ -1,5 +1,6 @@
 // JSON and text renderings of a ScsiProbe (see scsi_report.hpp).
 #include "report/scsi_report.hpp"
+#include "report/json_write.hpp"
 #include "report/text_out.hpp"
 #include "report/zones_report.hpp"
 
@@ -12,11 +13,6 @@ namespace {
 
 using nlohmann::json;
 using namespace ds::scsi;
-
-template <class T>
-json opt(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
 
 
 json inquiry_json(const StandardInquiry& q) {
@@ -55,7 +51,7 @@ json designator_json(const Designator& d) {
   j["type"] = designator_type_name(d.type);
   j["code_set"] = code_set_name(d.code_set);
   j["protocol"] = d.protocol_valid ? json(protocol_name(d.protocol_identifier)) : json(nullptr);
-  j["naa"] = opt(d.naa);
+  j["naa"] = json_opt(d.naa);
   j["value"] = d.value;
   return j;
 }
@@ -83,16 +79,16 @@ json block_limits_json(const BlockLimits& b) {
   j["optimal_transfer_length_granularity_blocks"] = b.optimal_transfer_length_granularity;
   j["max_transfer_length_blocks"] = b.max_transfer_length;
   j["optimal_transfer_length_blocks"] = b.optimal_transfer_length;
-  for (const auto& [key, field] : kOptionalLimits) j[key] = opt(b.*field);
-  j["unmap_granularity_alignment_valid"] = opt(b.unmap_granularity_alignment_valid);
-  j["max_write_same_length_blocks"] = opt(b.max_write_same_length);
+  for (const auto& [key, field] : kOptionalLimits) j[key] = json_opt(b.*field);
+  j["unmap_granularity_alignment_valid"] = json_opt(b.unmap_granularity_alignment_valid);
+  j["max_write_same_length_blocks"] = json_opt(b.max_write_same_length);
   return j;
 }
 
 json characteristics_json(const BlockCharacteristics& c) {
   json j;
   j["medium_rotation_rate"] = c.medium_rotation_rate;
-  j["rotation_rate_rpm"] = opt(c.rotation_rate_rpm());
+  j["rotation_rate_rpm"] = json_opt(c.rotation_rate_rpm());
   j["product_type"] = c.product_type;
   j["wabereq"] = c.wabereq;
   j["wacereq"] = c.wacereq;
@@ -173,7 +169,7 @@ nlohmann::json scsi_identity_to_json(const probe::ScsiProbe& p, const sysfs::Dri
   j["vendor"] = q ? json(q->vendor) : json(nullptr);
   j["model"] = q ? json(q->product) : json(nullptr);
   j["firmware"] = q ? json(q->revision) : json(nullptr);
-  j["serial"] = opt(p.serial);
+  j["serial"] = json_opt(p.serial);
   if (p.capacity) {
     j["capacity_sectors"] = p.capacity->blocks();
     j["capacity_bytes"] = p.capacity->bytes();
@@ -187,7 +183,7 @@ nlohmann::json scsi_identity_to_json(const probe::ScsiProbe& p, const sysfs::Dri
     j["physical_sector_bytes"] = nullptr;
   }
   const auto& bc = p.block_characteristics;
-  j["rotation_rate_rpm"] = bc ? opt(bc->rotation_rate_rpm()) : json(nullptr);
+  j["rotation_rate_rpm"] = bc ? json_opt(bc->rotation_rate_rpm()) : json(nullptr);
   j["form_factor"] = bc && bc->nominal_form_factor != 0
                          ? json(form_factor_name(bc->nominal_form_factor))
                          : json(nullptr);
