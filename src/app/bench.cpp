@@ -226,6 +226,13 @@ Expected<Report> run_bench(const BenchRequest& req, const measure::ProgressFn& p
   oo.device = req.device;
   auto t = open_target(req.target, oo);
   if (!t) return t.error();
+  return bench_target(*t, req, progress);
+}
+
+Expected<Report> bench_target(Target& target, const BenchRequest& req, const measure::ProgressFn& progress) {
+  if (auto e = check_tests(req.tests, req.tests_given)) return *e;
+  if (!target.io) return make_error(req.target + ": opened without its block-I/O engine");
+  Target* t = &target;
   // A leftover state file means an earlier ab or ncq left this drive's settings changed: what
   // would be measured is not the drive as it is set up (docs/safety.md).
   for (const auto& f : state_file_candidates(t->spec, t->block_name))

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/identify.hpp"
+#include "app/target.hpp"
 #include "tests/common.hpp"
 
 namespace ds::app {
@@ -43,5 +44,9 @@ Expected<std::uint64_t> parse_offset(std::string_view text, std::uint64_t capaci
                                      std::uint32_t align_bytes);
 
 Expected<Report> run_bench(const BenchRequest& req, const measure::ProgressFn& progress);
+
+// The same on a target already opened (with want_io): req.target is only its name in the report.
+// For targets that have no name to open by (the twin, a model held in memory: app/twin.cpp).
+Expected<Report> bench_target(Target& target, const BenchRequest& req, const measure::ProgressFn& progress);
 
 }  // namespace ds::app

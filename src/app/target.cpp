@@ -61,11 +61,15 @@ Expected<std::unique_ptr<Device>> sim_device(std::unique_ptr<Device> dev, std::s
   return dev;
 }
 
-Expected<Target> open_sim(std::string_view spec, const OpenOptions& o) {
+sim::SimOptions sim_options(const OpenOptions& o) {
   sim::SimOptions so;
   so.seed = o.seed;
   so.writable = o.write;  // a simulated drive holds no user data: --write is enough
-  auto t = sim::open(spec, so);
+  return so;
+}
+
+// A simulated drive opened (by name or from a model) as a target called `spec`.
+Expected<Target> sim_target(Expected<sim::SimTarget> t, std::string_view spec, const OpenOptions& o) {
   if (!t) return t.error();
   auto dev = sim_device(std::move(t->device), spec, o.device);
   if (!dev) return dev.error();
@@ -76,6 +80,10 @@ Expected<Target> open_sim(std::string_view spec, const OpenOptions& o) {
   if (o.want_io) out.io = std::move(t->io);
   out.keepalive = std::move(t->drive);
   return out;
+}
+
+Expected<Target> open_sim(std::string_view spec, const OpenOptions& o) {
+  return sim_target(sim::open(spec, sim_options(o)), spec, o);
 }
 
 Expected<std::unique_ptr<IoEngine>> open_io(const std::string& path, const OpenOptions& o) {
@@ -233,6 +241,12 @@ Expected<DeviceType> parse_device_type(std::string_view text) {
   for (auto t : {DeviceType::autodetect, DeviceType::ata, DeviceType::sat, DeviceType::scsi})
     if (text == to_string(t)) return t;
   return usage_error(fmt::format("-d {}: not a device type (auto, ata, sat or scsi)", text));
+}
+
+Expected<Target> open_sim_model(std::string_view model_json, std::string_view name, const OpenOptions& options) {
+  auto model = sim::parse_model(model_json);
+  if (!model) return model.error();
+  return sim_target(sim::open(std::move(*model), sim_options(options)), name, options);
 }
 
 Expected<Target> open_target(std::string_view spec, const OpenOptions& options) {

@@ -57,4 +57,8 @@ struct Target {
 // real device) is a usage_error, said before anything is sent.
 Expected<Target> open_target(std::string_view spec, const OpenOptions& options);
 
+// A simulated drive from a model document's text (drivescope-disk-model/2, as a sim:MODEL.json
+// file holds it), with no file: the twin measured in-process. `name` is its Target::spec.
+Expected<Target> open_sim_model(std::string_view model_json, std::string_view name, const OpenOptions& options);
+
 }  // namespace ds::app

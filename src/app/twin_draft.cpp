@@ -1,0 +1,332 @@
+// Stage 1 of `drivescope model` (pure): the drive's bench document drafted into a model
+// document, every key with its source (app/twin.hpp).
+#include "app/twin.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "report/json_read.hpp"
+#include "sim/model.hpp"
+
+namespace ds::app {
+
+namespace {
+
+using nlohmann::json;
+
+// Paths into the bench document: absent, null or the wrong type reads as nullopt (or false).
+using report::json_number_at;
+using report::json_true_at;
+
+std::string str(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The provenance of every key as it is written: measured, claimed, or a default with its reason.
+struct Sources {
+  json map = json::object();
+  std::vector<std::string> unobserved;
+  void measured(const std::string& key, const std::string& how) { map[key] = "measured: " + how; }
+  void claimed(const std::string& key, const std::string& by) { map[key] = "claimed by " + by; }
+  void fallback(const std::string& key, const std::string& why) {
+    map[key] = "default: " + why;
+    unobserved.push_back(key + ": " + why);
+  }
+};
+
+// The drive's identity as IDENTIFY or INQUIRY gave it (the bench document's identify block).
+void identity_keys(const json& doc, json& m, Sources& src) {
+  const json& id = doc.contains("identify") && doc["identify"].is_object() ? doc["identify"] : json::object();
+  const bool scsi = id.contains("scsi");
+  m["transport"] = scsi ? "scsi" : "ata";
+  m["identity"] = {{"vendor", scsi ? str(id, "vendor") : std::string("ATA")},
+                   {"model", str(id, "model")},
+                   {"serial", str(id, "serial")},
+                   {"firmware", str(id, "firmware")}};
+  src.claimed("identity", scsi ? "INQUIRY and VPD page 80h" : "IDENTIFY DEVICE words 10-19, 23-26, 27-46");
+  const double lbs = json_number_at(doc, {"target", "logical_block_bytes"}).value_or(512);
+  m["logical_sector_bytes"] = static_cast<std::uint32_t>(lbs);
+  m["physical_sector_bytes"] = static_cast<std::uint32_t>(json_number_at(id, {"physical_sector_bytes"}).value_or(lbs));
+  src.claimed("logical_sector_bytes", scsi ? "READ CAPACITY (16)" : "IDENTIFY DEVICE words 106, 117-118");
+  if (auto cap = json_number_at(doc, {"target", "capacity_bytes"})) {
+    m["capacity_sectors"] = static_cast<std::uint64_t>(*cap / lbs);
+    src.claimed("capacity_sectors", scsi ? "READ CAPACITY" : "IDENTIFY DEVICE words 100-103");
+  }
+}
+
+// Rotation: the nominal rpm as claimed, the actual one as the access test's rotation fit found it.
+double rotation_keys(const json& doc, json& m, Sources& src) {
+  const json& acc = doc["tests"]["access"];
+  const auto nominal = json_number_at(doc, {"identify", "rotation_rate_rpm"});
+  double rev_ms = json_number_at(acc, {"rotation_ms"}).value_or(0);
+  if (!(rev_ms > 0)) rev_ms = json_number_at(doc, {"tests", "transfer", "rotation_ms"}).value_or(0);
+  const double actual = rev_ms > 0 ? 60000.0 / rev_ms : 0;
+  if (actual > 0) {
+    m["rpm_actual"] = actual;
+    src.measured("rpm_actual", fmt::format("access test's rotation fit, {:.4f} ms a revolution", rev_ms));
+  }
+  if (nominal && *nominal >= 600 && *nominal <= 30000) {
+    m["rpm"] = *nominal;
+    src.claimed("rpm", "the drive's nominal rotation rate (IDENTIFY word 217 / VPD page B1h)");
+  } else {
+    m["rpm"] = actual > 0 ? std::round(actual) : 7200.0;
+    src.fallback("rpm", "no nominal rate reported; the measured rate, rounded");
+  }
+  return rev_ms > 0 ? rev_ms : 60000.0 / m["rpm"].get<double>();
+}
+
+// Zones and their switch times: the transfer test's zones (first LBA, sectors per track), as
+// cylinders of `surfaces` tracks. The last zone is rounded up so that the zones hold the whole
+// capacity (capacity_sectors cuts the rest).
+//
+// A zone's sustained rate over its media rate (sectors per track a revolution) leaves
+// e = rev·(media/sustained − 1) of switch time per track: a cylinder of H tracks pays H − 1 track
+// skews and one cylinder skew, H·e in all. The skews are what streaming shows, and they are
+// written as such (per zone, in sectors); a cylinder skew covers at least a one-cylinder seek (a
+// skew shorter than its move loses a revolution, which the rates would have shown), the track
+// skews share the rest. The head switch itself only has to fit its skew; a drive's skews carry a
+// margin over it that streaming cannot see, so it is taken as the smaller of the shortest track
+// skew and the one-cylinder seek (a head switch settles on a track as a short seek does).
+void zone_keys(const json& doc, double rev_ms, json& m, Sources& src) {
+  const json& tr = doc["tests"]["transfer"];
+  unsigned surfaces = static_cast<unsigned>(json_number_at(tr, {"surfaces_estimate"}).value_or(0));
+  if (surfaces >= 1) {
+    src.measured("surfaces", "transfer test's track structure (period of the cylinder switches)");
+  } else {
+    surfaces = 2;
+    src.fallback("surfaces", "the transfer test could not tell the tracks per cylinder; 2 assumed");
+  }
+  m["surfaces"] = surfaces;
+  const unsigned platters = static_cast<unsigned>(json_number_at(tr, {"platters_estimate"}).value_or((surfaces + 1) / 2));
+  m["platters"] = std::max(1u, platters);
+  const double lbs = m["logical_sector_bytes"].get<double>();
+  const std::uint64_t cap = m.value("capacity_sectors", std::uint64_t{0});
+  const double t2t = m["seek"]["track_to_track_ms"].get<double>();
+  // The simulated one-cylinder move varies with the seek noise: a skew this much over it is safe.
+  const double cyl_move_ms = 1.1 * t2t;
+  json zones = json::array();
+  std::vector<double> track_skew_ms;
+  std::uint64_t covered = 0;
+  if (tr.contains("zones") && tr["zones"].is_array()) {
+    for (const auto& z : tr["zones"]) {
+      const auto first = json_number_at(z, {"first_lba"}), last = json_number_at(z, {"last_lba"}), spt = json_number_at(z, {"sectors_per_track"});
+      if (!first || !last || !spt || *spt < 1 || *last < *first) continue;
+      const double per_cyl = *spt * surfaces;
+      const auto cyls = std::max(1u, static_cast<std::uint32_t>(std::ceil((*last - *first + 1) / per_cyl)));
+      json jz = {{"cylinders", cyls}, {"sectors_per_track", static_cast<std::uint32_t>(*spt)}};
+      if (auto mb_s = json_number_at(z, {"mb_s"}); mb_s && *mb_s > 0) {
+        const double sector_ms = rev_ms / *spt;
+        const double media = lbs / sector_ms / 1e3;  // MB/s
+        const double e = rev_ms * std::max(0.0, media / *mb_s - 1);
+        const double cyl = std::max(e, cyl_move_ms);
+        const double trk = surfaces > 1 ? std::max(0.0, (surfaces * e - cyl) / (surfaces - 1)) : cyl;
+        const auto trk_sectors = static_cast<std::uint32_t>(std::ceil(trk / sector_ms));
+        jz["track_skew_sectors"] = trk_sectors;
+        jz["cylinder_skew_sectors"] = static_cast<std::uint32_t>(std::ceil(cyl / sector_ms));
+        track_skew_ms.push_back(trk_sectors * sector_ms);
+      }
+      zones.push_back(jz);
+      covered += static_cast<std::uint64_t>(cyls * per_cyl);
+    }
+  }
+  if (!zones.empty()) {
+    src.measured("zones", fmt::format("transfer test: {} zones, sectors per track from the track boundaries",
+                                      zones.size()));
+  } else {
+    // No zone seen: one zone at the transfer's outer rate, a revolution a track.
+    double mb_s = json_number_at(tr, {"outer_mb_s"}).value_or(0);
+    if (!(mb_s > 0)) mb_s = 100;
+    const auto spt = static_cast<std::uint32_t>(std::max(1.0, std::round(mb_s * 1e6 * rev_ms / 1e3 / lbs)));
+    zones.push_back({{"cylinders", 1}, {"sectors_per_track", spt}});
+    covered = static_cast<std::uint64_t>(spt) * surfaces;
+    src.fallback("zones", "the transfer test saw no track structure: one zone at the outer rate");
+  }
+  if (covered < cap) {
+    json& lz = zones.back();
+    const double per_cyl = lz["sectors_per_track"].get<double>() * surfaces;
+    lz["cylinders"] = lz["cylinders"].get<std::uint32_t>() +
+                      static_cast<std::uint32_t>(std::ceil(static_cast<double>(cap - covered) / per_cyl));
+  }
+  m["zones"] = zones;
+  if (!track_skew_ms.empty()) {
+    src.measured("zones.skews", "each zone's sustained over media rate (switch time per track)");
+    // Within every zone's skew (a switch longer than its skew would lose a revolution there),
+    // with a margin for the rounding of the spindle's period to whole nanoseconds.
+    m["head_switch_ms"] = 0.98 * std::min(*std::min_element(track_skew_ms.begin(), track_skew_ms.end()), t2t);
+    src.measured("head_switch_ms", "bounded by the track skew and the one-cylinder seek (the skew's margin over "
+                                   "the switch is not observable)");
+  } else {
+    m["head_switch_ms"] = std::min(0.5, t2t);
+    src.fallback("head_switch_ms", "no zone rates with track sizes; 0.5 ms (at most the one-cylinder seek) assumed");
+  }
+}
+
+void seek_keys(const json& doc, json& m, Sources& src) {
+  const json& acc = doc["tests"]["access"];
+  const double avg = json_number_at(acc, {"avg_seek_ms"}).value_or(0);
+  double full = json_number_at(acc, {"full_stroke_ms"}).value_or(0);
+  double t2t = json_number_at(acc, {"track_to_track_ms"}).value_or(0);
+  if (avg > 0) {
+    src.measured("seek.average_ms", "access test's random reads less rotation and overhead (calibrated)");
+  }
+  if (!(t2t > 0)) {
+    t2t = avg > 0 ? avg / 8 : 1;
+    src.fallback("seek.track_to_track_ms", "not measured; an eighth of the average");
+  } else {
+    src.measured("seek.track_to_track_ms", "access test's one-cylinder sweep");
+  }
+  if (!(full > avg)) {
+    full = avg > 0 ? 2 * avg : 2;
+    src.fallback("seek.full_stroke_ms", "not measured; twice the average");
+  } else {
+    src.measured("seek.full_stroke_ms", "access test's reads between the span's ends");
+  }
+  m["seek"] = {{"track_to_track_ms", t2t}, {"average_ms", avg > 0 ? avg : (t2t + full) / 2}, {"full_stroke_ms", full}};
+}
+
+void controller_keys(const json& doc, double lbs, json& m, Sources& src) {
+  const json& acc = doc["tests"]["access"];
+  const json& ca = doc["tests"]["cache"];
+  if (auto o = json_number_at(acc, {"command_overhead_ms"})) {
+    m["command_overhead_ms"] = *o;
+    src.measured("command_overhead_ms", "access test's cache-hit latency less one block's transfer");
+  } else {
+    m["command_overhead_ms"] = 0.1;
+    src.fallback("command_overhead_ms", "not measured; 0.1 ms assumed");
+  }
+  if (auto b = json_number_at(ca, {"burst_mb_s"}); b && *b > 0) {
+    m["interface_mb_s"] = *b;
+    src.measured("interface_mb_s", "cache test's burst rate from the buffer");
+  } else {
+    m["interface_mb_s"] = 150;
+    src.fallback("interface_mb_s", "no burst rate measured; 150 MB/s assumed");
+  }
+  json cache = {{"bytes", 0}, {"segments", 1}, {"read_ahead_sectors", 0}};
+  if (auto sz = json_number_at(ca, {"size_bytes_estimate"}); sz && *sz > 0) {
+    cache["bytes"] = static_cast<std::uint64_t>(*sz);
+    src.measured("cache.bytes", json_true_at(ca, {"size_at_least"}) ? "cache test (a lower bound)" : "cache test");
+    const double seg = json_number_at(ca, {"segment_bytes_estimate"}).value_or(*sz);
+    cache["segments"] = static_cast<std::uint32_t>(std::clamp(std::round(*sz / std::max(seg, lbs)), 1.0, 256.0));
+    src.measured("cache.segments", "cache test: size over the largest buffered stretch");
+  } else {
+    src.fallback("cache.bytes", "the cache test told no cache");
+  }
+  const json* ra_told = ca.is_object() && ca.contains("read_ahead") ? &ca["read_ahead"] : nullptr;
+  if (json_true_at(ca, {"read_ahead"})) {
+    const double ra = json_number_at(ca, {"read_ahead_bytes_estimate"}).value_or(0);
+    cache["read_ahead_sectors"] = static_cast<std::uint32_t>(ra / lbs);
+    src.measured("cache.read_ahead_sectors", "cache test's read-ahead extent");
+  } else if (ra_told && ra_told->is_boolean()) {
+    src.measured("cache.read_ahead_sectors", "cache test saw no read-ahead");
+  } else {
+    src.fallback("cache.read_ahead_sectors", "the cache test did not tell read-ahead (see its notes); none assumed");
+  }
+  cache["write_back"] = json_true_at(doc, {"identify", "write_cache", "enabled"});
+  src.claimed("cache.write_back", "the drive's write-cache setting (IDENTIFY word 85 bit 5 / caching mode page)");
+  src.fallback("cache.zero_latency_read", "not measured by this version");
+  m["cache"] = cache;
+}
+
+void queue_keys(const json& doc, json& m, Sources& src) {
+  const json& id = doc["identify"];
+  const json& q = doc["tests"]["queue"];
+  json queue = {{"protocol", "none"}, {"depth", 1}, {"policy", "fifo"}};
+  for (const char* proto : {"ncq", "tcq"}) {
+    if (json_true_at(id, {proto, "supported"})) {
+      queue["protocol"] = proto;
+      queue["depth"] = static_cast<std::uint32_t>(std::clamp(json_number_at(id, {proto, "depth"}).value_or(32), 1.0, 256.0));
+      src.claimed("queue.protocol", std::string(proto == std::string("ncq") ? "IDENTIFY word 76 (NCQ) and 75 (depth)"
+                                                                            : "IDENTIFY word 83 (TCQ) / INQUIRY CmdQue"));
+      break;
+    }
+  }
+  if (queue["protocol"] != "none") {
+    if (q.is_object() && q.contains("reorders") && q["reorders"].is_boolean()) {
+      queue["policy"] = q["reorders"].get<bool>() ? "sptf" : "fifo";
+      src.measured("queue.policy", "queue test: IOPS by depth (" + str(q, "evidence") + ")");
+    } else {
+      src.fallback("queue.policy", "the queue test did not run or told nothing; served in order");
+    }
+  }
+  m["queue"] = queue;
+}
+
+// Slow regions and remapped LBAs: their extra time over the access map's usual region mean.
+void defect_keys(const json& doc, json& m, Sources& src) {
+  const json& acc = doc["tests"]["access"];
+  std::vector<double> normal;
+  if (acc.contains("map") && acc["map"].is_array())
+    for (const auto& r : acc["map"])
+      if (!json_true_at(r, {"slow"}))
+        if (auto v = json_number_at(r, {"mean_ms"})) normal.push_back(*v);
+  const double base = median(normal);
+  json defects = json::array(), remapped = json::array();
+  if (acc.contains("slow_regions") && acc["slow_regions"].is_array())
+    for (const auto& r : acc["slow_regions"]) {
+      const auto f = json_number_at(r, {"first_lba"}), l = json_number_at(r, {"last_lba"}), ms = json_number_at(r, {"mean_ms"});
+      if (f && l && ms && *l >= *f && *ms > base)
+        defects.push_back({{"first_lba", static_cast<std::uint64_t>(*f)},
+                           {"sectors", static_cast<std::uint64_t>(*l - *f + 1)},
+                           {"extra_ms", *ms - base}});
+    }
+  if (acc.contains("slow_spikes") && acc["slow_spikes"].is_array())
+    for (const auto& r : acc["slow_spikes"]) {
+      const auto lba = json_number_at(r, {"lba"}), ms = json_number_at(r, {"mean_ms"});
+      if (lba && ms && *ms > base) remapped.push_back({{"lba", static_cast<std::uint64_t>(*lba)}, {"extra_ms", *ms - base}});
+    }
+  m["defects"] = defects;
+  if (!remapped.empty()) m["remapped"] = remapped;
+  src.measured("defects", fmt::format("access test: {} slow regions, {} slow LBAs", defects.size(), remapped.size()));
+}
+
+}  // namespace
+
+TwinDraft twin_from_bench(const json& doc) {
+  TwinDraft d;
+  Sources src;
+  json m = json::object();
+  m["format"] = sim::kModelFormat2;
+  m["name"] = "twin of " + str(doc, "model_name");
+  d.rotating = json_true_at(doc, {"tests", "positioning", "mechanical"});
+  if (!d.rotating) {
+    d.why_not_rotating = doc.contains("tests") && doc["tests"].contains("positioning")
+                             ? str(doc["tests"]["positioning"], "evidence")
+                             : "the positioning test did not run";
+    if (d.why_not_rotating.empty()) d.why_not_rotating = "the positioning test found no mechanical positioning";
+  }
+  if (!doc.contains("tests") || !doc["tests"].is_object()) {
+    d.model = m;
+    return d;
+  }
+  identity_keys(doc, m, src);
+  const double rev_ms = rotation_keys(doc, m, src);
+  seek_keys(doc, m, src);
+  zone_keys(doc, rev_ms, m, src);
+  controller_keys(doc, m["logical_sector_bytes"].get<double>(), m, src);
+  queue_keys(doc, m, src);
+  defect_keys(doc, m, src);
+  m["write_settle_ms"] = 0.0;
+  src.fallback("write_settle_ms", "writes not measured (the twin is made read-only)");
+  const json& aam = doc["identify"].is_object() && doc["identify"].contains("aam") ? doc["identify"]["aam"] : json();
+  m["aam"] = {{"supported", json_true_at(aam, {"supported"})},
+              {"default_level", static_cast<int>(std::clamp(json_number_at(aam, {"current_level"}).value_or(254), 128.0, 254.0))}};
+  src.claimed("aam", "IDENTIFY words 83 and 94 (the quiet level's cost is not measured: scales 1)");
+  m["noise"] = {{"seed", 1}, {"seek_jitter_pct", 1.0}};
+  src.fallback("noise.seek_jitter_pct", "not separated from rotation by this version; 1 % assumed");
+  d.unobserved = src.unobserved;
+  m["provenance"] = {{"made_by", "drivescope model"}, {"sources", src.map}};
+  d.model = std::move(m);
+  return d;
+}
+
+}  // namespace ds::app

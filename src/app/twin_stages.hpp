@@ -1,0 +1,68 @@
+// The stages of `drivescope model` after the draft (app/twin.hpp has the draft and the one-step
+// calibration, both pure): calibration by measuring the twin (twin_calibrate.cpp), and the two
+// workloads run on the drive with the fits to their service times (twin_workloads.cpp).
+// run_model (twin.cpp) calls them in order; nothing else does.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/bench.hpp"
+#include "app/twin.hpp"
+#include "sim/model.hpp"
+#include "tests/replay.hpp"
+
+namespace ds::app {
+
+// The twin measured as the drive was, by the same modules (another seed), in simulated time: the
+// model is opened in-process (open_sim_model), no file.
+class TwinBench {
+ public:
+  explicit TwinBench(BenchRequest drive_request) : req_(std::move(drive_request)) {}
+  Expected<nlohmann::json> measure(const nlohmann::json& model, std::vector<std::string> tests,
+                                   std::uint64_t seed) const;
+  const std::vector<std::string>& tests() const { return req_.tests; }
+
+ private:
+  BenchRequest req_;
+};
+
+// Stage 2, repeated: twin_calibrate's moves for up to `rounds` rounds, or until nothing moves.
+std::optional<Error> calibrate_figures(nlohmann::json& model, const nlohmann::json& drive, const TwinBench& tb,
+                                       unsigned rounds, std::uint64_t seed, std::vector<std::string>& moves);
+// Stage 3: in-order service or an SPTF window, whichever gives IOPS by depth closest to the drive's.
+std::optional<Error> fit_queue(nlohmann::json& model, const nlohmann::json& drive, const TwinBench& tb,
+                               std::uint64_t seed, std::vector<std::string>& moves);
+
+// Stage 4's workload (pure, from its seed) and the cache's segments fitted to its service times.
+measure::Trace cache_workload(std::uint64_t capacity_blocks, std::uint32_t block_bytes, std::uint64_t seed);
+std::optional<Error> fit_cache(nlohmann::json& model, const std::vector<double>& drive_ms, const measure::Trace& w,
+                               std::uint64_t seed, std::vector<std::string>& moves);
+
+// The seek workload: reads that alternate between two places `dist` blocks apart, for distances
+// doubling from one cylinder (of the twin's mean cylinder) to most of the stroke. Each visit moves
+// on by more than the read-ahead, so no read is a hit, and lands at a random place in its track,
+// so the rotational wait averages out alike on drive and twin. `group[i]` is the distance index of
+// request i (the first of each group, whose move comes from elsewhere, is -1).
+struct SeekWorkload {
+  measure::Trace trace;
+  std::vector<int> group;
+  std::vector<double> cylinders;  // the twin's distance of each group, in its mean cylinders
+};
+SeekWorkload seek_workload(std::uint64_t capacity_blocks, double cyl_blocks, std::uint64_t step_blocks,
+                           std::uint64_t seed);
+// Stage 5: the seek curve as a table fitted to the seek workload. `parsed` is `model` as the
+// simulator reads it (its seek figures and cylinders).
+std::optional<Error> fit_seek_curve(nlohmann::json& model, const sim::DiskModel& parsed,
+                                    const std::vector<double>& drive_ms, const SeekWorkload& w, std::uint64_t seed,
+                                    std::vector<std::string>& moves);
+
+// A workload on the drive itself (its drive time counts in the budget), and the drive time it took.
+Expected<std::vector<double>> drive_workload(const ModelRequest& req, const measure::Trace& w);
+double busy_ms(const std::vector<double>& ms, const measure::Trace& w);
+
+}  // namespace ds::app
