@@ -40,8 +40,32 @@ std::optional<std::uint8_t> ask_power_mode(Target& t) {
   return static_cast<std::uint8_t>(r.ata->count & 0xFF);
 }
 
+// An NVMe drive's health log (log page 02h, mandatory, so always there where it was read): it
+// passes when no Critical Warning bit (byte 0: spare below threshold, temperature, reliability
+// degraded, read-only, volatile backup failed, persistent memory) is set, the test smartctl -H
+// applies to NVMe drives. The overall text names the bits set.
+json nvme_health_summary(const json& health) {
+  if (!health.is_object()) return nullptr;
+  const auto cw = health.find("critical_warning");
+  // A byte, whichever integer kind the document holds it as; anything else is a damaged log.
+  if (cw == health.end() || !cw->is_number_integer() || cw->get<long long>() < 0) return nullptr;
+  const bool passed = cw->get<long long>() == 0;
+  std::string overall = "no critical warning";
+  if (!passed) {
+    overall = "critical warning:";
+    if (const auto names = health.find("critical_warnings"); names != health.end() && names->is_array())
+      for (const auto& w : *names)
+        if (w.is_string()) overall += " " + w.get<std::string>();
+  }
+  return {{"available", true}, {"enabled", true}, {"passed", passed}, {"overall", overall}, {"source", "nvme health log"}};
+}
+
+}  // namespace
+
 // SMART health from the identify block: smartctl's `smart_status.passed` where the drive says.
-json smart_summary(const json& identify) {
+json scan_health(const json& identify) {
+  if (identify.is_object() && identify.contains("nvme") && identify["nvme"].is_object())
+    return nvme_health_summary(identify["nvme"].value("health", json()));
   const json& s = identify.is_object() && identify.contains("smart") ? identify["smart"] : json();
   if (!s.is_object()) return nullptr;
   json out = {{"available", s.value("available", false)}, {"enabled", s.value("enabled", false)}};
@@ -49,6 +73,8 @@ json smart_summary(const json& identify) {
   out["overall"] = s.contains("overall") && s["overall"].is_string() ? s["overall"] : json();
   return out;
 }
+
+namespace {
 
 json bench_part(Report& r, const Target& t, const std::optional<sysfs::DriveFacts>& facts,
                 const ScanRequest& req) {
@@ -133,7 +159,7 @@ Report scan_target(Target& t, const std::optional<sysfs::DriveFacts>& facts, con
   r = std::move(*id);
   for (auto& w : r.warnings) w = fmt::format("{}: {}", t.spec, w);
   r.text.clear();
-  scan["smart"] = smart_summary(r.json.value("identify", json()));
+  scan["smart"] = scan_health(r.json.value("identify", json()));
   if (scan["smart"].is_object() && scan["smart"]["passed"].is_boolean())
     r.json["smart_status"] = {{"passed", scan["smart"]["passed"]}};
   if (req.bench_s) scan["bench"] = bench_part(r, t, facts, req);

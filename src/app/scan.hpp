@@ -35,6 +35,11 @@ bool power_mode_is_standby(std::uint8_t count);
 // The tests a scan's bench runs: short ones that only read (access time, transfer rates).
 inline const std::vector<std::string> kScanBenchTests{"access", "transfer"};
 
+// The health verdict a scan line carries, from identify's document: ATA SMART's overall status,
+// or an NVMe drive's health log (passed while no Critical Warning bit is set, as smartctl -H
+// judges NVMe drives; "source": "nvme health log"). Null where neither was read.
+nlohmann::json scan_health(const nlohmann::json& identify);
+
 // One drive, already open (t.device may be null); facts is what sysfs knows of it (null for
 // sim: and file: targets). The bench, if any, opens t.spec again for block I/O.
 Report scan_target(Target& t, const std::optional<sysfs::DriveFacts>& facts, const ScanRequest& req);

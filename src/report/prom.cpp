@@ -129,6 +129,14 @@ void identity_metrics(Metrics& m, const json& doc) {
         json_number(smart_block, "temperature_c"));
   m.add("drivescope_power_on_seconds", "power-on time from SMART, seconds",
         scaled(smart_block, "power_on_hours", 3600));
+  // An NVMe drive's SMART / Health log (identify.nvme.health) gives the same three: it passes while
+  // no Critical Warning bit is set, as scan says and smartctl -H does.
+  const json& health = at(at(id, "nvme"), "health");
+  if (auto cw = json_number(health, "critical_warning"))
+    m.add_bool("drivescope_smart_status_passed", "SMART overall health passed, 0/1", *cw == 0);
+  m.add("drivescope_temperature_celsius", "drive temperature from SMART, degrees Celsius",
+        json_number(health, "temperature_c"));
+  m.add("drivescope_power_on_seconds", "power-on time from SMART, seconds", scaled(health, "power_on_hours", 3600));
 }
 
 void bench_metrics(Metrics& m, const json& doc) {

@@ -122,3 +122,27 @@ TEST_CASE("scan: the bench skips a drive in use unless force_busy") {
   CHECK(done.json["tests"]["access"].is_object());
   CHECK(done.json["tests"]["transfer"].is_object());
 }
+
+TEST_CASE("scan: the health verdict from ATA SMART, or from an NVMe drive's health log") {
+  using nlohmann::json;
+  // ATA: smartctl's overall status as identify decoded it.
+  const json ata = app::scan_health({{"smart", {{"available", true}, {"enabled", true}, {"status_good", false}}}});
+  CHECK(ata["passed"] == false);
+  CHECK_FALSE(ata.contains("source"));
+  // NVMe: passed while no Critical Warning bit is set; a bit set fails it and is named.
+  json id = {{"nvme", {{"health", {{"critical_warning", 0}, {"critical_warnings", json::array()}}}}}};
+  json h = app::scan_health(id);
+  CHECK(h["passed"] == true);
+  CHECK(h["source"] == "nvme health log");
+  CHECK(h["overall"] == "no critical warning");
+  id["nvme"]["health"] = {{"critical_warning", 9}, {"critical_warnings", {"spare_below_threshold", "read_only"}}};
+  h = app::scan_health(id);
+  CHECK(h["passed"] == false);
+  CHECK(h["overall"] == "critical warning: spare_below_threshold read_only");
+  // The log not read (null), damaged (a string), or no block at all: no verdict, never a pass.
+  for (const json& health : {json(), json{{"critical_warning", "0"}}, json::object()}) {
+    id["nvme"]["health"] = health;
+    CHECK(app::scan_health(id).is_null());
+  }
+  CHECK(app::scan_health(json::object()).is_null());
+}

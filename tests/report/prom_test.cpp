@@ -112,6 +112,30 @@ TEST_CASE("prom metrics of a document: identity as labels, figures in base units
   CHECK(format_prom(ms).find("serial_number=\"L5\\\"0\"") != std::string::npos);
 }
 
+TEST_CASE("prom metrics of an NVMe drive: health from its SMART / Health log, unknowns absent") {
+  json doc{{"target", {{"kind", "nvme"}, {"name", "/dev/nvme0n1"}}},
+           {"identify",
+            {{"model", "QEMU NVMe Ctrl"}, {"serial", "NVME0001"}, {"firmware", "8.0"}, {"capacity_bytes", 1073741824},
+             {"logical_sector_bytes", 512},
+             {"nvme",
+              {{"controller", json::object()},
+               {"namespace", json::object()},
+               {"health", {{"critical_warning", 0}, {"temperature_c", 50.0}, {"power_on_hours", 3}}}}}}}};
+  auto ms = prom_metrics(doc, 0, "identify");
+  REQUIRE(find(ms, "drivescope_smart_status_passed") != nullptr);
+  CHECK(find(ms, "drivescope_smart_status_passed")->value == 1);
+  CHECK(find(ms, "drivescope_temperature_celsius")->value == 50);
+  CHECK(find(ms, "drivescope_power_on_seconds")->value == 10800);
+  // A Critical Warning bit set fails it; a log that was not read (null) leaves all three absent.
+  doc["identify"]["nvme"]["health"]["critical_warning"] = 4;
+  CHECK(find(prom_metrics(doc, 0, "identify"), "drivescope_smart_status_passed")->value == 0);
+  doc["identify"]["nvme"]["health"] = nullptr;
+  ms = prom_metrics(doc, 0, "identify");
+  CHECK(find(ms, "drivescope_smart_status_passed") == nullptr);
+  CHECK(find(ms, "drivescope_temperature_celsius") == nullptr);
+  CHECK(find(ms, "drivescope_power_on_seconds") == nullptr);
+}
+
 TEST_CASE("prom of several documents (scan): one header per metric, every drive's samples under it") {
   auto doc = [](const char* dev, const char* model, const char* mode) {
     return json{{"target", {{"kind", "ata"}, {"name", dev}}},
