@@ -189,6 +189,26 @@ else
   check "nvme (controller node): serial" "$(jget $j .identify.serial)" "$(jget /tmp/json-identify--nvme-ctrl.json .identify.serial)"
   check "nvme (controller node): no namespace" null "$(jget /tmp/json-identify--nvme-ctrl.json .identify.nvme.namespace)"
   check "nvme: smartctl-style model_name" "$(jget $j .identify.model)" "$(jget $j .model_name)"
+
+  # scan's line for the namespace: the NVMe identify, and the health log's verdict as smartctl -H
+  # gives it (passed while no Critical Warning bit is set).
+  jq -c --arg d "/dev/$NV" 'select(.target.name == $d)' /tmp/json-scan--all.json 2>/dev/null | head -n1 > /tmp/scan-nvme.json
+  check "nvme: scan's line is the NVMe identify" nvme "$(jget /tmp/scan-nvme.json .target.kind)"
+  check "nvme: scan's serial" "$(nv /tmp/nvme-ctrl.json ".sn | $rtrim")" "$(jget /tmp/scan-nvme.json .identify.serial)"
+  check "nvme: scan's health = smart-log critical_warning is 0" \
+    "$(nv /tmp/nvme-smart.json 'if .critical_warning == 0 then true else false end')" "$(jget /tmp/scan-nvme.json .scan.smart.passed)"
+  check "nvme: scan's health source" "nvme health log" "$(jget /tmp/scan-nvme.json .scan.smart.source)"
+
+  # bench through the block layer (the positioning test runs with access and transfer). An
+  # emulated namespace answers from the host's page cache, so the positioning verdict is no
+  # mechanics, and then no figure that assumes them is told.
+  ds_json bench nvme 0 bench "/dev/$NV" --tests access,transfer --budget 3 --json
+  j=/tmp/json-bench--nvme.json
+  echo "     nvme positioning: $(jget $j .tests.positioning.evidence)"
+  check "nvme bench: no mechanical positioning" false "$(jget $j .tests.positioning.mechanical)"
+  check "nvme bench: no zones" 0 "$(jget $j '.tests.transfer.zones | length')"
+  check "nvme bench: no rotation from the access test" null "$(jget $j .tests.access.rpm_estimate)"
+  check "nvme bench: no seek figures" null "$(jget $j .tests.access.avg_seek_ms)"
 fi
 
 vm_export json-manifest.txt /tmp/json-manifest.txt
