@@ -101,7 +101,19 @@ class Lexer {
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
-// A compiled POSIX ERE, freed with its owner.
+
+// An entry that names a drive family (not the version, the defaults, a USB bridge or a disabled one).
+bool is_drive_entry(const DriveDbEntry& e) {
+  return !starts_with(e.family, "$") && !starts_with(e.family, "USB:") && !starts_with(e.family, "VERSION:") &&
+         e.family != "DEFAULT" && e.model_regex != "-" && !e.model_regex.empty();
+}
+
+}  // namespace
+
+namespace drivedb_detail {
+
+// A compiled POSIX ERE, freed with its owner. Named, not anonymous: DriveDbMatcher::Compiled (a
+// member of an exported class) holds one, and a type with internal linkage there is an ODR hazard.
 class Regex {
  public:
   explicit Regex(const std::string& pattern) { ok_ = ::regcomp(&re_, pattern.c_str(), REG_EXTENDED) == 0; }
@@ -123,13 +135,9 @@ class Regex {
   bool ok_ = false;
 };
 
-// An entry that names a drive family (not the version, the defaults, a USB bridge or a disabled one).
-bool is_drive_entry(const DriveDbEntry& e) {
-  return !starts_with(e.family, "$") && !starts_with(e.family, "USB:") && !starts_with(e.family, "VERSION:") &&
-         e.family != "DEFAULT" && e.model_regex != "-" && !e.model_regex.empty();
-}
+}  // namespace drivedb_detail
 
-}  // namespace
+using drivedb_detail::Regex;
 
 Expected<DriveDb> parse_drivedb(std::string_view text) {
   if (text.find('\0') != std::string_view::npos) return make_error("a drive table is text; this has NUL bytes");
