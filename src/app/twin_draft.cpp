@@ -14,6 +14,16 @@ namespace ds::app {
 
 namespace {
 
+// A test's block of the bench document, or null when the test did not run (const operator[] on a
+// missing key is undefined behaviour in nlohmann::json: it read past the map when transfer ran
+// out of budget under ASan, CI of 280bc09).
+const json& test_section(const json& doc, const char* name) {
+  static const json kAbsent;
+  const json* p = report::json_at(doc, {"tests", name});
+  return p ? *p : kAbsent;
+}
+
+
 using nlohmann::json;
 
 // Paths into the bench document: absent, null or the wrong type reads as nullopt (or false).
@@ -66,7 +76,7 @@ void identity_keys(const json& doc, json& m, Sources& src) {
 
 // Rotation: the nominal rpm as claimed, the actual one as the access test's rotation fit found it.
 double rotation_keys(const json& doc, json& m, Sources& src) {
-  const json& acc = doc["tests"]["access"];
+  const json& acc = test_section(doc, "access");
   const auto nominal = json_number_at(doc, {"identify", "rotation_rate_rpm"});
   double rev_ms = json_number_at(acc, {"rotation_ms"}).value_or(0);
   if (!(rev_ms > 0)) rev_ms = json_number_at(doc, {"tests", "transfer", "rotation_ms"}).value_or(0);
@@ -98,7 +108,7 @@ double rotation_keys(const json& doc, json& m, Sources& src) {
 // margin over it that streaming cannot see, so it is taken as the smaller of the shortest track
 // skew and the one-cylinder seek (a head switch settles on a track as a short seek does).
 void zone_keys(const json& doc, double rev_ms, json& m, Sources& src) {
-  const json& tr = doc["tests"]["transfer"];
+  const json& tr = test_section(doc, "transfer");
   unsigned surfaces = static_cast<unsigned>(json_number_at(tr, {"surfaces_estimate"}).value_or(0));
   if (surfaces >= 1) {
     src.measured("surfaces", "transfer test's track structure (period of the cylinder switches)");
@@ -172,7 +182,7 @@ void zone_keys(const json& doc, double rev_ms, json& m, Sources& src) {
 }
 
 void seek_keys(const json& doc, json& m, Sources& src) {
-  const json& acc = doc["tests"]["access"];
+  const json& acc = test_section(doc, "access");
   const double avg = json_number_at(acc, {"avg_seek_ms"}).value_or(0);
   double full = json_number_at(acc, {"full_stroke_ms"}).value_or(0);
   double t2t = json_number_at(acc, {"track_to_track_ms"}).value_or(0);
@@ -195,8 +205,8 @@ void seek_keys(const json& doc, json& m, Sources& src) {
 }
 
 void controller_keys(const json& doc, double lbs, json& m, Sources& src) {
-  const json& acc = doc["tests"]["access"];
-  const json& ca = doc["tests"]["cache"];
+  const json& acc = test_section(doc, "access");
+  const json& ca = test_section(doc, "cache");
   if (auto o = json_number_at(acc, {"command_overhead_ms"})) {
     m["command_overhead_ms"] = *o;
     src.measured("command_overhead_ms", "access test's cache-hit latency less one block's transfer");
@@ -239,7 +249,7 @@ void controller_keys(const json& doc, double lbs, json& m, Sources& src) {
 
 void queue_keys(const json& doc, json& m, Sources& src) {
   const json& id = doc["identify"];
-  const json& q = doc["tests"]["queue"];
+  const json& q = test_section(doc, "queue");
   json queue = {{"protocol", "none"}, {"depth", 1}, {"policy", "fifo"}};
   for (const char* proto : {"ncq", "tcq"}) {
     if (json_true_at(id, {proto, "supported"})) {
@@ -263,7 +273,7 @@ void queue_keys(const json& doc, json& m, Sources& src) {
 
 // Slow regions and remapped LBAs: their extra time over the access map's usual region mean.
 void defect_keys(const json& doc, json& m, Sources& src) {
-  const json& acc = doc["tests"]["access"];
+  const json& acc = test_section(doc, "access");
   std::vector<double> normal;
   if (acc.contains("map") && acc["map"].is_array())
     for (const auto& r : acc["map"])
@@ -300,7 +310,7 @@ TwinDraft twin_from_bench(const json& doc) {
   d.rotating = json_true_at(doc, {"tests", "positioning", "mechanical"});
   if (!d.rotating) {
     d.why_not_rotating = doc.contains("tests") && doc["tests"].contains("positioning")
-                             ? str(doc["tests"]["positioning"], "evidence")
+                             ? str(test_section(doc, "positioning"), "evidence")
                              : "the positioning test did not run";
     if (d.why_not_rotating.empty()) d.why_not_rotating = "the positioning test found no mechanical positioning";
   }
