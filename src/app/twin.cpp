@@ -41,13 +41,15 @@ Report model_report(const ModelRequest& req, const json& drive, const json& mode
                       {"partial", interrupted},
                       {"drive_time_s", model["provenance"]["drive_time_s"]},
                       {"calibration", moves},
-                      {"unobserved", draft.unobserved}}},
+                      {"unobserved", draft.unobserved},
+                      {"failed_tests", draft.failed_tests}}},
             {"model", model}};
   r.text = fmt::format("{}: twin written to {} ({} zones, {} surfaces, {:.0f} rpm, {:.1f} s of drive time{})\n",
                        req.target, req.output, model["zones"].size(), model.value("surfaces", 0),
                        model.value("rpm_actual", model.value("rpm", 0.0)),
                        model["provenance"]["drive_time_s"].get<double>(), interrupted ? ", partial: interrupted" : "");
   for (const auto& mv : moves) r.text += "  calibrated " + mv + "\n";
+  for (const auto& f : draft.failed_tests) r.text += "  bench test failed: " + f + "\n";
   for (const auto& u : draft.unobserved) r.text += "  not observed: " + u + "\n";
   return r;
 }

@@ -29,6 +29,7 @@ struct TwinDraft {
   bool rotating = false;             // the access test saw mechanical positioning
   std::string why_not_rotating;      // when not rotating: what the timing showed
   std::vector<std::string> unobserved;  // model keys left at a default, each with its reason
+  std::vector<std::string> failed_tests;  // "test: why" for each bench test that failed
 };
 TwinDraft twin_from_bench(const nlohmann::json& bench_doc);
 

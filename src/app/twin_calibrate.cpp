@@ -19,8 +19,8 @@ using report::json_number_at;
 
 json twin_calibrate(const json& model, const json& drive, const json& twin, std::vector<std::string>& moves) {
   json m = model;
-  const json& da = drive["tests"]["access"];
-  const json& ta = twin["tests"]["access"];
+  const json& da = report::json_section(drive, {"tests", "access"});
+  const json& ta = report::json_section(twin, {"tests", "access"});
   // Additive moves of a figure whose measurement is (locally) the figure plus a bias the model
   // shares: the bias cancels in drive − twin. A difference within the two measurements' combined
   // 95 % half-width is noise and moves nothing; one move is at most 30 % of the figure (a
@@ -50,8 +50,8 @@ json twin_calibrate(const json& model, const json& drive, const json& twin, std:
   // model's keys mean (its size is what it saw hold, its read-ahead what a hit after a miss
   // reached), but the same test on the twin answers in the same terms, so the ratio moves the
   // model's key until the twin answers as the drive did. Within 10 % is noise.
-  const json& dc = drive["tests"]["cache"];
-  const json& tc = twin["tests"]["cache"];
+  const json& dc = report::json_section(drive, {"tests", "cache"});
+  const json& tc = report::json_section(twin, {"tests", "cache"});
   auto scale = [&](const char* what, json& slot, const char* key, double lo, double hi) {
     const auto want = json_number_at(dc, {key}), got = json_number_at(tc, {key});
     if (!want || !got || *want <= 0 || *got <= 0) return;
@@ -153,7 +153,7 @@ double iops_distance(const json& drive_queue, const json& twin_queue) {
 // closest to the drive's is kept.
 std::optional<Error> fit_queue(json& model, const json& drive, const TwinBench& tb, std::uint64_t seed,
                                std::vector<std::string>& moves) {
-  if (model["queue"]["protocol"] == "none" || !drive["tests"].contains("queue")) return std::nullopt;
+  if (model["queue"]["protocol"] == "none" || !report::json_at(drive, {"tests", "queue"})) return std::nullopt;
   const std::vector<std::pair<const char*, unsigned>> choices = {{"fifo", 0}, {"sptf", 2},  {"sptf", 4},
                                                                  {"sptf", 8}, {"sptf", 16}, {"sptf", 0}};
   double best = INFINITY;
@@ -165,7 +165,7 @@ std::optional<Error> fit_queue(json& model, const json& drive, const TwinBench& 
     else trial["queue"].erase("window");
     auto tq = tb.measure(trial, {"queue"}, seed + 11);
     if (!tq) return tq.error();
-    const double s = iops_distance(drive["tests"]["queue"], (*tq)["tests"]["queue"]);
+    const double s = iops_distance(report::json_section(drive, {"tests", "queue"}), report::json_section(*tq, {"tests", "queue"}));
     if (s < best) {
       best = s;
       best_q = trial["queue"];

@@ -14,17 +14,21 @@ namespace ds::app {
 
 namespace {
 
-// A test's block of the bench document, or null when the test did not run (const operator[] on a
-// missing key is undefined behaviour in nlohmann::json: it read past the map when transfer ran
-// out of budget under ASan, CI of 280bc09).
-const json& test_section(const json& doc, const char* name) {
-  static const json kAbsent;
-  const json* p = report::json_at(doc, {"tests", name});
-  return p ? *p : kAbsent;
-}
-
-
 using nlohmann::json;
+
+// A test's block of the bench document, or null when the test did not run (through json_section:
+// const operator[] on a missing key read past the map under ASan when transfer had failed, CI of
+// 280bc09).
+const json& test_section(const json& doc, const char* name) { return report::json_section(doc, {"tests", name}); }
+
+// Why a test left a key unmeasured, as a default's reason says it: the test's failure where the
+// bench recorded one (a default must not read as what the test saw when it saw nothing), else
+// `silent`, what the test said by not telling it.
+std::string unmeasured(const json& doc, const char* test, const std::string& silent) {
+  const json* e = report::json_at(doc, {"tests", "errors", test});
+  if (e && e->is_string()) return fmt::format("the {} test failed ({})", test, e->get<std::string>());
+  return silent;
+}
 
 // Paths into the bench document: absent, null or the wrong type reads as nullopt (or false).
 using report::json_number_at;
@@ -114,7 +118,7 @@ void zone_keys(const json& doc, double rev_ms, json& m, Sources& src) {
     src.measured("surfaces", "transfer test's track structure (period of the cylinder switches)");
   } else {
     surfaces = 2;
-    src.fallback("surfaces", "the transfer test could not tell the tracks per cylinder; 2 assumed");
+    src.fallback("surfaces", unmeasured(doc, "transfer", "the transfer test could not tell the tracks per cylinder") + "; 2 assumed");
   }
   m["surfaces"] = surfaces;
   const unsigned platters = static_cast<unsigned>(json_number_at(tr, {"platters_estimate"}).value_or((surfaces + 1) / 2));
@@ -159,7 +163,8 @@ void zone_keys(const json& doc, double rev_ms, json& m, Sources& src) {
     const auto spt = static_cast<std::uint32_t>(std::max(1.0, std::round(mb_s * 1e6 * rev_ms / 1e3 / lbs)));
     zones.push_back({{"cylinders", 1}, {"sectors_per_track", spt}});
     covered = static_cast<std::uint64_t>(spt) * surfaces;
-    src.fallback("zones", "the transfer test saw no track structure: one zone at the outer rate");
+    src.fallback("zones", unmeasured(doc, "transfer", "the transfer test saw no track structure") +
+                              (json_number_at(tr, {"outer_mb_s"}) ? ": one zone at the outer rate" : ": one zone at 100 MB/s"));
   }
   if (covered < cap) {
     json& lz = zones.back();
@@ -191,13 +196,13 @@ void seek_keys(const json& doc, json& m, Sources& src) {
   }
   if (!(t2t > 0)) {
     t2t = avg > 0 ? avg / 8 : 1;
-    src.fallback("seek.track_to_track_ms", "not measured; an eighth of the average");
+    src.fallback("seek.track_to_track_ms", unmeasured(doc, "access", "not measured") + "; an eighth of the average");
   } else {
     src.measured("seek.track_to_track_ms", "access test's one-cylinder sweep");
   }
   if (!(full > avg)) {
     full = avg > 0 ? 2 * avg : 2;
-    src.fallback("seek.full_stroke_ms", "not measured; twice the average");
+    src.fallback("seek.full_stroke_ms", unmeasured(doc, "access", "not measured") + "; twice the average");
   } else {
     src.measured("seek.full_stroke_ms", "access test's reads between the span's ends");
   }
@@ -212,14 +217,14 @@ void controller_keys(const json& doc, double lbs, json& m, Sources& src) {
     src.measured("command_overhead_ms", "access test's cache-hit latency less one block's transfer");
   } else {
     m["command_overhead_ms"] = 0.1;
-    src.fallback("command_overhead_ms", "not measured; 0.1 ms assumed");
+    src.fallback("command_overhead_ms", unmeasured(doc, "access", "not measured") + "; 0.1 ms assumed");
   }
   if (auto b = json_number_at(ca, {"burst_mb_s"}); b && *b > 0) {
     m["interface_mb_s"] = *b;
     src.measured("interface_mb_s", "cache test's burst rate from the buffer");
   } else {
     m["interface_mb_s"] = 150;
-    src.fallback("interface_mb_s", "no burst rate measured; 150 MB/s assumed");
+    src.fallback("interface_mb_s", unmeasured(doc, "cache", "no burst rate measured") + "; 150 MB/s assumed");
   }
   json cache = {{"bytes", 0}, {"segments", 1}, {"read_ahead_sectors", 0}};
   if (auto sz = json_number_at(ca, {"size_bytes_estimate"}); sz && *sz > 0) {
@@ -229,7 +234,7 @@ void controller_keys(const json& doc, double lbs, json& m, Sources& src) {
     cache["segments"] = static_cast<std::uint32_t>(std::clamp(std::round(*sz / std::max(seg, lbs)), 1.0, 256.0));
     src.measured("cache.segments", "cache test: size over the largest buffered stretch");
   } else {
-    src.fallback("cache.bytes", "the cache test told no cache");
+    src.fallback("cache.bytes", unmeasured(doc, "cache", "the cache test told no cache"));
   }
   const json* ra_told = ca.is_object() && ca.contains("read_ahead") ? &ca["read_ahead"] : nullptr;
   if (json_true_at(ca, {"read_ahead"})) {
@@ -239,7 +244,8 @@ void controller_keys(const json& doc, double lbs, json& m, Sources& src) {
   } else if (ra_told && ra_told->is_boolean()) {
     src.measured("cache.read_ahead_sectors", "cache test saw no read-ahead");
   } else {
-    src.fallback("cache.read_ahead_sectors", "the cache test did not tell read-ahead (see its notes); none assumed");
+    src.fallback("cache.read_ahead_sectors",
+                 unmeasured(doc, "cache", "the cache test did not tell read-ahead (see its notes)") + "; none assumed");
   }
   cache["write_back"] = json_true_at(doc, {"identify", "write_cache", "enabled"});
   src.claimed("cache.write_back", "the drive's write-cache setting (IDENTIFY word 85 bit 5 / caching mode page)");
@@ -248,7 +254,7 @@ void controller_keys(const json& doc, double lbs, json& m, Sources& src) {
 }
 
 void queue_keys(const json& doc, json& m, Sources& src) {
-  const json& id = doc["identify"];
+  const json& id = report::json_section(doc, {"identify"});
   const json& q = test_section(doc, "queue");
   json queue = {{"protocol", "none"}, {"depth", 1}, {"policy", "fifo"}};
   for (const char* proto : {"ncq", "tcq"}) {
@@ -265,7 +271,7 @@ void queue_keys(const json& doc, json& m, Sources& src) {
       queue["policy"] = q["reorders"].get<bool>() ? "sptf" : "fifo";
       src.measured("queue.policy", "queue test: IOPS by depth (" + str(q, "evidence") + ")");
     } else {
-      src.fallback("queue.policy", "the queue test did not run or told nothing; served in order");
+      src.fallback("queue.policy", unmeasured(doc, "queue", "the queue test did not run or told nothing") + "; served in order");
     }
   }
   m["queue"] = queue;
@@ -309,7 +315,7 @@ TwinDraft twin_from_bench(const json& doc) {
   m["name"] = "twin of " + str(doc, "model_name");
   d.rotating = json_true_at(doc, {"tests", "positioning", "mechanical"});
   if (!d.rotating) {
-    d.why_not_rotating = doc.contains("tests") && doc["tests"].contains("positioning")
+    d.why_not_rotating = report::json_at(doc, {"tests", "positioning"})
                              ? str(test_section(doc, "positioning"), "evidence")
                              : "the positioning test did not run";
     if (d.why_not_rotating.empty()) d.why_not_rotating = "the positioning test found no mechanical positioning";
@@ -327,14 +333,17 @@ TwinDraft twin_from_bench(const json& doc) {
   defect_keys(doc, m, src);
   m["write_settle_ms"] = 0.0;
   src.fallback("write_settle_ms", "writes not measured (the twin is made read-only)");
-  const json& aam = doc["identify"].is_object() && doc["identify"].contains("aam") ? doc["identify"]["aam"] : json();
+  const json& aam = report::json_section(doc, {"identify", "aam"});
   m["aam"] = {{"supported", json_true_at(aam, {"supported"})},
               {"default_level", static_cast<int>(std::clamp(json_number_at(aam, {"current_level"}).value_or(254), 128.0, 254.0))}};
   src.claimed("aam", "IDENTIFY words 83 and 94 (the quiet level's cost is not measured: scales 1)");
   m["noise"] = {{"seed", 1}, {"seek_jitter_pct", 1.0}};
   src.fallback("noise.seek_jitter_pct", "not separated from rotation by this version; 1 % assumed");
+  if (const json* errs = report::json_at(doc, {"tests", "errors"}); errs && errs->is_object())
+    for (const auto& [test, why] : errs->items())
+      d.failed_tests.push_back(test + ": " + (why.is_string() ? why.get<std::string>() : why.dump()));
   d.unobserved = src.unobserved;
-  m["provenance"] = {{"made_by", "drivescope model"}, {"sources", src.map}};
+  m["provenance"] = {{"made_by", "drivescope model"}, {"sources", src.map}, {"failed_tests", d.failed_tests}};
   d.model = std::move(m);
   return d;
 }

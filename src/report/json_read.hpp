@@ -40,6 +40,15 @@ inline const nlohmann::json* json_at(const nlohmann::json& j, std::initializer_l
   return p;
 }
 
+// The value at a path, or a null value when any step is absent: for reading a block of a document
+// that may lack it (a test that did not run). nlohmann's const operator[] on a missing key is
+// undefined behaviour, not a null.
+inline const nlohmann::json& json_section(const nlohmann::json& j, std::initializer_list<const char*> path) {
+  static const nlohmann::json kAbsent;
+  const nlohmann::json* p = json_at(j, path);
+  return p ? *p : kAbsent;
+}
+
 inline std::optional<double> json_number_at(const nlohmann::json& j, std::initializer_list<const char*> path) {
   const nlohmann::json* p = json_at(j, path);
   return p ? json_finite(*p) : std::nullopt;

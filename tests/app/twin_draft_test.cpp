@@ -1,0 +1,90 @@
+// `drivescope model` when a bench test fails or a document lacks blocks: the draft names the
+// failure as the reason of each default it leaves, lists the failed tests, and reads no missing
+// key (nlohmann's const operator[] on a missing key is undefined behaviour: the ASan stage of
+// 280bc09 crashed on it when transfer had failed).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+
+#include <unistd.h>
+
+#include "app/bench.hpp"
+#include "app/twin.hpp"
+#include "sim/model.hpp"
+
+using namespace ds;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+json raptor_bench(std::vector<std::string> tests, double budget_s) {
+  app::BenchRequest b;
+  b.target = "sim:raptor";
+  b.tests = std::move(tests);
+  b.tests_given = true;
+  b.budget_s = budget_s;
+  auto r = app::run_bench(b, {});
+  REQUIRE(static_cast<bool>(r));
+  return r->json;
+}
+
+std::string source_of(const json& model, const char* key) {
+  const auto& s = model["provenance"]["sources"];
+  return s.contains(key) ? s[key].get<std::string>() : std::string();
+}
+
+}  // namespace
+
+TEST_CASE("twin draft: a failed transfer test leaves defaults that name the failure, and a valid model") {
+  json doc = raptor_bench({"access", "transfer", "cache", "queue"}, 20);
+  REQUIRE(doc["tests"].contains("transfer"));
+  doc["tests"].erase("transfer");
+  doc["tests"]["errors"]["transfer"] = "transfer: the drive-time budget ran out before the first rate sample";
+  const app::TwinDraft d = app::twin_from_bench(doc);
+  CHECK(d.rotating);
+  REQUIRE(d.failed_tests.size() == 1);
+  CHECK(d.failed_tests[0].rfind("transfer: ", 0) == 0);
+  for (const char* key : {"zones", "surfaces"}) {
+    INFO(key << ": " << source_of(d.model, key));
+    CHECK(source_of(d.model, key).rfind("default: the transfer test failed (transfer: the drive-time budget", 0) == 0);
+  }
+  // The access test ran: its keys are measured, not defaults.
+  CHECK(source_of(d.model, "seek.track_to_track_ms").rfind("measured", 0) == 0);
+  CHECK(d.model["provenance"]["failed_tests"] == json(d.failed_tests));
+  CHECK(static_cast<bool>(sim::parse_model(d.model.dump())));
+}
+
+TEST_CASE("twin draft: documents without tests, identify or any test block give a non-rotating draft, no crash") {
+  for (const json& doc : {json::object(), json{{"tests", json::object()}}, json{{"tests", 3}, {"identify", "x"}},
+                          json{{"tests", {{"positioning", {{"mechanical", true}}}}}}}) {
+    INFO(doc.dump());
+    const app::TwinDraft d = app::twin_from_bench(doc);
+    CHECK(d.failed_tests.empty());
+    if (d.rotating) CHECK(d.model.contains("zones"));
+    else CHECK_FALSE(d.why_not_rotating.empty());
+  }
+}
+
+TEST_CASE("twin: a budget too small for the access test gives a model whose seek defaults say so") {
+  const fs::path out = fs::temp_directory_path() / ("ds-twin-starved-" + std::to_string(::getpid()) + ".json");
+  app::ModelRequest req;
+  req.target = "sim:raptor";
+  req.output = out.string();
+  req.budget_s = 0.1;
+  auto r = app::run_model(req, {});
+  REQUIRE_MESSAGE(static_cast<bool>(r), (r ? "" : r.error().message));
+  const json& twin = r->json["twin"];
+  bool access_failed = false;
+  for (const auto& f : twin["failed_tests"]) access_failed |= f.get<std::string>().rfind("access: ", 0) == 0;
+  REQUIRE(access_failed);
+  const json& m = r->json["model"];
+  for (const char* key : {"seek.track_to_track_ms", "seek.full_stroke_ms"})
+    CHECK(source_of(m, key).rfind("default: the access test failed (", 0) == 0);
+  CHECK(r->text.find("bench test failed: access: ") != std::string::npos);
+  // The file written is the model reported, and it opens.
+  CHECK(static_cast<bool>(sim::parse_model(m.dump())));
+  CHECK(fs::exists(out));
+  fs::remove(out);
+}
