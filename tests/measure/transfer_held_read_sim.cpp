@@ -51,7 +51,9 @@ TEST_CASE("held read: transfer's streams end on their time; the rate samples get
   o.budget_s = 60;
   auto r = run_transfer(*t->io, o, nullptr);
   REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
-  CHECK(r->drive_time_s <= o.budget_s);
+  // The budget stops submission; the reads in flight then finish: 8 of them, each well under
+  // 30 ms on this drive (a revolution is 11 ms, the full stroke about 20).
+  CHECK(r->drive_time_s <= o.budget_s + 8 * 0.030);
   // The grid's floor of 8 samples, at the least, were taken.
   CHECK(r->points.size() >= 8);
   CHECK_FALSE(r->zones.empty());
