@@ -62,3 +62,35 @@ TEST_CASE("bench: the test the stop request cuts short is under errors, the ones
     CHECK(j["errors"].contains(cut));
   }
 }
+
+// The bench's drive time is measured where every test's I/O passes, so a test that fails (and
+// returns no figures, its own drive time with them) is still counted: before, a failed transfer's
+// whole share went missing from the total the twin's 180 s promise rests on.
+TEST_CASE("bench: the drive time counts a failed test's I/O, and equals the tests' own where none failed") {
+  {
+    auto t = ds::sim::open("sim:raptor", {});
+    REQUIRE(t.ok());
+    ds::measure::BenchOptions o;
+    o.tests = {"access"};
+    o.budget_s = 0.1;  // too little for the access test's reads
+    auto r = ds::measure::run_bench(*t->io, o);
+    REQUIRE(r.ok());
+    REQUIRE_FALSE(r->access.has_value());
+    REQUIRE(r->positioning.has_value());
+    // The access test's reads took drive time (a random read on this drive: several ms).
+    CHECK(r->drive_time_s >= r->positioning->drive_time_s + 0.005);
+  }
+  {
+    auto t = ds::sim::open("sim:raptor", {});
+    REQUIRE(t.ok());
+    ds::measure::BenchOptions o;
+    o.tests = {"transfer", "access", "cache"};
+    o.budget_s = 10;
+    auto r = ds::measure::run_bench(*t->io, o);
+    REQUIRE(r.ok());
+    REQUIRE(r->errors.empty());
+    const double parts = r->transfer->drive_time_s + r->access->drive_time_s + r->cache->drive_time_s +
+                         r->positioning->drive_time_s;
+    CHECK(r->drive_time_s == doctest::Approx(parts).epsilon(0.001));
+  }
+}

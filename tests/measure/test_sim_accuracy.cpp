@@ -213,6 +213,26 @@ TEST_CASE("blocksize: the large sizes, all limited by the media, read alike on e
   }
 }
 
+// A drive that holds a queued read back (the HP C2247A's model: TCQ of 64 by pure SPTF, no age
+// limit) while it serves the 512-byte reads behind it: the completed prefix stopped growing, and
+// the size ran its whole plan (669 s of drive time on a 14 s share). The share is now counted on
+// the engine's clock; the rate still covers every read of the size.
+TEST_CASE("blocksize: a read held back does not stretch a size beyond its share") {
+  auto t = ds::sim::open(std::string(DS_TEST_DATA) + "/disk-models/hp_c2247a.json");
+  REQUIRE(t.ok());
+  ds::measure::BlocksizeOptions o;
+  o.budget_s = 12;
+  auto b = ds::measure::run_blocksize(*t->io, o);
+  REQUIRE(b.ok());
+  // Per size: its share (1 s), plus its first read's seek and the reads in flight at the end
+  // (at most 4 of 1 MiB at about 3.8 MB/s: 1.1 s).
+  CHECK(b->drive_time_s <= o.budget_s + b->rows.size() * 1.2);
+  for (const auto& r : b->rows) {
+    CAPTURE(r.block_bytes);
+    CHECK(r.read_mb_s > 0);
+  }
+}
+
 // Twelve surfaces whose densities alternate high and low: the ten tracks a sample covers show a
 // period of 2 in their sector times. Before, that period was printed as "surfaces 2 (confidence
 // 100 %)", and a zone's track size was the mean of its samples' sizes with the samples that had
