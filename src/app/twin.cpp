@@ -13,6 +13,7 @@
 #include "app/twin_stages.hpp"
 #include "report/json_read.hpp"
 #include "sim/model.hpp"
+#include "tests/common.hpp"
 
 namespace ds::app {
 
@@ -32,7 +33,7 @@ std::optional<Error> write_model(const std::string& path, const std::string& tex
 }
 
 Report model_report(const ModelRequest& req, const json& drive, const json& model, const TwinDraft& draft,
-                    const std::vector<std::string>& moves, bool interrupted) {
+                    const std::vector<std::string>& moves, const std::vector<std::string>& failed, bool interrupted) {
   Report r;
   r.json = {{"drivescope", drive.value("drivescope", json::object())},
             {"target", drive.value("target", json::object())},
@@ -42,14 +43,14 @@ Report model_report(const ModelRequest& req, const json& drive, const json& mode
                       {"drive_time_s", model["provenance"]["drive_time_s"]},
                       {"calibration", moves},
                       {"unobserved", draft.unobserved},
-                      {"failed_tests", draft.failed_tests}}},
+                      {"failed_tests", failed}}},
             {"model", model}};
   r.text = fmt::format("{}: twin written to {} ({} zones, {} surfaces, {:.0f} rpm, {:.1f} s of drive time{})\n",
                        req.target, req.output, model["zones"].size(), model.value("surfaces", 0),
                        model.value("rpm_actual", model.value("rpm", 0.0)),
                        model["provenance"]["drive_time_s"].get<double>(), interrupted ? ", partial: interrupted" : "");
   for (const auto& mv : moves) r.text += "  calibrated " + mv + "\n";
-  for (const auto& f : draft.failed_tests) r.text += "  bench test failed: " + f + "\n";
+  for (const auto& f : failed) r.text += "  failed: " + f + "\n";
   for (const auto& u : draft.unobserved) r.text += "  not observed: " + u + "\n";
   return r;
 }
@@ -72,32 +73,51 @@ Expected<Report> run_model(const ModelRequest& req, const measure::ProgressFn& p
   if (!drive) return drive.error();
   const json& ddoc = drive->json;
   const TwinDraft draft = twin_from_bench(ddoc);
-  const bool interrupted = drive->exit_code == kExitInterrupted;
-  if (!draft.rotating && !req.allow_flat && !interrupted)
+  if (!draft.rotating && !req.allow_flat && drive->exit_code != kExitInterrupted)
     return make_error(req.target + ": no twin made: the timing shows no rotating drive (" + draft.why_not_rotating +
                       "); --allow-flat makes a model without mechanics anyway");
   json model = draft.model;
-  std::vector<std::string> moves;
+  std::vector<std::string> moves, failed = draft.failed_tests;
   double workload_s = 0;  // drive time of the cache and seek workloads
+  bool interrupted = drive->exit_code == kExitInterrupted;
+  int exit_code = drive->exit_code;
   if (draft.rotating && !interrupted) {
+    // A workload cut short (Ctrl-C, a failed read, a vanished device) ends the stages there: the
+    // model keeps what the stages before it made, and says which one was cut and why.
+    auto cut = [&](const char* stage, const Error& e) {
+      if (e.code == ECANCELED) {
+        interrupted = true;
+        exit_code = kExitInterrupted;
+      } else {
+        exit_code = std::max(exit_code, measure::device_errno(e.code) ? kExitDevice : kExitPartial);
+      }
+      failed.push_back(std::string(stage) + ": " + e.message);
+    };
     const TwinBench tb(b);
     if (auto e = calibrate_figures(model, ddoc, tb, req.calibration_rounds, req.seed, moves)) return *e;
     const auto cap_blocks = static_cast<std::uint64_t>(json_number_at(ddoc, {"target", "capacity_bytes"}).value_or(0) /
                                                        model["logical_sector_bytes"].get<double>());
     const measure::Trace w = cache_workload(cap_blocks, model["logical_sector_bytes"].get<std::uint32_t>(), req.seed);
     auto dms = drive_workload(req, w);
-    if (!dms) return dms.error();
-    if (auto e = fit_cache(model, *dms, w, req.seed + 21, moves)) return *e;
-    auto dm = sim::parse_model(model.dump());
-    if (!dm) return dm.error();
-    const double cyl_blocks = static_cast<double>(dm->capacity()) / std::max(1u, dm->total_cylinders());
-    const auto step = static_cast<std::uint64_t>(model["cache"].value("read_ahead_sectors", 0.0) + 2 * cyl_blocks / std::max(1u, dm->surfaces));
-    const SeekWorkload sw = seek_workload(cap_blocks, cyl_blocks, step, req.seed + 31);
-    auto sms = drive_workload(req, sw.trace);
-    if (!sms) return sms.error();
-    if (auto e = fit_seek_curve(model, *dm, *sms, sw, req.seed + 41, moves)) return *e;
-    workload_s = (busy_ms(*dms, w) + busy_ms(*sms, sw.trace)) / 1e3;
-    if (auto e = fit_queue(model, ddoc, tb, req.seed, moves)) return *e;
+    if (!dms) {
+      cut("cache workload", dms.error());
+    } else {
+      workload_s += busy_ms(*dms, w) / 1e3;
+      if (auto e = fit_cache(model, *dms, w, req.seed + 21, moves)) return *e;
+      auto dm = sim::parse_model(model.dump());
+      if (!dm) return dm.error();
+      const double cyl_blocks = static_cast<double>(dm->capacity()) / std::max(1u, dm->total_cylinders());
+      const auto step = static_cast<std::uint64_t>(model["cache"].value("read_ahead_sectors", 0.0) + 2 * cyl_blocks / std::max(1u, dm->surfaces));
+      const SeekWorkload sw = seek_workload(cap_blocks, cyl_blocks, step, req.seed + 31);
+      auto sms = drive_workload(req, sw.trace);
+      if (!sms) {
+        cut("seek workload", sms.error());
+      } else {
+        workload_s += busy_ms(*sms, sw.trace) / 1e3;
+        if (auto e = fit_seek_curve(model, *dm, *sms, sw, req.seed + 41, moves)) return *e;
+        if (auto e = fit_queue(model, ddoc, tb, req.seed, moves)) return *e;
+      }
+    }
   }
   for (const char* k : {"bytes", "segments", "read_ahead_sectors"})
     if (model["cache"].contains(k)) model["cache"][k] = static_cast<std::uint64_t>(model["cache"][k].get<double>());
@@ -106,12 +126,13 @@ Expected<Report> run_model(const ModelRequest& req, const measure::ProgressFn& p
   model["provenance"]["partial"] = interrupted;
   model["provenance"]["calibration"] = moves;
   model["provenance"]["unobserved"] = draft.unobserved;
+  model["provenance"]["failed_tests"] = failed;
   const std::string text = model.dump(2) + "\n";
   if (auto check = sim::parse_model(text); !check)
     return make_error("the twin's model is not valid: " + check.error().message);
   if (auto e = write_model(req.output, text)) return *e;
-  Report r = model_report(req, ddoc, model, draft, moves, interrupted);
-  r.exit_code = drive->exit_code;
+  Report r = model_report(req, ddoc, model, draft, moves, failed, interrupted);
+  r.exit_code = exit_code;
   r.warnings = drive->warnings;
   return r;
 }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <random>
 
+#include "app/io_wrappers.hpp"
 #include "app/target.hpp"
 #include "app/twin.hpp"
 #include "app/twin_stages.hpp"
@@ -264,7 +265,9 @@ double busy_ms(const std::vector<double>& ms, const measure::Trace& w) {
   return t;
 }
 
-// The workload on the drive itself (its drive time counts in the budget).
+// The workload on the drive itself (its drive time counts in the budget). A run cut short (a
+// failed read, a vanished device, Ctrl-C: ECANCELED) is its error, never a shorter list of times
+// taken for the whole workload.
 Expected<std::vector<double>> drive_workload(const ModelRequest& req, const measure::Trace& w) {
   OpenOptions oo;
   oo.want_io = true;
@@ -272,7 +275,15 @@ Expected<std::vector<double>> drive_workload(const ModelRequest& req, const meas
   oo.device = req.device;
   auto t = open_target(req.target, oo);
   if (!t) return t.error();
-  return workload_ms(*t->io, w);
+  StoppableIo io(*t->io, req.stop);
+  measure::ReplayOptions ro;
+  ro.wrap = true;
+  auto r = measure::replay(io, w, ro);
+  if (!r) return r.error();
+  if (r->stopped) return *r->stopped;
+  std::vector<double> ms;
+  for (const auto& q : r->requests) ms.push_back(q.service_ms);
+  return ms;
 }
 
 }  // namespace ds::app

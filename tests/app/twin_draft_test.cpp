@@ -82,9 +82,46 @@ TEST_CASE("twin: a budget too small for the access test gives a model whose seek
   const json& m = r->json["model"];
   for (const char* key : {"seek.track_to_track_ms", "seek.full_stroke_ms"})
     CHECK(source_of(m, key).rfind("default: the access test failed (", 0) == 0);
-  CHECK(r->text.find("bench test failed: access: ") != std::string::npos);
+  CHECK(r->text.find("failed: access: ") != std::string::npos);
   // The file written is the model reported, and it opens.
   CHECK(static_cast<bool>(sim::parse_model(m.dump())));
+  CHECK(fs::exists(out));
+  fs::remove(out);
+}
+
+// Ctrl-C during the workloads that follow the bench: the run ends there, the model holds what the
+// stages before made, is marked partial and names the stage cut (before, the workloads ignored
+// the stop request and the run ended as if complete, exit 0).
+TEST_CASE("twin: Ctrl-C during the seek workload writes a partial model that says where it stopped") {
+  const fs::path out = fs::temp_directory_path() / ("ds-twin-cut-" + std::to_string(::getpid()) + ".json");
+  app::ModelRequest req;
+  req.target = "sim:raptor";
+  req.output = out.string();
+  req.budget_s = 20;
+  // The simulated drive is deterministic: a first run counts how often the stop flag is read
+  // (once a request, and between tests), a second stops 50 reads before the end, which is inside
+  // the seek workload (the last stage on the drive, hundreds of reads).
+  std::size_t calls = 0;
+  req.stop = [&] { return ++calls, false; };
+  auto whole = app::run_model(req, {});
+  REQUIRE(static_cast<bool>(whole));
+  CHECK(whole->exit_code == 0);
+  const std::size_t total = calls;
+  REQUIRE(total > 500);
+  calls = 0;
+  req.stop = [&] { return ++calls > total - 50; };
+  auto cut = app::run_model(req, {});
+  REQUIRE_MESSAGE(static_cast<bool>(cut), (cut ? "" : cut.error().message));
+  CHECK(cut->exit_code == app::kExitInterrupted);
+  const json& twin = cut->json["twin"];
+  CHECK(twin["partial"] == true);
+  bool named = false;
+  for (const auto& f : twin["failed_tests"]) named |= f.get<std::string>().rfind("seek workload: interrupted", 0) == 0;
+  CHECK(named);
+  CHECK(cut->json["model"]["provenance"]["partial"] == true);
+  // The stages before it ran: the cache fit moved or kept its figures, the bench's are there.
+  CHECK(cut->json["model"]["zones"].size() >= 1);
+  CHECK(static_cast<bool>(sim::parse_model(cut->json["model"].dump())));
   CHECK(fs::exists(out));
   fs::remove(out);
 }
