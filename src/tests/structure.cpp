@@ -115,6 +115,9 @@ struct StructureTuning {
   // tied spacings the stamps say when the host looked, not when each read ended.
   double max_tied_share = 0.05;
   double lost_revolution_tolerance = 0.15;  // a step of n revolutions, ± this share of one
+  // A track's revolution: 1500 to 30000 rpm bracket every disk drive made (the bound of the
+  // access test's rotation fit, plausible_rotation_ms).
+  double min_revolution_ns = 2e6, max_revolution_ns = 40e6;
 };
 constexpr StructureTuning kTuning{};
 
@@ -597,6 +600,29 @@ unsigned weigh_switches(const std::vector<Boundary>& bs, const std::vector<std::
 
 }  // namespace
 
+namespace {
+
+// A period no spindle turns at is no track. A drive without command queuing behind a slow bus
+// pauses each time it refills its cache segment: every 1.44 MB on DiskSim's Atlas III at
+// 4.7 MB/s, pauses that had been read as tracks of 2816 sectors, a revolution of 306 ms.
+bool spindle_period(const TrackStructure& t) {
+  return !t.sectors_per_track ||
+         (t.rotation_ns >= kTuning.min_revolution_ns && t.rotation_ns <= kTuning.max_revolution_ns);
+}
+
+// What a stream without tracks tells: its rates and how its stamps came.
+TrackStructure without_tracks(const TrackStructure& t) {
+  TrackStructure none;
+  none.sector_ns = t.sector_ns;
+  none.media_bytes_s = t.media_bytes_s;
+  none.boundaries = t.boundaries;
+  none.tied_share = t.tied_share;
+  none.raw_bytes_s = none.sustained_bytes_s = none.lossless_bytes_s = t.raw_bytes_s;
+  return none;
+}
+
+}  // namespace
+
 TrackStructure analyse_stream(std::span<const std::int64_t> c, std::uint64_t first_lba,
                               std::uint32_t m, std::uint32_t block_bytes, std::size_t warmup,
                               unsigned surfaces_hint, double rotation_hint_ns) {
@@ -694,7 +720,7 @@ TrackStructure analyse_stream(std::span<const std::int64_t> c, std::uint64_t fir
     if (H_used) t.cylinder_sectors = spt * H_used;
   }
   if (t.sectors_per_track) t.rotation_ns = t.sectors_per_track * t.sector_ns;
-
+  if (!spindle_period(t)) return without_tracks(t);
   set_sustained(t, H_used, lb);
   return t;
 }

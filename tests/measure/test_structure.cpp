@@ -59,6 +59,21 @@ TEST_CASE("analyse_stream: a flat stream (interface-bound) has no structure") {
   CHECK(t.raw_bytes_s == doctest::Approx(8 * 512 / 1e-4));
 }
 
+// Pauses with the regularity of tracks at a period no spindle turns at: a queueless drive behind
+// a slow bus (93 µs a block) pausing each time it refills its cache segment. The same layout at
+// a disk's pace (50 µs a sector, 200 sectors: a 10 ms revolution) is a track structure.
+TEST_CASE("analyse_stream: a period that is no spindle's revolution is no track size") {
+  auto slow = synth(0, 512, 400, 2816, 1, 300, 300, 93e3);  // 262 ms "revolutions"
+  TrackStructure t = analyse_stream(slow, 0, 512, 512);
+  CHECK(t.sectors_per_track == 0);
+  CHECK(t.rotation_ns == 0);
+  CHECK(t.surfaces == 0);
+  CHECK(t.raw_bytes_s > 0);
+  CHECK(t.sustained_bytes_s == t.raw_bytes_s);
+  auto disk = synth(0, 8, 600, 200, 1, 20, 20, 50e3);
+  CHECK(analyse_stream(disk, 0, 8, 512).sectors_per_track == 200);
+}
+
 TEST_CASE("fit_period finds the integer period from interval constraints") {
   // boundaries at 10 + 37 k, observed with reads of 8
   std::vector<std::int64_t> lo, hi, k;
