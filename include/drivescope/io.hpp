@@ -62,4 +62,23 @@ class IoEngine {
   virtual std::size_t in_flight() const = 0;
 };
 
+// An engine that passes every call through to another: the base of the wrappers that watch or
+// change one or two calls (a bench's failure watch and drive-time meter, --offset, Ctrl-C).
+class ForwardingIo : public IoEngine {
+ public:
+  explicit ForwardingIo(IoEngine& inner) : inner_(inner) {}
+  const IoTargetInfo& info() const override { return inner_.info(); }
+  std::int64_t now_ns() override { return inner_.now_ns(); }
+  Expected<std::size_t> submit(std::span<const IoRequest> reqs) override { return inner_.submit(reqs); }
+  Expected<std::size_t> reap(std::span<IoCompletion> out, std::size_t min_events,
+                             std::chrono::milliseconds timeout) override {
+    return inner_.reap(out, min_events, timeout);
+  }
+  void idle(std::chrono::nanoseconds d) override { inner_.idle(d); }
+  std::size_t in_flight() const override { return inner_.in_flight(); }
+
+ protected:
+  IoEngine& inner_;
+};
+
 }  // namespace ds

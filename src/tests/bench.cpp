@@ -162,11 +162,9 @@ void note_interrupted(const char* name, bool stopped, BenchResult& r) {
 // A test that met one and still returned figures (a partial result with a note) is a device
 // failure all the same: note_device_failure puts it under errors, so the bench exits 5 and says
 // where, whatever the test made of it.
-class FailureWatch final : public IoEngine {
+class FailureWatch final : public ForwardingIo {
  public:
-  explicit FailureWatch(IoEngine& inner) : inner_(inner) {}
-  const IoTargetInfo& info() const override { return inner_.info(); }
-  std::int64_t now_ns() override { return inner_.now_ns(); }
+  explicit FailureWatch(IoEngine& inner) : ForwardingIo(inner) {}
   Expected<std::size_t> submit(std::span<const IoRequest> reqs) override {
     auto n = inner_.submit(reqs);
     if (n)
@@ -196,8 +194,6 @@ class FailureWatch final : public IoEngine {
     }
     return n;
   }
-  void idle(std::chrono::nanoseconds d) override { inner_.idle(d); }
-  std::size_t in_flight() const override { return inner_.in_flight(); }
 
   // The first device failure since the last call, and the watch cleared for the next test.
   std::optional<Error> take() {
@@ -212,7 +208,6 @@ class FailureWatch final : public IoEngine {
   void keep(Error e) {
     if (!first_) first_ = std::move(e);
   }
-  IoEngine& inner_;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> inflight_;  // (tag, offset) of each request out
   std::optional<Error> first_;
 };
@@ -222,11 +217,9 @@ class FailureWatch final : public IoEngine {
 // completion that leaves nothing outstanding. The tests' own figures only add up to it when each
 // returns one: a test that fails returns none, and its drive time (all of transfer's share when a
 // held-back read stretched its streams) went missing from the total.
-class DriveTimeMeter final : public IoEngine {
+class DriveTimeMeter final : public ForwardingIo {
  public:
-  explicit DriveTimeMeter(IoEngine& inner) : inner_(inner) {}
-  const IoTargetInfo& info() const override { return inner_.info(); }
-  std::int64_t now_ns() override { return inner_.now_ns(); }
+  explicit DriveTimeMeter(IoEngine& inner) : ForwardingIo(inner) {}
   Expected<std::size_t> submit(std::span<const IoRequest> reqs) override {
     const bool was_idle = inner_.in_flight() == 0;
     const std::int64_t t = was_idle ? inner_.now_ns() : 0;
@@ -244,8 +237,6 @@ class DriveTimeMeter final : public IoEngine {
     }
     return n;
   }
-  void idle(std::chrono::nanoseconds d) override { inner_.idle(d); }
-  std::size_t in_flight() const override { return inner_.in_flight(); }
   // Drive time so far, the interval still open up to now included.
   double busy_s() {
     const std::int64_t open = inner_.in_flight() > 0 ? inner_.now_ns() - busy_since_ : 0;
@@ -253,7 +244,6 @@ class DriveTimeMeter final : public IoEngine {
   }
 
  private:
-  IoEngine& inner_;
   std::int64_t busy_since_ = 0, busy_ns_ = 0;
 };
 
