@@ -17,6 +17,11 @@
 
 namespace ds::measure {
 
+// A revolution any disk drive could have: 1500 to 30000 rpm bracket every one made. Both the
+// access test's rotation fit (plausible_rotation_ms) and a stream's track period (structure)
+// refuse a period outside it.
+inline bool spindle_revolution_ms(double ms) { return ms >= 2.0 && ms <= 40.0; }
+
 // Drive time: the union of the intervals during which at least one I/O was outstanding, i.e. the
 // time the drive was busy for us (idle gaps between our batches do not count).
 class Budget {

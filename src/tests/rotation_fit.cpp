@@ -9,9 +9,9 @@
 namespace ds::measure {
 
 bool plausible_rotation_ms(double rotation_ms, double hit_ms) {
-  // 1500 to 30000 rpm brackets every disk drive made; a backward step waits most of a
-  // revolution, which on any disk is many times a cache hit (overhead plus one block).
-  return rotation_ms >= 2.0 && rotation_ms <= 40.0 && rotation_ms >= 4 * hit_ms;
+  // A backward step waits most of a revolution, which on any disk is many times a cache hit
+  // (overhead plus one block).
+  return spindle_revolution_ms(rotation_ms) && rotation_ms >= 4 * hit_ms;
 }
 
 std::pair<double, double> fit_rotation(const std::vector<std::pair<unsigned, double>>& kl) {

@@ -115,9 +115,6 @@ struct StructureTuning {
   // tied spacings the stamps say when the host looked, not when each read ended.
   double max_tied_share = 0.05;
   double lost_revolution_tolerance = 0.15;  // a step of n revolutions, ± this share of one
-  // A track's revolution: 1500 to 30000 rpm bracket every disk drive made (the bound of the
-  // access test's rotation fit, plausible_rotation_ms).
-  double min_revolution_ns = 2e6, max_revolution_ns = 40e6;
 };
 constexpr StructureTuning kTuning{};
 
@@ -606,8 +603,7 @@ namespace {
 // pauses each time it refills its cache segment: every 1.44 MB on DiskSim's Atlas III at
 // 4.7 MB/s, pauses that had been read as tracks of 2816 sectors, a revolution of 306 ms.
 bool spindle_period(const TrackStructure& t) {
-  return !t.sectors_per_track ||
-         (t.rotation_ns >= kTuning.min_revolution_ns && t.rotation_ns <= kTuning.max_revolution_ns);
+  return !t.sectors_per_track || spindle_revolution_ms(t.rotation_ns * 1e-6);
 }
 
 // What a stream without tracks tells: its rates and how its stamps came.
