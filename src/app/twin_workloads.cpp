@@ -53,13 +53,15 @@ measure::Trace cache_workload(std::uint64_t capacity_blocks, std::uint32_t block
 
 namespace {
 
-// The service times of a workload on an engine; empty when it did not complete.
-std::vector<double> workload_ms(IoEngine& io, const measure::Trace& w) {
+// The service times of a workload on an engine. A run cut short (a failed read, a vanished
+// device, Ctrl-C: ECANCELED) is its error, never a shorter list of times taken for the whole.
+Expected<std::vector<double>> workload_ms(IoEngine& io, const measure::Trace& w) {
   measure::ReplayOptions ro;
   ro.wrap = true;
   auto r = measure::replay(io, w, ro);
+  if (!r) return r.error();
+  if (r->stopped) return *r->stopped;
   std::vector<double> ms;
-  if (!r || r->stopped) return ms;
   for (const auto& q : r->requests) ms.push_back(q.service_ms);
   return ms;
 }
@@ -265,9 +267,7 @@ double busy_ms(const std::vector<double>& ms, const measure::Trace& w) {
   return t;
 }
 
-// The workload on the drive itself (its drive time counts in the budget). A run cut short (a
-// failed read, a vanished device, Ctrl-C: ECANCELED) is its error, never a shorter list of times
-// taken for the whole workload.
+// The workload on the drive itself (its drive time counts in the budget), stopped by Ctrl-C.
 Expected<std::vector<double>> drive_workload(const ModelRequest& req, const measure::Trace& w) {
   OpenOptions oo;
   oo.want_io = true;
@@ -276,14 +276,7 @@ Expected<std::vector<double>> drive_workload(const ModelRequest& req, const meas
   auto t = open_target(req.target, oo);
   if (!t) return t.error();
   StoppableIo io(*t->io, req.stop);
-  measure::ReplayOptions ro;
-  ro.wrap = true;
-  auto r = measure::replay(io, w, ro);
-  if (!r) return r.error();
-  if (r->stopped) return *r->stopped;
-  std::vector<double> ms;
-  for (const auto& q : r->requests) ms.push_back(q.service_ms);
-  return ms;
+  return workload_ms(io, w);
 }
 
 }  // namespace ds::app
