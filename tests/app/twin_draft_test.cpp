@@ -30,6 +30,22 @@ json raptor_bench(std::vector<std::string> tests, double budget_s) {
   return r->json;
 }
 
+// A twin of sim:raptor written to a file of its own in the temp folder (named after `what`).
+app::ModelRequest raptor_model(const char* what, double budget_s) {
+  app::ModelRequest req;
+  req.target = "sim:raptor";
+  req.output = (fs::temp_directory_path() / (std::string("ds-twin-") + what + "-" + std::to_string(::getpid()) + ".json")).string();
+  req.budget_s = budget_s;
+  return req;
+}
+
+// An entry of a "failed_tests" list begins with `prefix`.
+bool lists(const json& failed, const std::string& prefix) {
+  for (const auto& f : failed)
+    if (f.is_string() && f.get<std::string>().rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
 std::string source_of(const json& model, const char* key) {
   const auto& s = model["provenance"]["sources"];
   return s.contains(key) ? s[key].get<std::string>() : std::string();
@@ -68,17 +84,11 @@ TEST_CASE("twin draft: documents without tests, identify or any test block give 
 }
 
 TEST_CASE("twin: a budget too small for the access test gives a model whose seek defaults say so") {
-  const fs::path out = fs::temp_directory_path() / ("ds-twin-starved-" + std::to_string(::getpid()) + ".json");
-  app::ModelRequest req;
-  req.target = "sim:raptor";
-  req.output = out.string();
-  req.budget_s = 0.1;
+  const app::ModelRequest req = raptor_model("starved", 0.1);
+  const fs::path out = req.output;
   auto r = app::run_model(req, {});
   REQUIRE_MESSAGE(static_cast<bool>(r), (r ? "" : r.error().message));
-  const json& twin = r->json["twin"];
-  bool access_failed = false;
-  for (const auto& f : twin["failed_tests"]) access_failed |= f.get<std::string>().rfind("access: ", 0) == 0;
-  REQUIRE(access_failed);
+  REQUIRE(lists(r->json["twin"]["failed_tests"], "access: "));
   const json& m = r->json["model"];
   for (const char* key : {"seek.track_to_track_ms", "seek.full_stroke_ms"})
     CHECK(source_of(m, key).rfind("default: the access test failed (", 0) == 0);
@@ -93,11 +103,8 @@ TEST_CASE("twin: a budget too small for the access test gives a model whose seek
 // stages before made, is marked partial and names the stage cut (before, the workloads ignored
 // the stop request and the run ended as if complete, exit 0).
 TEST_CASE("twin: Ctrl-C during the seek workload writes a partial model that says where it stopped") {
-  const fs::path out = fs::temp_directory_path() / ("ds-twin-cut-" + std::to_string(::getpid()) + ".json");
-  app::ModelRequest req;
-  req.target = "sim:raptor";
-  req.output = out.string();
-  req.budget_s = 20;
+  app::ModelRequest req = raptor_model("cut", 20);
+  const fs::path out = req.output;
   // The simulated drive is deterministic: a first run counts how often the stop flag is read
   // (once a request, and between tests), a second stops 50 reads before the end, which is inside
   // the seek workload (the last stage on the drive, hundreds of reads).
@@ -115,9 +122,7 @@ TEST_CASE("twin: Ctrl-C during the seek workload writes a partial model that say
   CHECK(cut->exit_code == app::kExitInterrupted);
   const json& twin = cut->json["twin"];
   CHECK(twin["partial"] == true);
-  bool named = false;
-  for (const auto& f : twin["failed_tests"]) named |= f.get<std::string>().rfind("seek workload: interrupted", 0) == 0;
-  CHECK(named);
+  CHECK(lists(twin["failed_tests"], "seek workload: interrupted"));
   CHECK(cut->json["model"]["provenance"]["partial"] == true);
   // The stages before it ran: the cache fit moved or kept its figures, the bench's are there.
   CHECK(cut->json["model"]["zones"].size() >= 1);
