@@ -352,6 +352,40 @@ std::optional<Error> mechanics(Params& mech, const FileLoader& load, DiskModel& 
 
 // The controller block (tools/disksim2model's rules, now here): overheads, write-behind level,
 // bulk sector time, and the bus, reconnection and read-ahead rules.
+// DiskSim's write-side bus phases (controller.write_reconnect): read only with a bus, like the
+// read side, and only what a drive that does not cache its writes uses.
+std::optional<Error> write_reconnect(Params& d, DiskModel& m) {
+  WriteReconnectSpec w;
+  std::pair<const char*, double*> plain[] = {{"Write disconnect overhead", &w.disconnect_ms},
+                                             {"First reselect overhead", &w.reselect_ms},
+                                             {"Data preparation overhead", &w.data_prep_ms},
+                                             {"Minimum seek delay", &w.min_seek_ms}};
+  for (auto& [name, out] : plain) {
+    auto v = d.number(name);
+    if (!v) return v.error();
+    *out = *v;
+  }
+  auto extra = d.whole("Extra write disconnect", 0, 1);
+  if (!extra) return extra.error();
+  if (*extra == 1) {
+    ExtraDisconnectSpec x;
+    std::pair<const char*, double*> named[] = {{"Extradisc command overhead", &x.command_ms},
+                                               {"Extradisc seek delta", &x.seek_delta_ms},
+                                               {"Extradisc disconnect overhead", &x.disconnect_ms},
+                                               {"Extradisc inter-disconnect delay", &x.inter_disconnect_ms},
+                                               {"Extradisc 2nd disconnect overhead", &x.second_disconnect_ms},
+                                               {"Other reselect overhead", &x.reselect_ms}};
+    for (auto& [name, out] : named) {
+      auto v = d.number(name);
+      if (!v) return v.error();
+      *out = *v;
+    }
+    w.extra = x;
+  }
+  m.controller.write_reconnect = w;
+  return std::nullopt;
+}
+
 std::optional<Error> controller(Params& d, Params* bus, DiskModel& m) {
   OverheadTable t;
   const char* ops[] = {"Read hit over.", "Read miss over.", "Write hit over.", "Write miss over."};
@@ -407,6 +441,7 @@ std::optional<Error> controller(Params& d, Params* bus, DiskModel& m) {
     w.disconnect_ms[0] = *dr;
     w.disconnect_ms[1] = *dw;
     m.controller.read_reconnect = w;
+    if (auto e = write_reconnect(d, m)) return e;
   }
   PrefetchSpec p;
   auto cr = d.whole("Buffer continuous read", 0, 4);

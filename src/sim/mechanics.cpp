@@ -387,7 +387,7 @@ Mechanics::ZeroLatency Mechanics::zero_latency(const Access& a, const Chs& to, s
 }
 
 std::int64_t Mechanics::media_access(const Access& a, std::uint64_t from, std::int64_t t_mech,
-                                     std::int64_t* data_start, ZeroLatency* zl) {
+                                     std::int64_t* data_start, ZeroLatency* zl, const WritePacing* pace) {
   stop_stream(t_mech);
   std::uint64_t end = a.lba + a.sectors;
   // 512e: a write that does not cover whole physical sectors is a read-modify-write. The head
@@ -402,7 +402,9 @@ std::int64_t Mechanics::media_access(const Access& a, std::uint64_t from, std::i
   }
   const Chs to = from == a.lba ? a.chs : layout_.locate(from);
   const std::int64_t s_from = from == a.lba ? a.s_ns : layout_.stream_ns(from);
-  const std::int64_t arrive = t_mech + move_ns(head_, to, a.write);
+  std::int64_t move = move_ns(head_, to, a.write);
+  if (pace) move = std::max(move, pace->min_move_ns);
+  const std::int64_t arrive = t_mech + move;
   const std::int64_t start = arrive + rot_mod(s_from - arrive);
   const std::int64_t extra = defect_extra(from, end) + (a.write ? 0 : remap_extra(from, end));
   *data_start = start + extra;
@@ -414,9 +416,73 @@ std::int64_t Mechanics::media_access(const Access& a, std::uint64_t from, std::i
     *zl = zero_latency(a, to, arrive);
     if (zl->whole_track) done = zl->done + extra;
   }
+  // (A read-modify-write has the data before it starts: its first pass reads.)
+  if (pace && !rmw) done = bus_paced_write(from, end, s_from, *data_start, *pace);
   head_ = {last.cyl, last.head};
   mech_free_ = done;
   return done;
+}
+
+// Within a track the head passes a sector every rotation / spt and the bus delivers a block every
+// write block time: the data's lead over the head changes linearly, so a track whose first and
+// last sectors both have their data in time has it for every sector, and only a track where one
+// of them does not is walked sector by sector. Each overrun costs whole revolutions (the sector
+// comes back under the head once per turn), after which the head goes on from that sector.
+std::int64_t Mechanics::bus_paced_write(std::uint64_t from, std::uint64_t end, std::int64_t s_from,
+                                        std::int64_t start, const WritePacing& pace) const {
+  const std::uint64_t first = from;
+  auto in_buffer = [&](std::uint64_t k) {
+    return pace.bus_from + static_cast<std::int64_t>(std::max(k - first + 1, pace.min_blocks)) * bus_write_ns_;
+  };
+  std::uint64_t k0 = from;
+  std::int64_t origin = start, s0 = s_from, lost0 = lost_revs(from);
+  auto under_head = [&](std::uint64_t k) {
+    return origin + layout_.stream_ns(k) - s0 + rot_ns_ * (lost_revs(k) - lost0);
+  };
+  for (std::uint64_t p = from; p < end;) {
+    const std::uint64_t q = std::min(end, track_end_lba(p));
+    if (in_buffer(p) <= under_head(p) && in_buffer(q - 1) <= under_head(q - 1)) {
+      p = q;
+      continue;
+    }
+    std::uint64_t k = p;
+    while (in_buffer(k) <= under_head(k)) ++k;
+    const std::int64_t at = under_head(k);
+    const std::int64_t turns = (in_buffer(k) - at + rot_ns_ - 1) / rot_ns_;
+    origin = at + turns * rot_ns_;
+    s0 = layout_.stream_ns(k);
+    lost0 = lost_revs(k);
+    k0 = p = k;  // the rest of this track again, from the new start
+  }
+  Chs last;
+  return origin + media_ns(k0, end, s0, &last);
+}
+
+// DiskSim's write path for a drive that does not cache writes: the drive takes the data from the
+// decode on (after its data preparation) while the head seeks; on the extra write disconnect
+// path it lets the bus go first and reselects after the inter-disconnect delay, the seek starting
+// at the extra command overhead plus the seek delta (serve charged that as the overhead, so t is
+// then). Once the data has crossed it disconnects, and once the media is written it reselects to
+// send the status. The drives with an extra write disconnect also hold the head until
+// min(blocks, 10) blocks are in (15 from 45 blocks on: DiskSim 4.0 disk_buffer_block_available).
+std::int64_t Mechanics::write_through_bus(const Access& a, std::int64_t t, std::int64_t t_mech) {
+  static const WriteReconnectSpec kNone{};
+  const WriteReconnectSpec& w = model_.controller.write_reconnect ? *model_.controller.write_reconnect : kNone;
+  const bool extra = extra_write_disconnect(a);
+  WritePacing pace;
+  pace.bus_from = t + ms_to_ns(w.data_prep_ms);
+  if (extra) {
+    const ExtraDisconnectSpec& x = *w.extra;
+    pace.bus_from += ms_to_ns(x.disconnect_ms + x.inter_disconnect_ms + w.reselect_ms - x.seek_delta_ms);
+  }
+  if (w.extra) pace.min_blocks = std::min<std::uint64_t>(a.sectors, a.sectors < 45 ? 10 : 15);
+  pace.min_move_ns = ms_to_ns(w.min_seek_ms);
+  std::int64_t data_start = 0;
+  const std::int64_t written = media_access(a, a.lba, t_mech, &data_start, nullptr, &pace);
+  const std::int64_t crossed = pace.bus_from + static_cast<std::int64_t>(a.sectors) * bus_write_ns_;
+  const double disconnect = extra ? w.extra->second_disconnect_ms : w.disconnect_ms;
+  const double reselect = extra ? w.extra->reselect_ms : w.reselect_ms;
+  return std::max(written, crossed + ms_to_ns(disconnect)) + ms_to_ns(reselect);
 }
 
 // A destage waits for the mechanism and for a read-ahead in progress to reach its limit (a short
@@ -459,6 +525,7 @@ std::int64_t Mechanics::serve_log_write(const Access& a, std::int64_t t_dispatch
   const std::int64_t done = std::max(occupy(t, a.lba, media_ns(a.lba, a.lba + a.sectors)), t + interface_ns(bytes));
   cache_.invalidate(a.lba, a.sectors, -1);
   last_write_ = true;
+  last_write_end_ = a.lba + a.sectors;
   return done + completion_ns(a);
 }
 
@@ -485,11 +552,17 @@ std::int64_t Mechanics::write_back(const Access& a, std::int64_t t) {
 }
 
 std::int64_t Mechanics::serve(const Access& a, std::int64_t t_dispatch) {
-  // The command is decoded (overhead) from its arrival on; t is when that is done.
-  const std::int64_t nominal = command_overhead_ns(a);
+  // The command is decoded (overhead) from its arrival on; t is when that is done. (On the extra
+  // write disconnect path the mechanism starts at the extra command overhead plus the seek delta.)
+  const std::int64_t nominal =
+      extra_write_disconnect(a)
+          ? ms_to_ns(model_.controller.write_reconnect->extra->command_ms +
+                     model_.controller.write_reconnect->extra->seek_delta_ms)
+          : command_overhead_ns(a);
   const std::int64_t t = recalibrate(std::max(t_dispatch, a.arrival_ns + overhead_draw(nominal)));
   const std::int64_t done = serve_decoded(a, t);
   last_write_ = a.write;
+  if (a.write) last_write_end_ = a.lba + a.sectors;
   return done + completion_ns(a);
 }
 
@@ -565,6 +638,7 @@ std::int64_t Mechanics::serve_decoded(const Access& a, std::int64_t t) {
     const std::int64_t t_mech = std::max(t, mech_free_);
     stop_stream(t_mech);
     cache_.invalidate(a.lba, a.sectors, -1);
+    if (bus_on()) return write_through_bus(a, t, t_mech);
     std::int64_t data_start = 0;
     return std::max(media_access(a, a.lba, t_mech, &data_start), t_if);
   }

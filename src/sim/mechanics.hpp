@@ -221,8 +221,28 @@ class Mechanics {
   ZeroLatency zero_latency(const Access& a, const Chs& to, std::int64_t arrive) const;
   // Position and transfer [from, end) starting no earlier than t_mech; returns the media end.
   // zl: when given, a read may be served as a zero-latency read (cache.zero_latency_read).
+  // pace: a write whose data crosses the bus while the head seeks (controller.bus, written
+  // through): the head writes no sector before its block is in the buffer (bus_paced_write).
+  struct WritePacing {
+    std::int64_t bus_from = 0;     // the first block starts across the bus
+    std::uint64_t min_blocks = 1;  // the head writes nothing before this many are in
+    std::int64_t min_move_ns = 0;  // the positioning lasts at least this (minimum seek delay)
+  };
   std::int64_t media_access(const Access& a, std::uint64_t from, std::int64_t t_mech,
-                            std::int64_t* data_start, ZeroLatency* zl = nullptr);
+                            std::int64_t* data_start, ZeroLatency* zl = nullptr, const WritePacing* pace = nullptr);
+  // When the head has written [from, end), starting at sector `from` at `start` (its stream time
+  // s_from), each sector only once its block has crossed the bus: where the head would overrun
+  // the data it waits for the sector to come round again.
+  std::int64_t bus_paced_write(std::uint64_t from, std::uint64_t end, std::int64_t s_from, std::int64_t start,
+                               const WritePacing& pace) const;
+  // A write the drive does not cache, over controller.bus: its bus phases (write_reconnect) around
+  // the paced media write, from the decode at t.
+  std::int64_t write_through_bus(const Access& a, std::int64_t t, std::int64_t t_mech);
+  // DiskSim's extra write disconnect: a write that does not continue the write before it.
+  bool extra_write_disconnect(const Access& a) const {
+    const auto& w = model_.controller.write_reconnect;
+    return w && w->extra && a.write && !write_cache_ && last_write_ && a.lba != last_write_end_;
+  }
   std::int64_t write_back(const Access& a, std::int64_t t);
   // Destage the oldest buffered write, starting when both it and the mechanism are ready.
   void destage_one();
@@ -268,6 +288,7 @@ class Mechanics {
   std::uint32_t sequential_run_ = 0;
   std::uint64_t last_read_end_ = ~std::uint64_t{0};
   bool last_write_ = false;          // the previous command was a write (overheads "after write")
+  std::uint64_t last_write_end_ = 0;  // ... and where the last write ended
   std::int64_t destage_end_ = 0;     // when the last destage started is on the media
 
   std::int64_t mech_free_ = 0;

@@ -119,6 +119,23 @@ struct ReconnectSpec {
   double data_prep_ms = 0;         // "Data preparation overhead"
   double disconnect_ms[2] = {0, 0};  // "Read disconnect afterread / afterwrite"
 };
+// controller.write_reconnect: the bus phases of a write the drive does not cache (DiskSim's
+// write disconnect, reselect and minimum seek delay, and its "extra write disconnect" path).
+struct ExtraDisconnectSpec {       // "Extra write disconnect" = 1: a write after a write elsewhere
+  double command_ms = 0;           // "Extradisc command overhead" (replaces the write overhead)
+  double seek_delta_ms = 0;        // "Extradisc seek delta": the seek starts this much later
+  double disconnect_ms = 0;        // "Extradisc disconnect overhead" (before the data phase)
+  double inter_disconnect_ms = 0;  // "Extradisc inter-disconnect delay"
+  double second_disconnect_ms = 0; // "Extradisc 2nd disconnect overhead" (after the data)
+  double reselect_ms = 0;          // "Other reselect overhead" (to send the status)
+};
+struct WriteReconnectSpec {
+  double disconnect_ms = 0;   // "Write disconnect overhead": after the data has crossed
+  double reselect_ms = 0;     // "First reselect overhead": to send the status once written
+  double data_prep_ms = 0;    // "Data preparation overhead": before the data phase
+  double min_seek_ms = 0;     // "Minimum seek delay": the positioning of a write lasts at least this
+  std::optional<ExtraDisconnectSpec> extra;
+};
 // controller.prefetch: DiskSim's read-ahead extent and trigger rules.
 struct PrefetchSpec {
   int continuous_read = 3;    // "Buffer continuous read": 0 none, 1 track, 2 cylinder, 3 segment, 4 track ahead
@@ -133,9 +150,11 @@ struct ControllerSpec {
   std::optional<double> write_settle_ms;   // signed; replaces write_settle_ms
   std::optional<BusSpec> bus;
   std::optional<ReconnectSpec> read_reconnect;  // needs bus
+  std::optional<WriteReconnectSpec> write_reconnect;  // needs bus
   std::optional<PrefetchSpec> prefetch;
   bool any() const {
-    return overheads || write_behind_level || bulk_sector_ms || write_settle_ms || bus || read_reconnect || prefetch;
+    return overheads || write_behind_level || bulk_sector_ms || write_settle_ms || bus || read_reconnect ||
+           write_reconnect || prefetch;
   }
 };
 

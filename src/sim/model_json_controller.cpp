@@ -34,6 +34,27 @@ void parse_bus_keys(Reader& r, const json& c, const std::string& pre, Controller
     if (!r.err && !out.bus) r.fail(wp, "needs controller.bus (a reconnection is a bus phase)");
     out.read_reconnect = s;
   }
+  if (const json* w = r.object(c, pre, "write_reconnect", false)) {
+    const std::string wp = pre + ".write_reconnect";
+    WriteReconnectSpec s;
+    s.disconnect_ms = r.number(*w, wp, "disconnect_ms", false, 0, false).value_or(0);
+    s.reselect_ms = r.number(*w, wp, "reselect_ms", false, 0, false).value_or(0);
+    s.data_prep_ms = r.number(*w, wp, "data_prep_ms", false, 0, false).value_or(0);
+    s.min_seek_ms = r.number(*w, wp, "min_seek_ms", false, 0, false).value_or(0);
+    if (const json* x = r.object(*w, wp, "extra_disconnect", false)) {
+      const std::string xp = wp + ".extra_disconnect";
+      ExtraDisconnectSpec e;
+      e.command_ms = r.number(*x, xp, "command_ms", true, 0, false).value_or(0);
+      e.seek_delta_ms = r.number(*x, xp, "seek_delta_ms", false, 0, false).value_or(0);
+      e.disconnect_ms = r.number(*x, xp, "disconnect_ms", false, 0, false).value_or(0);
+      e.inter_disconnect_ms = r.number(*x, xp, "inter_disconnect_ms", false, 0, false).value_or(0);
+      e.second_disconnect_ms = r.number(*x, xp, "second_disconnect_ms", false, 0, false).value_or(0);
+      e.reselect_ms = r.number(*x, xp, "reselect_ms", false, 0, false).value_or(0);
+      s.extra = e;
+    }
+    if (!r.err && !out.bus) r.fail(wp, "needs controller.bus (a reconnection is a bus phase)");
+    out.write_reconnect = s;
+  }
   if (const json* f = r.object(c, pre, "prefetch", false)) {
     const std::string fp = pre + ".prefetch";
     PrefetchSpec s;
@@ -59,6 +80,19 @@ void write_bus_keys(const ControllerSpec& c, json& o) {
                            {"data_prep_ms", w->data_prep_ms},
                            {"disconnect_after_read_ms", w->disconnect_ms[0]},
                            {"disconnect_after_write_ms", w->disconnect_ms[1]}};
+  if (const auto& w = c.write_reconnect) {
+    o["write_reconnect"] = {{"disconnect_ms", w->disconnect_ms},
+                            {"reselect_ms", w->reselect_ms},
+                            {"data_prep_ms", w->data_prep_ms},
+                            {"min_seek_ms", w->min_seek_ms}};
+    if (const auto& e = w->extra)
+      o["write_reconnect"]["extra_disconnect"] = {{"command_ms", e->command_ms},
+                                                  {"seek_delta_ms", e->seek_delta_ms},
+                                                  {"disconnect_ms", e->disconnect_ms},
+                                                  {"inter_disconnect_ms", e->inter_disconnect_ms},
+                                                  {"second_disconnect_ms", e->second_disconnect_ms},
+                                                  {"reselect_ms", e->reselect_ms}};
+  }
   if (const auto& f = c.prefetch)
     o["prefetch"] = {{"continuous_read", f->continuous_read},
                      {"over_requested", f->over_requested},

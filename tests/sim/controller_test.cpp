@@ -345,3 +345,125 @@ TEST_CASE("controller.prefetch.after_sequential_reads: no read-ahead until a str
   CHECK(after2[2] > 1.0);
   CHECK(after2[3] == doctest::Approx(kHitMs));
 }
+
+// ---- controller.bus and controller.write_reconnect: a write the drive does not cache ----------
+namespace {
+
+// A 16-sector write at `lba` on the cylinder the head starts on (cylinder 0, surface 0: LBAs
+// 0..499), the first command of a fresh drive: no seek, only the write settle (0.1 ms) and the
+// rotational wait. Returns its latency.
+double first_write16(const json& model, std::uint64_t lba) {
+  auto t = open_json(model);
+  return cmd(*t.io, lba, 16, true);
+}
+
+// The revolutions a 16-sector write loses when the head reaches its first sector at ds and
+// block k is in the buffer at bus_from + (k + 1) x block_ms: walked sector by sector, each sector
+// whose block is not in when the head is there waits for the next turn.
+int turns_lost(double ds, double bus_from, double block_ms) {
+  int turns = 0;
+  for (int k = 0; k < 16; ++k)
+    while (ds + k * kSectorMs + turns * kRevMs < bus_from + (k + 1) * block_ms - 1e-9) ++turns;
+  return turns;
+}
+
+}  // namespace
+
+TEST_CASE("controller.bus: a write's sector reaches the media only once its block has crossed the bus") {
+  // With a bus (almost) as fast as the interface the head never waits for the data: the write
+  // ends 16 sector times after the head reached its first sector (ds).
+  const json fast = bus_model(0.001);
+  const json slow = bus_model(0.5);  // 25 times slower than the media's 0.02 ms a sector
+  int lost = 0, kept = 0;
+  for (std::uint64_t lba = 0; lba < 480; lba += 24) {
+    const double unpaced = first_write16(fast, lba);
+    const double ds = unpaced - 16 * kSectorMs;
+    // The data crosses from the decode (0.3 ms) on, a block every 0.5 ms; the head, once at the
+    // first sector, passes one every 0.02 ms. Where it overruns the data it comes back to that
+    // sector a revolution later.
+    const int turns = turns_lost(ds, 0.3, 0.5);
+    CHECK(first_write16(slow, lba) == doctest::Approx(unpaced + turns * kRevMs).epsilon(1e-6));
+    (turns > 0 ? lost : kept)++;
+  }
+  CHECK(lost > 0);
+  CHECK(kept > 0);
+}
+
+TEST_CASE("controller.write_reconnect: minimum seek delay, data preparation, disconnect and reselect") {
+  auto with = [](json w) {
+    json m = bus_model(0.001);
+    m["controller"]["write_reconnect"] = std::move(w);
+    return m;
+  };
+  int waited = 0;
+  for (std::uint64_t lba = 0; lba < 480; lba += 24) {
+    const double plain = first_write16(bus_model(0.001), lba);
+    const double ds = plain - 16 * kSectorMs;
+    // The status reselect comes after the media; the disconnect after the data phase is hidden
+    // behind the media write here (the data is in long before).
+    CHECK(first_write16(with({{"reselect_ms", 0.15}, {"disconnect_ms", 0.05}}), lba) ==
+          doctest::Approx(plain + 0.15).epsilon(1e-6));
+    // Positioning of at least 3 ms (from the decode at 0.3): a sector the head would have reached
+    // before 3.3 ms comes round a revolution later.
+    const bool late = ds < 0.3 + 3.0;
+    CHECK(first_write16(with({{"min_seek_ms", 3.0}}), lba) ==
+          doctest::Approx(plain + (late ? kRevMs : 0)).epsilon(1e-6));
+    waited += late ? 1 : 0;
+  }
+  CHECK(waited > 0);
+  CHECK(waited < 20);
+  // Data preparation delays the data phase: with a slow bus the head may overrun it.
+  const json slow = bus_model(0.5);
+  json prep = slow;
+  prep["controller"]["write_reconnect"] = {{"data_prep_ms", 4.0}};
+  int twice = 0;
+  for (std::uint64_t lba = 0; lba < 480; lba += 24) {
+    const double unpaced = first_write16(bus_model(0.001), lba);
+    const int turns = turns_lost(unpaced - 16 * kSectorMs, 0.3 + 4.0, 0.5);
+    CHECK(first_write16(prep, lba) == doctest::Approx(unpaced + turns * kRevMs).epsilon(1e-6));
+    twice += turns == 2 ? 1 : 0;
+  }
+  CHECK(twice > 0);  // a head that waited a turn can overrun the data again further on
+  // It needs the bus.
+  json bad = base_model();
+  bad["controller"] = {{"write_reconnect", {{"reselect_ms", 0.1}}}};
+  auto m = ds::sim::parse_model(bad.dump());
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.error().message.find("controller.write_reconnect") != std::string::npos);
+  // Every key round-trips; the extra path needs its command overhead.
+  json full = bus_model(0.17);
+  full["controller"]["write_reconnect"] = {
+      {"disconnect_ms", 0.16}, {"reselect_ms", 0.15}, {"data_prep_ms", 0.02}, {"min_seek_ms", 0.6},
+      {"extra_disconnect", {{"command_ms", 0.64}, {"seek_delta_ms", 0.25}, {"disconnect_ms", 0.04},
+                            {"inter_disconnect_ms", 0.43}, {"second_disconnect_ms", 0.13}, {"reselect_ms", 0.12}}}};
+  auto good = ds::sim::parse_model(full.dump());
+  REQUIRE(good.ok());
+  CHECK(json::parse(ds::sim::model_to_json(*good))["controller"]["write_reconnect"] ==
+        full["controller"]["write_reconnect"]);
+  full["controller"]["write_reconnect"]["extra_disconnect"].erase("command_ms");
+  auto missing = ds::sim::parse_model(full.dump());
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().message.find("controller.write_reconnect.extra_disconnect.command_ms") != std::string::npos);
+}
+
+TEST_CASE("controller.write_reconnect.extra_disconnect: a write after a write elsewhere takes DiskSim's longer path") {
+  // Extra command overhead plus seek delta of 10 ms = one revolution: the head starts at the same
+  // angle one turn later, so the write moves by exactly that, plus the other reselect in place of
+  // the first.
+  const json extra = {{"command_ms", 9.7}, {"seek_delta_ms", 0.3}, {"disconnect_ms", 0.04},
+                      {"inter_disconnect_ms", 0.4}, {"second_disconnect_ms", 0.1}, {"reselect_ms", 0.12}};
+  json plain = bus_model(0.001);
+  plain["controller"]["write_reconnect"] = {{"reselect_ms", 0.15}};
+  json x = plain;
+  x["controller"]["write_reconnect"]["extra_disconnect"] = extra;
+  auto pair = [](const json& m, std::uint64_t second, bool first_write) {
+    auto t = open_json(m);
+    cmd(*t.io, 200000, 16, first_write);
+    return cmd(*t.io, second, 16, true, 20);
+  };
+  // A write elsewhere after a write: the extra path.
+  CHECK(pair(x, 900000, true) == doctest::Approx(pair(plain, 900000, true) + kRevMs - 0.15 + 0.12).epsilon(1e-6));
+  // A write that continues the one before, or that follows a read: the plain path.
+  CHECK(pair(x, 200016, true) == doctest::Approx(pair(plain, 200016, true)).epsilon(1e-6));
+  CHECK(pair(x, 900000, false) == doctest::Approx(pair(plain, 900000, false)).epsilon(1e-6));
+}

@@ -24,6 +24,9 @@ read-ahead rules; from these files the controller object also gets, by DiskSim's
 - bus: the "Read / Write block transfer time" of the bus the disk hangs on in the topology;
 - read_reconnect: "High (read) water mark", "Set watermark by reqsize", "First reselect
   overhead", "Data preparation overhead", "Read disconnect afterread / afterwrite";
+- write_reconnect: "Write disconnect overhead", "First reselect overhead" (as reselect_ms),
+  "Data preparation overhead", "Minimum seek delay"; where "Extra write disconnect" is 1, also
+  extra_disconnect from the five "Extradisc ..." figures and "Other reselect overhead";
 - prefetch: "Buffer continuous read", "Read-ahead over requested", "Read-ahead on idle hit".
 
 Fixes to the base conversion (each a documented conversion error):
@@ -105,6 +108,29 @@ def native_params(parv_path):
     return blocks[spec_of[bus.group(1)]], blocks[spec_of[bus.group(2)]]
 
 
+EXTRA_DISCONNECT_NAMES = {
+    "command_ms": "Extradisc command overhead",
+    "seek_delta_ms": "Extradisc seek delta",
+    "disconnect_ms": "Extradisc disconnect overhead",
+    "inter_disconnect_ms": "Extradisc inter-disconnect delay",
+    "second_disconnect_ms": "Extradisc 2nd disconnect overhead",
+    "reselect_ms": "Other reselect overhead",
+}
+
+
+def write_reconnect(disk):
+    """The write side's bus phases (controller.write_reconnect) from a disk spec."""
+    w = {
+        "disconnect_ms": disk["Write disconnect overhead"],
+        "reselect_ms": disk["First reselect overhead"],
+        "data_prep_ms": disk["Data preparation overhead"],
+        "min_seek_ms": disk["Minimum seek delay"],
+    }
+    if disk["Extra write disconnect"] == 1:
+        w["extra_disconnect"] = {key: disk[name] for key, name in EXTRA_DISCONNECT_NAMES.items()}
+    return w
+
+
 def bus_keys(parv_path):
     """The controller's bus, read_reconnect and prefetch objects from DiskSim's own files."""
     bus, disk = native_params(parv_path)
@@ -118,6 +144,7 @@ def bus_keys(parv_path):
             "disconnect_after_read_ms": disk["Read disconnect afterread"],
             "disconnect_after_write_ms": disk["Read disconnect afterwrite"],
         },
+        "write_reconnect": write_reconnect(disk),
         "prefetch": {
             "continuous_read": int(disk["Buffer continuous read"]),
             "over_requested": int(disk["Read-ahead over requested"]),

@@ -107,6 +107,14 @@ class Native(unittest.TestCase):
                 self.assertEqual(c["prefetch"]["continuous_read"], diskspecs_value(specs, "Buffer continuous read"))
                 self.assertEqual(c["prefetch"]["on_idle_hit"], diskspecs_value(specs, "Read-ahead on idle hit") == 1)
                 self.assertIn("overheads_ms", c)
+                w = c["write_reconnect"]
+                self.assertEqual(w["disconnect_ms"], diskspecs_value(specs, "Write disconnect overhead"))
+                self.assertEqual(w["min_seek_ms"], diskspecs_value(specs, "Minimum seek delay"))
+                self.assertEqual("extra_disconnect" in w, diskspecs_value(specs, "Extra write disconnect") == 1)
+                if "extra_disconnect" in w:
+                    self.assertEqual(w["extra_disconnect"]["inter_disconnect_ms"],
+                                     diskspecs_value(specs, "Extradisc inter-disconnect delay"))
+                    self.assertEqual(w["extra_disconnect"]["reselect_ms"], diskspecs_value(specs, "Other reselect overhead"))
         hp = disksim2model.bus_keys(os.path.join(native, "hp_c2247a.parv"))
         self.assertEqual(hp["bus"], {"read_block_ms": 0.1701, "write_block_ms": 0.18686})  # BUS1, the disk's
 
