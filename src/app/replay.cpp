@@ -98,10 +98,10 @@ std::string comparisons_text(const std::vector<measure::Comparison>& cs) {
       "\nAgainst the trace's measured times (demerit: DiskSim's rms, the RMS horizontal distance\n"
       "between the two service-time CDFs; fast: at most {:.3f} ms, about what a cache hit costs):\n",
       cs.front().fast_ms);
-  s += fmt::format("  {:<10} {:>6}  {:>9} {:>9}  {:>10} {:>8}  {:>9} {:>9}\n", "subset", "count", "sim mean",
+  s += fmt::format("  {:<20} {:>6}  {:>9} {:>9}  {:>10} {:>8}  {:>9} {:>9}\n", "subset", "count", "sim mean",
                    "real mean", "demerit ms", "%", "sim fast", "real fast");
   for (const auto& c : cs)
-    s += fmt::format("  {:<10} {:>6}  {:9.3f} {:9.3f}  {:10.3f} {:7.1f}%  {:8.1f}% {:8.1f}%\n", c.subset,
+    s += fmt::format("  {:<20} {:>6}  {:9.3f} {:9.3f}  {:10.3f} {:7.1f}%  {:8.1f}% {:8.1f}%\n", c.subset,
                      c.measured.count, c.simulated.mean_ms, c.measured.mean_ms, c.demerit_ms, c.demerit_pct,
                      100 * c.simulated_fast_fraction, 100 * c.measured_fast_fraction);
   return s;

@@ -221,31 +221,45 @@ std::vector<Comparison> compare_replay(const std::vector<ReplayedRequest>& reque
     if (r.measured_ms) all_real.push_back(*r.measured_ms);
   if (all_real.empty()) return {};
   const double fast_ms = kTuning.fast_factor * quantile(all_real, kTuning.fast_quantile);
-  // Subsets: all, reads, writes, then each cache action the trace names (in first-seen order).
+  // Subsets: all, reads, writes, each cache action the trace names (in first-seen order), then by
+  // the request before in trace order (a drive's controller takes another path after a read than
+  // after a write, and a request that continues the one before meets its read-ahead or write
+  // stream): where a model is off, these say which path.
   std::vector<std::string> actions;
   for (const auto& r : requests)
     if (!r.action.empty() && std::find(actions.begin(), actions.end(), r.action) == actions.end())
       actions.push_back(r.action);
   struct Subset {
     std::string name;
-    std::function<bool(const ReplayedRequest&)> in;
+    std::function<bool(const ReplayedRequest&, const ReplayedRequest*)> in;
   };
-  std::vector<Subset> subsets{{"all", [](const auto&) { return true; }},
-                              {"reads", [](const auto& r) { return !r.write; }},
-                              {"writes", [](const auto& r) { return r.write; }}};
+  std::vector<Subset> subsets{{"all", [](const auto&, const auto*) { return true; }},
+                              {"reads", [](const auto& r, const auto*) { return !r.write; }},
+                              {"writes", [](const auto& r, const auto*) { return r.write; }}};
   if (actions.size() > 1)
     for (const auto& a : actions)
       for (bool w : {false, true})
         subsets.push_back({fmt::format("{} {}", w ? "W" : "R", a),
-                           [a, w](const auto& r) { return r.action == a && r.write == w; }});
+                           [a, w](const auto& r, const auto*) { return r.action == a && r.write == w; }});
+  for (bool w : {false, true})
+    for (bool prev_w : {false, true})
+      subsets.push_back({fmt::format("{} after {}", w ? "writes" : "reads", prev_w ? "writes" : "reads"),
+                         [w, prev_w](const auto& r, const auto* p) { return p && r.write == w && p->write == prev_w; }});
+  const auto continues = [](const ReplayedRequest& r, const ReplayedRequest* p) {
+    return p && r.lba == p->lba + p->blocks;
+  };
+  subsets.push_back({"sequential", continues});
+  subsets.push_back({"not sequential", [continues](const auto& r, const auto* p) { return p && !continues(r, p); }});
   std::vector<Comparison> out;
   for (const auto& s : subsets) {
     std::vector<double> sim, real;
-    for (const auto& r : requests)
-      if (r.measured_ms && s.in(r)) {
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      const ReplayedRequest& r = requests[i];
+      if (r.measured_ms && s.in(r, i > 0 ? &requests[i - 1] : nullptr)) {
         sim.push_back(r.service_ms);
         real.push_back(*r.measured_ms);
       }
+    }
     if (!real.empty()) out.push_back(compare(s.name, sim, real, fast_ms));
   }
   return out;

@@ -1,5 +1,6 @@
 // Trace readers (src/tests/trace) on small hand-written traces, good and malformed, and the
-// DiskSim demerit (src/tests/demerit) on distributions whose answer is known by hand.
+// DiskSim demerit (src/tests/demerit) on distributions whose answer is known by hand, and the
+// subsets replay compares (src/tests/replay).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "tests/demerit.hpp"
+#include "tests/replay.hpp"
 #include "tests/trace.hpp"
 
 using namespace ds::measure;
@@ -268,4 +270,47 @@ TEST_CASE("DiskSim's distribution: 1 µs buckets up to 0.1 ms, then about 1 % wi
   CHECK(c.back().ms < 20.0 * 1.02 + 0.001);
   for (std::size_t i = 101; i < c.size(); ++i)
     CHECK(c[i].ms - c[i - 1].ms <= 0.011 * c[i - 1].ms + 0.001);
+}
+
+TEST_CASE("replay comparisons: subsets by the request before, and whether it continues that one") {
+  // R 0+8, R 8+8 (continues a read), W 100+4 (after a read), W 104+4 (continues a write),
+  // R 500+8 (after a write). Each simulated time is the measured one plus a mark that says which
+  // subsets the request is in, so every subset's means tell its members.
+  auto req = [](std::uint64_t lba, std::uint32_t n, bool w, double real, double sim) {
+    ds::measure::ReplayedRequest r;
+    r.lba = lba;
+    r.blocks = n;
+    r.write = w;
+    r.measured_ms = real;
+    r.service_ms = sim;
+    return r;
+  };
+  const std::vector<ds::measure::ReplayedRequest> rs{req(0, 8, false, 10, 10), req(8, 8, false, 10, 11),
+                                                     req(100, 4, true, 10, 12), req(104, 4, true, 10, 13),
+                                                     req(500, 8, false, 10, 14)};
+  const auto cs = ds::measure::compare_replay(rs);
+  auto find = [&](const std::string& name) -> const ds::measure::Comparison* {
+    for (const auto& c : cs)
+      if (c.subset == name) return &c;
+    return nullptr;
+  };
+  struct Want {
+    const char* name;
+    std::size_t count;
+    double sim_mean;
+  };
+  for (const Want& w : {Want{"all", 5, 12}, Want{"reads after reads", 1, 11}, Want{"writes after reads", 1, 12},
+                        Want{"writes after writes", 1, 13}, Want{"reads after writes", 1, 14},
+                        Want{"sequential", 2, 12}, Want{"not sequential", 2, 13}}) {
+    CAPTURE(w.name);
+    const auto* c = find(w.name);
+    REQUIRE(c != nullptr);
+    CHECK(c->measured.count == w.count);
+    CHECK(c->simulated.mean_ms == doctest::Approx(w.sim_mean));
+  }
+  // The first request has no request before it: in none of the last six.
+  std::size_t by_previous = 0;
+  for (const char* n : {"reads after reads", "reads after writes", "writes after reads", "writes after writes"})
+    by_previous += find(n)->measured.count;
+  CHECK(by_previous == 4);
 }
