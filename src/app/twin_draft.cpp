@@ -241,6 +241,14 @@ void controller_keys(const json& doc, double lbs, json& m, Sources& src) {
     const double ra = json_number_at(ca, {"read_ahead_bytes_estimate"}).value_or(0);
     cache["read_ahead_sectors"] = static_cast<std::uint32_t>(ra / lbs);
     src.measured("cache.read_ahead_sectors", "cache test's read-ahead extent");
+    // A drive that reads ahead only once a stream is established (DiskSim has no such rule; the
+    // simulator's controller.prefetch.after_sequential_reads): absent, the read-ahead follows any read.
+    if (const auto after = json_number_at(ca, {"read_ahead_after_sequential_reads"}); after && *after >= 1) {
+      // continuous_read 3 (up to read_ahead_sectors) is the read-ahead without the object.
+      m["controller"]["prefetch"] = {{"continuous_read", 3}, {"after_sequential_reads", static_cast<std::uint32_t>(*after)}};
+      src.measured("controller.prefetch.after_sequential_reads",
+                   "cache test: the next block missed after a single read, hit after this many reads in a row");
+    }
   } else if (ra_told && ra_told->is_boolean()) {
     src.measured("cache.read_ahead_sectors", "cache test saw no read-ahead");
   } else {

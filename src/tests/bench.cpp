@@ -477,6 +477,8 @@ json cache_json(const CacheResult& c) {
            {K::largest_hit_bytes, c.largest_hit_bytes},
            {K::read_ahead, c.read_ahead ? json(*c.read_ahead) : json(nullptr)},
            {K::read_ahead_bytes_estimate, c.read_ahead ? json(c.read_ahead_bytes_estimate) : json(nullptr)},
+           {K::read_ahead_after_sequential_reads,
+            c.read_ahead_after_sequential_reads ? json(*c.read_ahead_after_sequential_reads) : json(nullptr)},
            {K::drive_time_s, r3(c.drive_time_s)}, {K::notes, c.notes}};
 }
 
@@ -591,8 +593,12 @@ std::string bench_to_text(const BenchResult& r) {
     line("cache size estimate", c.size_bytes_estimate ? fmt::format("{}{} KiB", c.size_at_least ? "at least " : "",
                                                                     c.size_bytes_estimate / 1024) : "-");
     if (c.segment_bytes_estimate) line("segment size", fmt::format("{} KiB", c.segment_bytes_estimate / 1024));
+    const unsigned after = c.read_ahead_after_sequential_reads.value_or(0);
     line("read-ahead", !c.read_ahead ? std::string("not measured")
-                       : *c.read_ahead ? fmt::format("yes, ≥ {} KiB", c.read_ahead_bytes_estimate / 1024)
+                       : *c.read_ahead ? fmt::format("yes, ≥ {} KiB{}", c.read_ahead_bytes_estimate / 1024,
+                                                     after == 0 ? std::string()
+                                                                : fmt::format(", only after {} sequential read{} in a row",
+                                                                              after, after == 1 ? "" : "s"))
                                        : std::string("none (the next block missed)"));
     for (auto& n : c.notes) o += "  note: " + n + "\n";
   }

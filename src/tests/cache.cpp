@@ -48,6 +48,11 @@ struct CacheTuning {
   std::uint32_t read_ahead_limit_bytes = 16u << 20;
   unsigned read_ahead_step = 4;          // distances grow by this factor
   std::chrono::milliseconds read_ahead_pause{60};  // a few revolutions for the read-ahead to run
+  // A drive may read ahead only once a stream is established (a read continuing another): where the
+  // next block after one read misses, the probe is repeated after 1, 2 … this many one-block reads
+  // in a row continuing the first. Drives seen wait for one (the Quantum Atlas III's trace).
+  unsigned max_trigger_reads = 3;
+  int trigger_votes = 3;  // probes per trigger count: the majority tells (one miss may be the host's)
 };
 constexpr CacheTuning kTuning{};
 
@@ -100,6 +105,8 @@ struct CacheRun {
   void burst_rate(const std::vector<double>& x, const std::vector<double>& y);
   void size();
   void read_ahead();
+  template <class Probe>
+  std::optional<unsigned> read_ahead_trigger(Probe& probe);
 };
 
 // QD1 run of (lba, blocks) reads; latencies in ms (negative when not completed).
@@ -288,6 +295,10 @@ void CacheRun::size() {
 //    Distances grow fourfold until one misses; the edge between the last hit and that miss is
 //    then halved until it is within 1/32 of the distance (a twin is calibrated against this
 //    figure, and a fourfold step would leave every read-ahead from j to 4j alike).
+//    Where the very next block misses, the trigger is probed first: the same read preceded by k
+//    one-block reads in a row (k = 1, 2 …), the smallest k whose probes hit by majority being
+//    how many sequential follow-ups the drive waits for before it reads ahead; the distances are
+//    then probed after that many.
 void CacheRun::read_ahead() {
   const auto& k = kTuning;
   if (hit_rate_mb_s <= 0) return;  // nothing to judge a hit by: the burst note says why
@@ -295,36 +306,70 @@ void CacheRun::read_ahead() {
     if (!err) res.notes.push_back("read-ahead not probed: the drive-time budget was spent before it");
     return;
   }
-  // 1: the block j on was a hit, 0: a miss, -1: a read failed.
-  auto probe = [&](std::uint64_t j) {
-    const std::uint64_t x = fresh(j + 1);
-    auto a = run({{x, 1, false}});
+  // 1: the block j past the last lead read was a hit, 0: a miss, -1: a read failed. The lead is
+  // one read, then `follow` one-block reads each beginning where the one before ended.
+  auto probe = [&](std::uint64_t j, unsigned follow) {
+    const std::uint64_t x = fresh(j + follow + 1);
+    std::vector<PlanEntry> lead;
+    for (std::uint64_t i = 0; i <= follow; ++i) lead.push_back({x + i, 1, false});
+    const auto a = run(lead);
     io.idle(k.read_ahead_pause);
-    auto b2 = run({{x + j, 1, false}});
-    if (b2[0] < 0 || a[0] < 0) return -1;
+    const auto b2 = run({{x + follow + j, 1, false}});
+    if (b2[0] < 0 || std::any_of(a.begin(), a.end(), [](double v) { return v < 0; })) return -1;
     return is_hit(b2[0], lb, res.hit_overhead_ms.value, hit_rate_mb_s) ? 1 : 0;
   };
-  std::uint64_t hit = 0, miss = 0;
-  for (std::uint64_t j = 1; j <= k.read_ahead_limit_bytes / lb && go_on(); j *= k.read_ahead_step) {
-    const int p = probe(j);
+  const std::optional<unsigned> trigger = read_ahead_trigger(probe);
+  if (!trigger) return;  // a failed read, the budget spent, or no read-ahead (res.read_ahead says)
+  res.read_ahead = true;
+  res.read_ahead_after_sequential_reads = *trigger;
+  std::uint64_t hit = 1, miss = 0;
+  res.read_ahead_bytes_estimate = 2 * lb;
+  for (std::uint64_t j = k.read_ahead_step; j <= k.read_ahead_limit_bytes / lb && go_on(); j *= k.read_ahead_step) {
+    const int p = probe(j, *trigger);
     if (p < 0) return;
     if (p == 0) {
-      if (!res.read_ahead) res.read_ahead = false;  // the very next block missed
       miss = j;
       break;
     }
     hit = j;
-    res.read_ahead = true;
     res.read_ahead_bytes_estimate = (j + 1) * lb;
   }
-  if (hit == 0 || miss == 0) return;
+  if (miss == 0) return;
   while (miss - hit > std::max<std::uint64_t>(1, hit / 32) && go_on()) {
     const std::uint64_t mid = hit + (miss - hit) / 2;
-    const int p = probe(mid);
+    const int p = probe(mid, *trigger);
     if (p < 0) return;
     (p ? hit : miss) = mid;
   }
   res.read_ahead_bytes_estimate = (hit + 1) * lb;
+}
+
+// How many sequential follow-ups start the read-ahead (read_ahead's probe of the next block after
+// them); unset with res.read_ahead false where none up to max_trigger_reads does, unset alone where
+// a read failed or the budget ran out first. One hit after a single read settles it (the common
+// drive, probed as it always was); after a miss every count gets trigger_votes probes, since a
+// false hit is rare (the block must be in the buffer) but a miss can be the host's delay.
+template <class Probe>
+std::optional<unsigned> CacheRun::read_ahead_trigger(Probe& probe) {
+  const auto& k = kTuning;
+  const int first = probe(1, 0);
+  if (first < 0) return std::nullopt;
+  if (first == 1) return 0u;
+  for (unsigned follow = 0; follow <= k.max_trigger_reads; ++follow) {
+    int hits = 0, misses = follow == 0 ? 1 : 0;  // the first probe's miss counts for 0 follow-ups
+    while (hits * 2 < k.trigger_votes && misses * 2 < k.trigger_votes) {
+      if (!go_on()) {
+        if (!err) res.notes.push_back("read-ahead trigger not settled: the drive-time budget ran out");
+        return std::nullopt;
+      }
+      const int p = probe(1, follow);
+      if (p < 0) return std::nullopt;
+      (p ? hits : misses) += 1;
+    }
+    if (hits * 2 > k.trigger_votes) return follow;
+  }
+  res.read_ahead = false;  // the next block missed after every trigger tried
+  return std::nullopt;
 }
 
 }  // namespace

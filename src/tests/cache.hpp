@@ -33,6 +33,10 @@ struct CacheResult {
   // judge by, a failed read, or the budget spent before the first probe).
   std::optional<bool> read_ahead;
   std::uint64_t read_ahead_bytes_estimate = 0;  // 0 unless read_ahead; a floor when the probe stopped
+  // What starts the read-ahead: how many one-block reads in a row, each continuing the one before,
+  // must follow a first read before the drive reads ahead (0: any read; 1: only once a read
+  // continues another, as the Quantum Atlas III's trace shows). Set only where read_ahead is true.
+  std::optional<unsigned> read_ahead_after_sequential_reads;
   double drive_time_s = 0;
   std::vector<std::string> notes;
 };

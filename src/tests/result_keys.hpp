@@ -39,8 +39,8 @@
 #define DS_KEYS_ZONE(X) X(first_lba) X(last_lba) X(mb_s) X(mb_s_uncertainty) X(sectors_per_track) X(bytes_per_track)
 #define DS_KEYS_CACHE(X)                                                                                   \
   X(burst_mb_s) X(burst_uncertainty_mb_s) X(hit_overhead_ms) X(size_bytes_estimate) X(size_at_least)       \
-  X(segment_bytes_estimate) X(largest_hit_bytes) X(read_ahead) X(read_ahead_bytes_estimate) X(drive_time_s) \
-  X(notes)
+  X(segment_bytes_estimate) X(largest_hit_bytes) X(read_ahead) X(read_ahead_bytes_estimate)                \
+  X(read_ahead_after_sequential_reads) X(drive_time_s) X(notes)
 #define DS_KEYS_BLOCKSIZE(X) X(queue_depth) X(rows) X(drive_time_s) X(notes)
 #define DS_KEYS_BLOCKSIZE_ROW(X) X(block_bytes) X(read_mb_s) X(read_iops) X(write_mb_s)
 #define DS_KEYS_QUEUE(X)                                                                                   \

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include "app/bench.hpp"
 #include "app/twin.hpp"
 #include "sim/model.hpp"
+#include "sim/sim.hpp"
 
 using namespace ds;
 using nlohmann::json;
@@ -129,4 +131,35 @@ TEST_CASE("twin: Ctrl-C during the seek workload writes a partial model that say
   CHECK(static_cast<bool>(sim::parse_model(cut->json["model"].dump())));
   CHECK(fs::exists(out));
   fs::remove(out);
+}
+
+TEST_CASE("twin draft: a drive that reads ahead only after a read continued another gets that trigger, one that reads ahead after any read none") {
+  auto text = sim::preset_json("raptor");
+  REQUIRE(static_cast<bool>(text));
+  json m = json::parse(*text);
+  m["controller"]["prefetch"] = {{"continuous_read", 3}, {"after_sequential_reads", 1}};
+  const fs::path file = fs::temp_directory_path() / ("ds-twin-trigger-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(file) << m.dump();
+  for (const bool stream_only : {true, false}) {
+    app::BenchRequest b;
+    b.target = stream_only ? "sim:" + file.string() : std::string("sim:raptor");
+    b.tests = {"cache"};
+    b.tests_given = true;
+    b.budget_s = 40;  // the cache test's share of it (about 2.3 s) reaches the read-ahead probe
+    auto r = app::run_bench(b, {});
+    REQUIRE(static_cast<bool>(r));
+    CAPTURE(stream_only);
+    REQUIRE(r->json["tests"]["cache"]["read_ahead"] == true);
+    const app::TwinDraft d = app::twin_from_bench(r->json);
+    if (stream_only) {
+      CHECK(r->json["tests"]["cache"]["read_ahead_after_sequential_reads"] == 1);
+      CHECK(d.model.value("/controller/prefetch/after_sequential_reads"_json_pointer, 0) == 1);
+      CHECK(source_of(d.model, "controller.prefetch.after_sequential_reads").rfind("measured", 0) == 0);
+    } else {
+      CHECK(r->json["tests"]["cache"]["read_ahead_after_sequential_reads"] == 0);
+      CHECK_FALSE(d.model.contains("controller"));
+    }
+    CHECK(static_cast<bool>(sim::parse_model(d.model.dump())));
+  }
+  fs::remove(file);
 }

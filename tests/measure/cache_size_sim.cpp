@@ -3,6 +3,7 @@
 // segment told from the total when several regions fit.
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,4 +68,46 @@ TEST_CASE("cache read-ahead: agrees with the model where told, null with a note 
   // Both branches were exercised: the full budget tells, the tiny one does not.
   CHECK(told > 0);
   CHECK(untold > 0);
+}
+
+// What starts the read-ahead: on a drive that reads ahead only once k reads in a row have each
+// continued the one before (controller.prefetch.after_sequential_reads), the probe tells k; on one
+// that reads ahead after any read, 0 — by the model, on every preset that reads ahead, over seeds.
+TEST_CASE("cache read-ahead trigger: the sequential reads the drive waits for, as the model sets them") {
+  int runs = 0;
+  std::vector<std::string> specs{"sim:raptor", "sim:7k400", "sim:cheetah15k3"};
+  for (const char* n : {"dec_rz26", "quantum_qm39100td_atlas3", "seagate_st39102lw_cheetah9lp"})
+    specs.push_back(std::string(DS_TEST_DATA) + "/disk-models/" + n + ".json");
+  for (const auto& p : specs)
+    for (unsigned after : {0u, 1u, 2u})
+      for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+        auto base = ds::sim::open(p);
+        REQUIRE(base.ok());
+        auto m = std::optional<ds::sim::DiskModel>(base->model);
+        if (m->cache.read_ahead_sectors == 0 || m->cache.bytes == 0) continue;
+        if (after > 0) {
+          ds::sim::PrefetchSpec pf;
+          pf.after_sequential_reads = after;
+          m->controller.prefetch = pf;
+        }
+        auto t = ds::sim::open(*m, ds::sim::SimOptions{.seed = seed});
+        REQUIRE(t.ok());
+        CacheOptions o;
+        o.seed = seed;
+        o.budget_s = 6;
+        auto c = run_cache(*t->io, o);
+        REQUIRE(c.ok());
+        const std::string told = c->read_ahead ? (*c->read_ahead ? "true" : "false") : "null";
+        const std::string trigger =
+            c->read_ahead_after_sequential_reads ? std::to_string(*c->read_ahead_after_sequential_reads) : "null";
+        INFO(p << " after " << after << " seed " << seed << ": read_ahead " << told << ", trigger "
+                            << trigger << ", notes: " << (c->notes.empty() ? std::string() : c->notes.back()) << ", drive time " << c->drive_time_s);
+        REQUIRE(c->read_ahead);
+        CHECK(*c->read_ahead);
+        REQUIRE(c->read_ahead_after_sequential_reads);
+        CHECK(*c->read_ahead_after_sequential_reads == after);
+        CHECK(c->read_ahead_bytes_estimate > 0);
+        ++runs;
+      }
+  CHECK(runs >= 36);  // at least four of the drives read ahead
 }
