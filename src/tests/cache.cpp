@@ -53,6 +53,9 @@ struct CacheTuning {
   // in a row continuing the first. Drives seen wait for one (the Quantum Atlas III's trace).
   unsigned max_trigger_reads = 3;
   int trigger_votes = 3;  // probes per trigger count: the majority tells (one miss may be the host's)
+  // The size probe starts no round that would take the test past this share of its budget: the
+  // read-ahead probe and the burst's firming rounds come after it.
+  double size_budget_share = 0.9;
 };
 constexpr CacheTuning kTuning{};
 
@@ -270,8 +273,21 @@ void CacheRun::size() {
   if (hit_rate_mb_s > 0 && res.largest_hit_bytes) {
     const std::uint64_t S = res.largest_hit_bytes / lb;
     if (!single_at_limit) res.segment_bytes_estimate = res.largest_hit_bytes;
-    bool all_hit = false;
+    bool all_hit = false, held_back = false;
+    // A round's drive time, roughly: each region read from the media (a miss, its transfer taken at
+    // half the interface rate: the media is slower) and re-read from the buffer (the hit line). A
+    // round that would take the budget past the size probe's share is not started: a round the
+    // budget cuts short ends the whole test, and the read-ahead probe after this one would never
+    // run (a large cache, or a slow bus: DiskSim's Atlas III).
+    auto round_s = [&](unsigned r) {
+      const double xfer_ms = static_cast<double>(S * lb) / (hit_rate_mb_s * 1e3);
+      return r * ((miss_ms + 2 * xfer_ms) + (res.hit_overhead_ms.value + xfer_ms)) * 1e-3;
+    };
     for (unsigned r = 1; r <= kTuning.max_regions && go_on(); r *= 2) {
+      if (budget.used_s() + round_s(r) > kTuning.size_budget_share * budget_s) {
+        held_back = true;
+        break;
+      }
       std::vector<PlanEntry> plan;
       for (unsigned i = 0; i < r; ++i) plan.push_back({fresh(S), static_cast<std::uint32_t>(S), false});
       for (unsigned i = 0; i < r; ++i) plan.push_back(plan[i]);
@@ -285,8 +301,10 @@ void CacheRun::size() {
     }
     res.size_at_least = single_at_limit || all_hit;
     if (res.size_at_least)
-      res.notes.push_back(fmt::format("cache size: at least {} KiB (the probe reached its limit before a "
-                                      "re-read missed)", res.size_bytes_estimate / 1024));
+      res.notes.push_back(fmt::format("cache size: at least {} KiB (the probe {} before a re-read missed)",
+                                      res.size_bytes_estimate / 1024,
+                                      held_back && !single_at_limit ? "stopped at its share of the budget"
+                                                                    : "reached its limit"));
   }
   report(0.7);
 }
