@@ -221,13 +221,40 @@ const Block* find_block(const ParamFile& f, const std::string& name) {
   return nullptr;
 }
 
+// Rule: spares. DiskSim's sparing scheme 3 keeps the last `Number of spares` sectors of every
+// track free (layout_g1.c, g1_ltop_sectpertrackspare: a track holds Blocks per track − spares
+// LBAs, and the spare sectors pass under the head like any other). With the same count in every
+// zone that is format /2's spares.per_track; the result, or 0 where the layout has no such
+// spares (other schemes are dropped: the capacity is Block count).
+std::uint32_t per_track_spares(const Params& layout, const std::vector<Value>& zones) {
+  const Param* scheme = layout.raw().find("Sparing scheme used");
+  if (!scheme || scheme->value.kind != Value::Kind::number || scheme->value.number != 3) return 0;
+  double n = -1;
+  for (const auto& item : zones) {
+    const Param* p = item.kind == Value::Kind::block ? item.block->find("Number of spares") : nullptr;
+    const Param* spt = item.kind == Value::Kind::block ? item.block->find("Blocks per track") : nullptr;
+    if (!p || p->value.kind != Value::Kind::number || (n >= 0 && p->value.number != n)) return 0;
+    if (!spt || spt->value.kind != Value::Kind::number || p->value.number >= spt->value.number) return 0;
+    n = p->value.number;
+  }
+  return n > 0 && n == std::floor(n) ? static_cast<std::uint32_t>(n) : 0;
+}
+
 // The zones of dm_layout_g1: outermost first, their cylinders counted; cylinders between zones
-// that no zone maps are dropped (rule: zones), spares and slips too (capacity is Block count).
+// that no zone maps are dropped (rule: zones), slips too, and spares but for per_track_spares
+// (capacity is Block count).
 std::optional<Error> layout_zones(Params& layout, DiskModel& m, ImportResult& r) {
   auto zs = layout.need("Zones");
   if (!zs) return zs.error();
   if ((*zs)->kind != Value::Kind::list || (*zs)->items.empty())
     return make_error((*zs)->where() + ": `Zones` must be a list of dm_layout_g1_zone blocks");
+  const std::uint32_t spares = per_track_spares(layout, (*zs)->items);
+  if (spares) {
+    layout.get("Sparing scheme used");
+    m.format_version = 2;  // spares are a /2 key
+    m.layout_spec.spares_given = true;
+    m.layout_spec.spares_per_track = spares;
+  }
   struct Z {
     double first, last;
     Zone zone;
@@ -238,6 +265,7 @@ std::optional<Error> layout_zones(Params& layout, DiskModel& m, ImportResult& r)
   for (const auto& item : (*zs)->items) {
     if (item.kind != Value::Kind::block) return make_error(item.where() + ": a zone must be a block");
     Params z(*item.block, "zone");
+    if (spares) z.get("Number of spares");
     auto first = z.whole("First cylinder number", 0, 1e7);
     if (!first) return first.error();
     auto last = z.whole("Last cylinder number", *first, 1e7);

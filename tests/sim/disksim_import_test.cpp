@@ -8,6 +8,7 @@
 #include <string>
 
 #include "sim/disksim_import.hpp"
+#include "sim/layout.hpp"
 #include "sim/model.hpp"
 
 using namespace ds;
@@ -106,6 +107,9 @@ TEST_CASE("sim import: each traced drive's DiskSim files give its committed full
     CHECK(a.aam.supported == b.aam.supported);
     CHECK(a.noise.seed == b.noise.seed);
     CHECK(a.noise.seek_jitter_pct == b.noise.seek_jitter_pct);
+    CHECK(a.format_version == b.format_version);
+    CHECK(a.layout_spec.spares_per_track == b.layout_spec.spares_per_track);
+    CHECK(a.layout_spec.spares_per_cylinder == b.layout_spec.spares_per_cylinder);
     // The controller block, every key disksim2model.py writes.
     const auto& ca = a.controller;
     const auto& cb = b.controller;
@@ -148,6 +152,34 @@ TEST_CASE("sim import: each traced drive's DiskSim files give its committed full
     auto again = parse_model(model_to_json(a));
     CHECK_MESSAGE(again.ok(), (again.ok() ? "" : again.error().message));
   }
+}
+
+TEST_CASE("sim import: DiskSim's spare sector at the end of every track (sparing scheme 3) is kept") {
+  // The DEC RZ26 (dec_rz26_validate.model: sparing scheme 3, one spare in its one zone of 58
+  // sectors a track) holds 57 LBAs a track in DiskSim (layout_g1.c g1_ltop_sectpertrackspare): the
+  // import keeps the spare, so LBA 57 starts the second track and a track of data takes 58
+  // sector times. Without the spare the LBA would sit on the first track's last sector.
+  auto r = import_drive(kDrives[2]);
+  REQUIRE(r.ok());
+  const DiskModel& m = r->model;
+  CHECK(m.format_version == 2);
+  CHECK(m.layout_spec.spares_per_track == 1);
+  CHECK(m.layout_spec.spares_per_cylinder == 0);
+  CHECK(m.capacity() == 2050860);  // DiskSim's Block count: 2599 cylinders x 14 tracks x 57, less 23142 empty
+  auto l = Layout::build(m, 0, 0);
+  REQUIRE(l.ok());
+  CHECK(l->locate(56).head == 0);
+  CHECK(l->locate(56).sector == 56);
+  CHECK(l->locate(57).head == 1);
+  CHECK(l->locate(57).cyl == 0);
+  // Schemes the format has no place for (the HP C2247A's spare tracks, scheme 1) stay out, named.
+  auto hp = import_drive(kDrives[0]);
+  REQUIRE(hp.ok());
+  CHECK(hp->model.format_version == 1);
+  CHECK(hp->model.layout_spec.spares_per_track == 0);
+  bool named = false;
+  for (const auto& n : hp->not_represented) named = named || n.find("Number of spares") != std::string::npos;
+  CHECK(named);
 }
 
 TEST_CASE("sim import: hostile input is an error naming the file and line, never a crash") {

@@ -28,6 +28,10 @@ read-ahead rules; from these files the controller object also gets, by DiskSim's
   "Data preparation overhead", "Minimum seek delay"; where "Extra write disconnect" is 1, also
   extra_disconnect from the five "Extradisc ..." figures and "Other reselect overhead";
 - prefetch: "Buffer continuous read", "Read-ahead over requested", "Read-ahead on idle hit".
+With --parv the model also keeps DiskSim's spare sectors where format /2 can say them: sparing
+scheme 3 (the last "Number of spares" sectors of every track hold no LBA and pass under the head;
+DiskSim 4.0 layout_g1.c, g1_ltop_sectpertrackspare) with the same count in every zone becomes
+"spares": {"per_track": N} and the format drivescope-disk-model/2 (as `drivescope sim import`).
 
 Fixes to the base conversion (each a documented conversion error):
 - cache.write_back is true for every write-behind level above 0 (the first conversion set it
@@ -164,7 +168,23 @@ def convert(src, base, parv=None):
     out["controller"] = controller_block(src)
     if parv:
         out["controller"].update(bus_keys(parv))
+        spares = per_track_spares(src)
+        if spares:
+            out["format"] = "drivescope-disk-model/2"
+            out["spares"] = {"per_track": spares, "per_cylinder": 0}
     return out
+
+
+def per_track_spares(src):
+    """DiskSim's spare sectors at the end of every track (sparing scheme 3), when every zone has
+    the same count below its sectors per track; else 0 (the other schemes are not kept)."""
+    if src.get("layout", {}).get("sparing_scheme") != 3:
+        return 0
+    counts = {z["spares"] for z in src["layout_zones"]}
+    n = counts.pop() if len(counts) == 1 else 0
+    if n <= 0 or any(n >= z["sectors_per_track"] for z in src["layout_zones"]):
+        return 0
+    return int(n)
 
 
 def read_overhead_ms(model):
