@@ -76,7 +76,6 @@ struct AccessTuning {
   // The access-time map, and random writes (--write).
   int map_regions = 64;
   int write_reads = 200;
-  double mad_to_sd = 1.4826;            // a normal σ from the median absolute deviation
 };
 constexpr AccessTuning kTuning{};
 
@@ -309,7 +308,7 @@ void AccessRun::measure_overhead() {
     const double o = median(hits);
     if (third == 0 || o < best) {
       best = o;
-      best_u = kZ95 * k.mad_to_sd * mad(hits) / std::sqrt(static_cast<double>(hits.size()));
+      best_u = kZ95 * kMadToSigma * mad(hits) / std::sqrt(static_cast<double>(hits.size()));
     }
   }
   res.overhead_ms = {best * kMsPerNs, best_u * kMsPerNs};
@@ -411,7 +410,7 @@ void AccessRun::measure_rotation() {
   // replaces this figure below.
   std::vector<double> est;
   for (auto& [step, l] : bs.kl) est.push_back(l + step * sec);
-  const double u = std::max(kZ95 * k.mad_to_sd * mad(est) / std::sqrt(static_cast<double>(est.size())),
+  const double u = std::max(kZ95 * kMadToSigma * mad(est) / std::sqrt(static_cast<double>(est.size())),
                             k.rotation_fit_floor * rot);
   res.rotation_ms = {rot * kMsPerNs, u * kMsPerNs};
   res.rpm = {60e9 / rot, 60e9 / rot * (u / rot)};

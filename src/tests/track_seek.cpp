@@ -387,7 +387,7 @@ DipFinding find_dip(const std::vector<SawtoothFoot>& feet) {
   d.hw_mode_ms = median(hw);
   // The feet's own scatter across offsets (most of them are the same switch): host latency and
   // overhead jitter move a foot by more than its resolution says.
-  const double scatter = 1.4826 * mad(k);
+  const double scatter = robust_sigma(k);
   for (std::size_t j = 0; j < feet.size(); ++j) {
     const auto& f = feet[j];
     if (f.k_ms <= 0) continue;
