@@ -286,6 +286,11 @@ struct AccessRun {
   void random_reads();
   void lock_rotation();
   void find_slow_regions();
+  struct StrokeEnds {
+    std::uint64_t lo = 0, hi = 0;  // the first and the last LBA a stroke may reach
+  };
+  StrokeEnds stroke_ends();
+  StrokeEnds windows_clear_of_slow(const StrokeEnds& ends, std::uint64_t w) const;
   void full_stroke();
   void track_to_track();
   void seek_figures();
@@ -557,7 +562,11 @@ void AccessRun::find_slow_regions() {
   std::vector<std::uint64_t> sl, sd;
   std::vector<double> sm;
   for (std::size_t i = 1; i < lat_ms.size(); ++i)
-    if (slow_read[i]) sl.push_back(lbas[i]), sd.push_back(dists[i]), sm.push_back(lat_ms[i]);
+    if (slow_read[i]) {
+      sl.push_back(lbas[i]);
+      sd.push_back(dists[i]);
+      sm.push_back(lat_ms[i]);
+    }
   SlowSearch ss = find_slow(sio, lm, span(), sl, sd, sm);
   absorb(sc, slow_budget);
   c.last_lba = sc.last_lba;
@@ -571,28 +580,33 @@ void AccessRun::find_slow_regions() {
   if (!ss.outlier_excess_ms.empty()) res.outlier_excess_ms = median(ss.outlier_excess_ms);
 }
 
-// 5. Full stroke: alternate between the first and the last part of the span, outside any slow
-//    region found there (a slow region at the end of the disk is not a longer stroke).
-void AccessRun::full_stroke() {
-  const auto& k = kTuning;
-  // Between the ends of the span, or of the largest positioning range inside it where the drive
-  // reports several (each has a positioner of its own: across them nothing moves).
-  std::uint64_t lo0 = 0, hi0 = span() - 1;
+// The ends a full stroke moves between: those of the span, or of the largest positioning range
+// inside it where the drive reports several (each has a positioner of its own: across them
+// nothing moves; a note says which range).
+AccessRun::StrokeEnds AccessRun::stroke_ends() {
+  StrokeEnds e{0, span() - 1};
+  if (opt.positioning_ranges.size() < 2) return e;
   std::size_t in_range = 0;
-  if (opt.positioning_ranges.size() >= 2) {
-    for (std::size_t i = 0; i < opt.positioning_ranges.size(); ++i) {
-      const LbaRange& r = opt.positioning_ranges[i];
-      if (r.first_lba >= span() || r.lba_count == 0) continue;
-      const std::uint64_t last = std::min(span() - 1, r.first_lba + r.lba_count - 1);
-      if (in_range == 0 || last - r.first_lba > hi0 - lo0) lo0 = r.first_lba, hi0 = last, in_range = i + 1;
+  for (std::size_t i = 0; i < opt.positioning_ranges.size(); ++i) {
+    const LbaRange& r = opt.positioning_ranges[i];
+    if (r.first_lba >= span() || r.lba_count == 0) continue;
+    const std::uint64_t last = std::min(span() - 1, r.first_lba + r.lba_count - 1);
+    if (in_range == 0 || last - r.first_lba > e.hi - e.lo) {
+      e = {r.first_lba, last};
+      in_range = i + 1;
     }
-    if (in_range)
-      res.notes.push_back(fmt::format("full_stroke: measured inside positioning range {} (LBA {} to {}) of {}: each has a positioner of its own",
-                                      in_range - 1, lo0, hi0, opt.positioning_ranges.size()));
   }
-  const std::uint64_t w = std::max<std::uint64_t>((hi0 - lo0 + 1) / k.stroke_window_div, k.stroke_window_min);
-  // Each window moves inwards past any region (with its edge uncertainty) that it overlaps.
-  std::uint64_t lo = lo0, hi = hi0;
+  if (in_range)
+    res.notes.push_back(fmt::format("full_stroke: measured inside positioning range {} (LBA {} to {}) of {}: each has a positioner of its own",
+                                    in_range - 1, e.lo, e.hi, opt.positioning_ranges.size()));
+  return e;
+}
+
+// The stroke's windows, `w` blocks at each of `ends`, each moved inwards past any slow region
+// (with its edge uncertainty) that it overlaps, until none overlaps: where the windows start.
+AccessRun::StrokeEnds AccessRun::windows_clear_of_slow(const StrokeEnds& ends, std::uint64_t w) const {
+  const auto& k = kTuning;
+  StrokeEnds e = ends;
   for (bool moved = true; moved;) {
     moved = false;
     for (auto& r : res.slow_regions) {
@@ -600,11 +614,30 @@ void AccessRun::full_stroke() {
       // windows on the whole span.
       const auto m = std::min<std::uint64_t>(static_cast<std::uint64_t>(r.location_uncertainty_blocks),
                                              span() / k.edge_margin_div);
-      const std::uint64_t f = r.first_lba > m ? r.first_lba - m : 0, l = std::min(hi0, r.last_lba + m);
-      if (lo <= l && lo + w >= f && l + 1 > lo) lo = l + 1, moved = true;
-      if (hi >= f && hi <= l + w && f > 0 && f - 1 < hi) hi = f - 1, moved = true;
+      const std::uint64_t f = r.first_lba > m ? r.first_lba - m : 0, l = std::min(ends.hi, r.last_lba + m);
+      if (e.lo <= l && e.lo + w >= f && l + 1 > e.lo) {
+        e.lo = l + 1;
+        moved = true;
+      }
+      if (e.hi >= f && e.hi <= l + w && f > 0 && f - 1 < e.hi) {
+        e.hi = f - 1;
+        moved = true;
+      }
     }
   }
+  return e;
+}
+
+// 5. Full stroke: alternate between the first and the last part of the span (stroke_ends),
+//    outside any slow region found there (a slow region at the end of the disk is not a longer
+//    stroke).
+void AccessRun::full_stroke() {
+  const auto& k = kTuning;
+  const StrokeEnds ends = stroke_ends();
+  const std::uint64_t lo0 = ends.lo, hi0 = ends.hi;
+  const std::uint64_t w = std::max<std::uint64_t>((hi0 - lo0 + 1) / k.stroke_window_div, k.stroke_window_min);
+  const StrokeEnds win = windows_clear_of_slow(ends, w);
+  const std::uint64_t lo = win.lo, hi = win.hi;
   std::vector<std::uint64_t> alt;
   if (hi > lo + 2 * w)
     for (int i = 0; i < k.stroke_reads; ++i) alt.push_back(i % 2 ? hi - rng.below(w) : lo + rng.below(w));

@@ -116,6 +116,7 @@ struct TransferRun {
   std::uint64_t grid_lba(unsigned i);
   void refine_boundaries();
   void rates();
+  void drop_unreached_edges();
   void surfaces();
   void cost_note();
 };
@@ -463,6 +464,27 @@ void TransferRun::refine_boundaries() {
   std::sort(res.points.begin(), res.points.end(), by_lba);
 }
 
+// An edge's rate needs a sample near that edge: the zones cover the span whatever the samples
+// reached (a 60 s bench of a slow /2 HP C2249A took two samples, both at its outer edge, and
+// printed outer/inner 1.000 ± 0.013 for 1.76). The outer and inner rates are taken back where no
+// sample that counts reached their edge, or where that edge's samples were left out as slow.
+void TransferRun::drop_unreached_edges() {
+  std::uint64_t lo = span, hi = 0;
+  for (const auto& p : res.points) {
+    if (p.anomalous || !(p.mb_s > 0)) continue;
+    lo = std::min(lo, p.lba);
+    hi = std::max(hi, p.lba);
+  }
+  // (Samples start in [0, room]; each reads on a sample's length past its start.)
+  const auto reach = static_cast<std::uint64_t>(kTuning.edge_reach * static_cast<double>(span));
+  const bool outer_far = lo > reach, inner_far = hi + reach < room;
+  if (outer_far || inner_far)
+    res.notes.push_back(fmt::format("no sample within {:.0f} % of the {} edge: that rate and the ratio are not told",
+                                    kTuning.edge_reach * 100, outer_far && inner_far ? "outer and the inner" : outer_far ? "outer" : "inner"));
+  if (outer_slow || outer_far) res.outer_mb_s = {};
+  if (inner_slow || inner_far) res.inner_mb_s = {};
+}
+
 // Zones, the outer and inner rates and their ratio, the samples' revolution, spare sectors.
 void TransferRun::rates() {
   res.zones = zones_from_points(res.points, span, lb);
@@ -472,20 +494,7 @@ void TransferRun::rates() {
     const auto& zi = res.zones.back();
     res.outer_mb_s = {zo.mb_s, zo.mb_s_uncertainty};
     res.inner_mb_s = {zi.mb_s, zi.mb_s_uncertainty};
-    // An edge's rate needs a sample near that edge: the zones cover the span whatever the samples
-    // reached (a 60 s bench of a slow /2 HP C2249A took two samples, both at its outer edge, and
-    // printed outer/inner 1.000 ± 0.013 for 1.76).
-    std::uint64_t lo = span, hi = 0;
-    for (const auto& p : res.points)
-      if (!p.anomalous && p.mb_s > 0) lo = std::min(lo, p.lba), hi = std::max(hi, p.lba);
-    // (Samples start in [0, room]; each reads on a sample's length past its start.)
-    const auto reach = static_cast<std::uint64_t>(kTuning.edge_reach * static_cast<double>(span));
-    const bool outer_far = lo > reach, inner_far = hi + reach < room;
-    if (outer_far || inner_far)
-      res.notes.push_back(fmt::format("no sample within {:.0f} % of the {} edge: that rate and the ratio are not told",
-                                      kTuning.edge_reach * 100, outer_far && inner_far ? "outer and the inner" : outer_far ? "outer" : "inner"));
-    if (outer_slow || outer_far) res.outer_mb_s = {};
-    if (inner_slow || inner_far) res.inner_mb_s = {};
+    drop_unreached_edges();
     if (zi.mb_s > 0 && res.outer_mb_s.value > 0 && res.inner_mb_s.value > 0) {
       double r = zo.mb_s / zi.mb_s;
       double rel = std::hypot(zo.mb_s_uncertainty / zo.mb_s, zi.mb_s_uncertainty / zi.mb_s);
