@@ -282,6 +282,15 @@ struct AccessRun {
   void rotation_from_waits(Ctx& rc, Budget& rot_budget, std::int64_t charged);
   void rotation_from_step_median(const BackwardSteps& bs);
   void unseed_rotation();
+  // One chunk of the sweep's plan: its random reads and the anchor re-reads among them.
+  struct SweepChunk {
+    std::vector<std::uint64_t> lbas;
+    std::vector<int> anchor_of;  // per plan entry: the anchor it re-reads, or -1
+    unsigned randoms = 0;
+  };
+  SweepChunk sweep_chunk(unsigned done, unsigned n);
+  void file_sweep_reads(const SweepChunk& ch, const std::vector<double>& l, const std::vector<std::int64_t>& stamps,
+                        double hit_ms);
   void sweep(unsigned n, unsigned at_least, double share);
   void random_reads();
   void lock_rotation();
@@ -422,65 +431,81 @@ void AccessRun::measure_rotation() {
   res.sector_ms = {sec * kMsPerNs, 0};
 }
 
+// The sweep's next chunk of reads, `done` of its `n` random reads taken: up to kTuning.chunk more
+// random reads, each drawn again while it lands just after the previous one, and now and then an
+// anchor re-read after one.
+AccessRun::SweepChunk AccessRun::sweep_chunk(unsigned done, unsigned n) {
+  const auto& k = kTuning;
+  SweepChunk ch;
+  for (unsigned i = 0; i < k.chunk && done + i < n; ++i) {
+    // Not just after the previous random read, nor the anchor read between (its read-ahead).
+    const std::uint64_t prev_read = ch.lbas.empty() ? c.last_lba : ch.lbas.back();
+    auto near = [&](std::uint64_t x) {
+      return (x >= prev_random && x - prev_random < k.near_blocks) ||
+             (x >= prev_read && x - prev_read < k.near_blocks);
+    };
+    std::uint64_t x = rng.below(span());
+    for (int t = 0; t < k.redraws && near(x); ++t) x = rng.below(span());
+    ch.lbas.push_back(x);
+    ch.anchor_of.push_back(-1);
+    prev_random = x;
+    ++ch.randoms;
+    // At random times, not every n-th read: an anchor re-read at a steady pace P would let the
+    // phases also line up at 1/T ± 1/P (spindle.hpp refuses such an alias, and the lock is
+    // lost). The anchors in turn: each is read again only after all the others, by which time
+    // the buffer should have let it go (a re-read it served adds an anchor).
+    if (!anchor_lbas.empty() && anchor_rng.below(k.anchor_every) == 0) {
+      ch.lbas.push_back(anchor_lbas[next_anchor]);
+      ch.anchor_of.push_back(static_cast<int>(next_anchor));
+      next_anchor = (next_anchor + 1) % static_cast<unsigned>(anchor_lbas.size());
+    }
+  }
+  return ch;
+}
+
+// What a chunk's reads took (`l`, in ns; negative: failed): a random read's latency and seek
+// distance join the sweep's, an anchor re-read's stamp the rotation lock's, unless it came back
+// faster than `hit_ms` (from the buffer).
+void AccessRun::file_sweep_reads(const SweepChunk& ch, const std::vector<double>& l,
+                                 const std::vector<std::int64_t>& stamps, double hit_ms) {
+  const auto& k = kTuning;
+  for (std::size_t i = 0; i < ch.lbas.size(); ++i) {
+    // The seek started where the read before it in its range, anchor or not, left the head.
+    const std::uint64_t dist = seek_distance(ch.lbas[i]);
+    if (l[i] < 0) continue;
+    if (ch.anchor_of[i] < 0) {
+      lbas.push_back(ch.lbas[i]);
+      lat_ms.push_back(l[i] * kMsPerNs);
+      dists.push_back(dist);
+    } else if (l[i] * kMsPerNs < hit_ms) {
+      // Still in the buffer: the anchors come round too soon for its size. One more anchor
+      // spaces each one's re-reads further without reading the anchors less often.
+      ++anchor_hits;
+      if (anchor_lbas.size() < k.anchors_max) anchor_lbas.push_back(anchor_rng.below(span()));
+    } else {
+      anchor_reads.push_back({static_cast<unsigned>(ch.anchor_of[i]), stamps[i]});
+    }
+  }
+}
+
 // 3. Random reads over the span, until the budget's share is used and in any case (budget left)
 //    the first min_reads: the mean access time is the figure everyone wants, even from a short
 //    run. A read never lands just after the previous one, where the read-ahead could serve it.
 //    Among them, at random, re-reads of the anchor blocks (lock_rotation), from draws of their own
 //    so that the random reads are what they would be without them. At most n random reads, at
 //    least `at_least` (budget left).
+//    The reads go in chunks: sweep_chunk plans each, file_sweep_reads files what they took.
 void AccessRun::sweep(unsigned n, unsigned at_least, double share) {
-  const auto& k = kTuning;
-  const double hit_ms = res.overhead_ms.value + k.buffered_margin_ms;
+  const double hit_ms = res.overhead_ms.value + kTuning.buffered_margin_ms;
   for (unsigned done = 0; done < n && !budget.exhausted() &&
                           (done < at_least || budget.used_s() < share * budget.limit_s());) {
-    std::vector<std::uint64_t> chunk;
-    std::vector<int> anchor_of;  // per plan entry: the anchor it re-reads, or -1
-    unsigned randoms = 0;
-    for (unsigned i = 0; i < k.chunk && done + i < n; ++i) {
-      // Not just after the previous random read, nor the anchor read between (its read-ahead).
-      const std::uint64_t prev_read = chunk.empty() ? c.last_lba : chunk.back();
-      auto near = [&](std::uint64_t x) {
-        return (x >= prev_random && x - prev_random < k.near_blocks) ||
-               (x >= prev_read && x - prev_read < k.near_blocks);
-      };
-      std::uint64_t x = rng.below(span());
-      for (int t = 0; t < k.redraws && near(x); ++t) x = rng.below(span());
-      chunk.push_back(x);
-      anchor_of.push_back(-1);
-      prev_random = x;
-      ++randoms;
-      // At random times, not every n-th read: an anchor re-read at a steady pace P would let the
-      // phases also line up at 1/T ± 1/P (spindle.hpp refuses such an alias, and the lock is
-      // lost). The anchors in turn: each is read again only after all the others, by which time
-      // the buffer should have let it go (a re-read it served adds an anchor).
-      if (!anchor_lbas.empty() && anchor_rng.below(k.anchor_every) == 0) {
-        chunk.push_back(anchor_lbas[next_anchor]);
-        anchor_of.push_back(static_cast<int>(next_anchor));
-        next_anchor = (next_anchor + 1) % static_cast<unsigned>(anchor_lbas.size());
-      }
-    }
+    const SweepChunk ch = sweep_chunk(done, n);
     std::vector<std::int64_t> stamps;
     if (range_last.empty()) range_last.assign(opt.positioning_ranges.size() + 1, kNoRead);
     range_last[range_of(c.last_lba)] = c.last_lba;
-    auto l = qd1(c, chunk, false, &stamps);
-    for (std::size_t i = 0; i < chunk.size(); ++i) {
-      // The seek started where the read before it in its range, anchor or not, left the head.
-      const std::uint64_t dist = seek_distance(chunk[i]);
-      if (l[i] < 0) continue;
-      if (anchor_of[i] < 0) {
-        lbas.push_back(chunk[i]);
-        lat_ms.push_back(l[i] * kMsPerNs);
-        dists.push_back(dist);
-      } else if (l[i] * kMsPerNs < hit_ms) {
-        // Still in the buffer: the anchors come round too soon for its size. One more anchor
-        // spaces each one's re-reads further without reading the anchors less often.
-        ++anchor_hits;
-        if (anchor_lbas.size() < k.anchors_max) anchor_lbas.push_back(anchor_rng.below(span()));
-      } else {
-        anchor_reads.push_back({static_cast<unsigned>(anchor_of[i]), stamps[i]});
-      }
-    }
-    done += randoms;
+    auto l = qd1(c, ch.lbas, false, &stamps);
+    file_sweep_reads(ch, l, stamps, hit_ms);
+    done += ch.randoms;
     if (c.err || c.spent) break;
     report(0.1 + 0.5 * static_cast<double>(lat_ms.size()) / n);
   }
