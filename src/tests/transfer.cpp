@@ -114,6 +114,8 @@ struct TransferRun {
   }
   TransferPoint rate_point(std::uint64_t lba, const StreamProbe& p) const;
   std::uint64_t grid_lba(unsigned i);
+  std::vector<TransferPoint> bisect_boundaries(const std::vector<TransferPoint>& good);
+  void sample_probed_zones(const std::vector<TransferPoint>& good);
   void refine_boundaries();
   void rates();
   void drop_unreached_edges();
@@ -411,15 +413,10 @@ void TransferRun::mark_slow_samples() {
                                   inner_slow || outer_slow ? "; the rate at that edge of the disk is not told" : ""));
 }
 
-// Every change of sectors-per-track refined by bisection until the boundary is known to
-// opt.boundary_precision of the span; a third value found in between is a zone the grid missed.
-// A refinement probe is short and may miss a cylinder switch; zones that only such probes saw get
-// one full sample at their middle.
-void TransferRun::refine_boundaries() {
-  std::vector<TransferPoint> good;
-  for (auto& p : res.points)
-    if (!p.anomalous && p.sectors_per_track) good.push_back(p);
-  if (good.empty() || !m) return;
+// Every change of sectors-per-track between the samples with a structure (`good`, in LBA order)
+// refined by bisection until the boundary is known to opt.boundary_precision of the span; a third
+// value found in between is a zone the grid missed. The refinement probes' points, in LBA order.
+std::vector<TransferPoint> TransferRun::bisect_boundaries(const std::vector<TransferPoint>& good) {
   const double refine_s = kTuning.refine_revs * rev_guess * 1e-9;
   const auto prec = static_cast<std::uint64_t>(std::max(1.0, opt.boundary_precision * span));
   std::vector<TransferPoint> extra;
@@ -441,10 +438,14 @@ void TransferRun::refine_boundaries() {
       work.emplace_back(pm, b);
     }
   }
-  auto by_lba = [](auto& x, auto& y) { return x.lba < y.lba; };
-  std::sort(extra.begin(), extra.end(), by_lba);
-  for (auto& e : extra) res.points.push_back(e);
-  std::sort(res.points.begin(), res.points.end(), by_lba);
+  std::sort(extra.begin(), extra.end(), [](auto& x, auto& y) { return x.lba < y.lba; });
+  return extra;
+}
+
+// A refinement probe is short and may miss a cylinder switch: a zone that only such probes saw
+// (none of the samples in `good` lies in it) gets one full sample at its middle, whose rate
+// replaces theirs when it shows the same zone.
+void TransferRun::sample_probed_zones(const std::vector<TransferPoint>& good) {
   for (auto& z : zones_from_points(res.points, span, lb)) {
     bool has_full = false;
     for (auto& g : good) has_full |= g.lba >= z.first_lba && g.lba <= z.last_lba;
@@ -457,10 +458,26 @@ void TransferRun::refine_boundaries() {
     zp.spt_uncertainty = pm.spt_uncertainty;
     if (!same_zone(pm, zp)) continue;
     // Replace the short probes' rates in this zone by the full sample's.
-    for (auto& p : res.points)
-      if (p.lba >= z.first_lba && p.lba <= z.last_lba) { p.mb_s = pm.mb_s; p.lossless_mb_s = pm.lossless_mb_s; }
+    for (auto& p : res.points) {
+      if (p.lba < z.first_lba || p.lba > z.last_lba) continue;
+      p.mb_s = pm.mb_s;
+      p.lossless_mb_s = pm.lossless_mb_s;
+    }
     res.points.push_back(pm);
   }
+}
+
+// The zone boundaries refined (bisect_boundaries) and the zones only the refinement saw sampled
+// in full (sample_probed_zones), the points kept in LBA order.
+void TransferRun::refine_boundaries() {
+  std::vector<TransferPoint> good;
+  for (auto& p : res.points)
+    if (!p.anomalous && p.sectors_per_track) good.push_back(p);
+  if (good.empty() || !m) return;
+  auto by_lba = [](auto& x, auto& y) { return x.lba < y.lba; };
+  for (auto& e : bisect_boundaries(good)) res.points.push_back(e);
+  std::sort(res.points.begin(), res.points.end(), by_lba);
+  sample_probed_zones(good);
   std::sort(res.points.begin(), res.points.end(), by_lba);
 }
 
