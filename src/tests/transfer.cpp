@@ -120,6 +120,7 @@ struct TransferRun {
   void rates();
   void drop_unreached_edges();
   void surfaces();
+  void note_untold_surfaces();
   void cost_note();
 };
 
@@ -531,6 +532,22 @@ void TransferRun::rates() {
   fit_spares(res, lb);
 }
 
+// No stream told a surface count: the note says what the samples did show, a period of the
+// tracks' sector times too short to rule out its multiples, or switches all alike.
+void TransferRun::note_untold_surfaces() {
+  std::map<unsigned, int> periods;
+  for (auto& p : res.points)
+    if (!p.anomalous && p.rate_period_untold) ++periods[p.rate_period_untold];
+  if (!periods.empty()) {
+    const unsigned top = most_voted(periods);
+    res.notes.push_back(fmt::format("surfaces not told: the tracks' sector times repeat every {} tracks at {} places, "
+                                    "but a sample covers too few tracks to rule out a multiple of {}",
+                                    top, periods[top], top));
+  } else if (m && res.rotation_ms.value > 0) {
+    res.notes.push_back("head and cylinder switches take the same time here: surfaces not told");
+  }
+}
+
 // Surfaces: the most common tracks-per-cylinder among the streams that told it. One place's
 // pattern is not enough: a serpentine band's end (one head switch after a band of cylinder
 // switches) reads as a period in a single stream. A cylinder layout shows its period at every
@@ -557,17 +574,7 @@ void TransferRun::surfaces() {
     return;
   }
   if (!told) {
-    std::map<unsigned, int> periods;
-    for (auto& p : res.points)
-      if (!p.anomalous && p.rate_period_untold) ++periods[p.rate_period_untold];
-    if (!periods.empty()) {
-      const unsigned top = most_voted(periods);
-      res.notes.push_back(fmt::format("surfaces not told: the tracks' sector times repeat every {} tracks at {} places, "
-                                      "but a sample covers too few tracks to rule out a multiple of {}",
-                                      top, periods[top], top));
-    } else if (m && res.rotation_ms.value > 0) {
-      res.notes.push_back("head and cylinder switches take the same time here: surfaces not told");
-    }
+    note_untold_surfaces();
     return;
   }
   res.surfaces_estimate = best;
