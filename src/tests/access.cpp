@@ -294,6 +294,9 @@ struct AccessRun {
   void sweep(unsigned n, unsigned at_least, double share);
   void random_reads();
   void lock_rotation();
+  void classify_slow_reads();
+  SlowIo slow_io(Ctx& sc, const Budget& slow_budget);
+  void file_slow_search(const SlowSearch& ss);
   void find_slow_regions();
   struct StrokeEnds {
     std::uint64_t lo = 0, hi = 0;  // the first and the last LBA a stroke may reach
@@ -558,32 +561,58 @@ void AccessRun::lock_rotation() {
                                   anchor_hits ? fmt::format(", {} served from the buffer", anchor_hits) : ""));
 }
 
-// 4. Slow reads: slower than any normal access over the same distance can be (slow_regions.hpp);
-//    then the search that bounds the regions they lie in, in a part of the budget of its own
-//    (full stroke and seek curve still come after it).
-void AccessRun::find_slow_regions() {
-  const auto& k = kTuning;
+// The sweep's reads judged against the latency model of their seek distances (slow_regions.hpp):
+// slow_read[i] where read i took longer than any normal access over its distance can.
+void AccessRun::classify_slow_reads() {
   std::vector<std::pair<std::uint64_t, double>> dm;
   for (std::size_t i = 1; i < lat_ms.size(); ++i) dm.emplace_back(dists[i], lat_ms[i]);
   lm = LatencyModel(dm, rev_assumed_ms / 2, slow_margin_ms());
   slow_read.assign(lat_ms.size(), false);
   for (std::size_t i = 1; i < lat_ms.size(); ++i) slow_read[i] = lm.slow(dists[i], lat_ms[i]);
   res.slow_threshold_ms = lm.max_threshold_ms();
-  Budget slow_budget = budget.part(k.slow_share);
-  Ctx sc{io, slow_budget, span(), {}, false, c.last_lba};
+}
+
+// The slow-region search's reads, through the context `sc` and on `slow_budget` (both the
+// caller's, which outlive the search): latencies in ms (-1: failed), where the head was last, when
+// to stop, and a flush of far reads.
+SlowIo AccessRun::slow_io(Ctx& sc, const Budget& slow_budget) {
+  Ctx* const s = &sc;
+  const Budget* const b = &slow_budget;
   SlowIo sio;
-  sio.read_ms = [&](const std::vector<std::uint64_t>& l) {
-    auto v = qd1(sc, l);
+  sio.read_ms = [s](const std::vector<std::uint64_t>& l) {
+    auto v = qd1(*s, l);
     for (double& x : v) x = x < 0 ? -1 : x * kMsPerNs;
     return v;
   };
-  sio.last_lba = [&] { return sc.last_lba; };
-  sio.stop = [&] { return slow_budget.exhausted() || sc.err.has_value() || sc.spent; };
-  sio.flush = [&] {
+  sio.last_lba = [s] { return s->last_lba; };
+  sio.stop = [s, b] { return b->exhausted() || s->err.has_value() || s->spent; };
+  sio.flush = [this, s] {
     std::vector<std::uint64_t> far;
-    for (int i = 0; i < k.flush_reads; ++i) far.push_back(rng.below(span()));
-    qd1(sc, far);
+    for (int i = 0; i < kTuning.flush_reads; ++i) far.push_back(rng.below(span()));
+    qd1(*s, far);
   };
+  return sio;
+}
+
+// What the search found: regions, single slow LBAs (spikes), and the reads that were slow once and
+// normal when read again (outliers) with their time over the threshold.
+void AccessRun::file_slow_search(const SlowSearch& ss) {
+  for (auto& f : ss.found) {
+    if (f.spike) res.slow_spikes.push_back({f.first_lba, f.mean_ms});
+    else res.slow_regions.push_back({f.first_lba, f.last_lba, f.mean_ms, f.location_uncertainty_blocks});
+  }
+  res.outliers = ss.outliers;
+  if (!ss.outlier_excess_ms.empty()) res.outlier_excess_ms = median(ss.outlier_excess_ms);
+}
+
+// 4. Slow reads: slower than any normal access over the same distance can be (slow_regions.hpp);
+//    then the search that bounds the regions they lie in, in a part of the budget of its own
+//    (full stroke and seek curve still come after it).
+void AccessRun::find_slow_regions() {
+  classify_slow_reads();
+  Budget slow_budget = budget.part(kTuning.slow_share);
+  Ctx sc{io, slow_budget, span(), {}, false, c.last_lba};
+  SlowIo sio = slow_io(sc, slow_budget);
   std::vector<std::uint64_t> sl, sd;
   std::vector<double> sm;
   for (std::size_t i = 1; i < lat_ms.size(); ++i)
@@ -597,12 +626,7 @@ void AccessRun::find_slow_regions() {
   c.last_lba = sc.last_lba;
   if (slow_budget.exhausted())
     res.notes.push_back("slow regions: the search ran out of its share of the budget; some may be missing or not bounded");
-  for (auto& f : ss.found) {
-    if (f.spike) res.slow_spikes.push_back({f.first_lba, f.mean_ms});
-    else res.slow_regions.push_back({f.first_lba, f.last_lba, f.mean_ms, f.location_uncertainty_blocks});
-  }
-  res.outliers = ss.outliers;
-  if (!ss.outlier_excess_ms.empty()) res.outlier_excess_ms = median(ss.outlier_excess_ms);
+  file_slow_search(ss);
 }
 
 // The ends a full stroke moves between: those of the span, or of the largest positioning range
