@@ -304,6 +304,8 @@ struct AccessRun {
   StrokeEnds stroke_ends();
   StrokeEnds windows_clear_of_slow(const StrokeEnds& ends, std::uint64_t w) const;
   void full_stroke();
+  TrackSeekInput track_seek_input() const;
+  void finer_rotation(const TrackSeekResult& tr);
   void track_to_track();
   void seek_figures();
   void check_stroke();
@@ -714,11 +716,10 @@ void AccessRun::full_stroke() {
     res.notes.push_back(fmt::format("full_stroke: measured between LBA {} and {}, outside the slow regions at the ends", lo, hi));
 }
 
-// 6. Track to track: inside one zone, with that zone's own layout (track_seek.hpp). The probe's
-//    stream, or the transfer test's zones, may also give a finer revolution than the fit above.
-void AccessRun::track_to_track() {
-  const auto& k = kTuning;
-  if (rev_ms() <= 0 || c.err || c.spent) return;
+// What the track-to-track probe is told: the zone (the transfer test's, else the second quarter
+// of the span), the revolution and overhead measured so far, the transfer test's surfaces and
+// spares, and the slow regions to keep clear of.
+TrackSeekInput AccessRun::track_seek_input() const {
   TrackSeekInput ti;
   ti.first_lba = opt.zone_last_lba > opt.zone_first_lba ? opt.zone_first_lba : span() / 4;
   ti.last_lba = opt.zone_last_lba > opt.zone_first_lba ? std::min(opt.zone_last_lba, span() - 1) : span() / 2;
@@ -729,11 +730,14 @@ void AccessRun::track_to_track() {
   ti.spares_per_track = opt.spares_per_track;
   ti.seed = opt.seed;
   for (auto& r : res.slow_regions) ti.avoid.emplace_back(r.first_lba, r.last_lba);
-  Budget tb = budget.part(k.track_share);
-  TrackSeekResult tr = measure_track_to_track(io, ti, tb);
-  budget.charge(tb.used_ns());
-  if (tr.error && !c.err) c.err = tr.error;
-  res.track_to_track_ms = tr.seek_ms;
+  return ti;
+}
+
+// A finer revolution than the backward-step fit, where one stands: the transfer test's (fitted
+// across zones) when it agrees with the fit and is more exact, else the track probe's stream's.
+// A phase-locked revolution, or one where the buffer answered the backward steps, stays.
+void AccessRun::finer_rotation(const TrackSeekResult& tr) {
+  const auto& k = kTuning;
   const double rot_ns = opt.rotation_ns;
   if (locked) {
     // The phase-locked revolution stands: the others are fits of a layout.
@@ -757,6 +761,18 @@ void AccessRun::track_to_track() {
     res.rpm = {60e9 / tr.rotation_ns, 60e9 / tr.rotation_ns * rel};
     res.notes.push_back("rotation: from the track stream of the track-to-track probe (track size x sector time)");
   }
+}
+
+// 6. Track to track: inside one zone, with that zone's own layout (track_seek.hpp). The probe's
+//    stream, or the transfer test's zones, may also give a finer revolution than the fit above.
+void AccessRun::track_to_track() {
+  if (rev_ms() <= 0 || c.err || c.spent) return;
+  Budget tb = budget.part(kTuning.track_share);
+  TrackSeekResult tr = measure_track_to_track(io, track_seek_input(), tb);
+  budget.charge(tb.used_ns());
+  if (tr.error && !c.err) c.err = tr.error;
+  res.track_to_track_ms = tr.seek_ms;
+  finer_rotation(tr);
   for (auto& n : tr.notes) res.notes.push_back(n);
 }
 
