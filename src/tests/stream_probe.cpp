@@ -192,7 +192,7 @@ ProbeChoice choose_stream(IoEngine& io, std::uint64_t lba, Budget& budget, const
   ProbeChoice near;  // the first pair that agreed only within fallback_agreement
   for (std::uint32_t m = first; static_cast<std::uint64_t>(m) * lb <= max_stream_read_bytes(io); m *= 2) {
     if (budget.exhausted()) break;
-    // Each size streams for 0.25 s: long enough to place a few boundaries at any size tried.
+    // Each size's stream: 0.25 s, 30 revolutions at 7200 rpm (part of a cylinder, see below).
     StreamProbe p = probe_stream(io, lba, m, budget, {.max_s = 0.25, .queue_depth = opt.queue_depth, .end_lba = opt.end_lba});
     if (p.error) break;
     lba = p.end_lba + 4096;  // fresh LBAs each time: what was just read sits in the cache

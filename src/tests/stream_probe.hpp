@@ -24,11 +24,12 @@ std::uint64_t max_stream_read_bytes(const IoEngine& io);
 // How a plain stream runs and when it ends.
 struct StreamOptions {
   // The drive time it reads for: it ends once its in-order prefix (what the analysis reads) covers
-  // this, or earlier when a held read would make it starve the rest (stream_probe.cpp). 0.3 s is
-  // dozens of revolutions of any drive, enough to place a track's boundaries.
+  // this, or earlier when a held read would make it starve the rest (stream_probe.cpp). 0.3 s, the
+  // track-to-track probe's zone stream and the shortest rate sample: 36 revolutions at 7200 rpm.
   double max_s = 0.3;
   // Reads kept in the drive at once: the next ones must be there before the current one ends, so
-  // that their command overhead overlaps the media transfer. 8 does that on every drive seen.
+  // that their command overhead overlaps the media transfer. 8: the transfer test's default
+  // (TransferOptions::queue_depth), which it lowers to what the drive queues.
   unsigned queue_depth = 8;
   // 0: the stream ends on time alone. n: it may end earlier, once a surface count stands (settled,
   // or told by surfaces_hint) and the stream has crossed n + 1 cylinders' worth of boundaries; a
@@ -59,7 +60,7 @@ StreamProbe probe_stream(IoEngine& io, std::uint64_t lba, std::uint32_t blocks, 
 // How a stream through a slow region runs, and what its structure must agree with.
 struct CostStreamOptions {
   // The drive time it reads for at most. Each command there may cost tens of milliseconds, so
-  // the few boundaries it needs take seconds: 3 s.
+  // the few boundaries it needs take seconds: 3 s (the transfer test's retries use that).
   double max_s = 3.0;
   // The drive's revolution measured elsewhere (no zone changes it). The structure is kept only
   // if its sector time and track size make this revolution within 1 %; 0 (none) keeps none.
