@@ -307,6 +307,7 @@ struct AccessRun {
   TrackSeekInput track_seek_input() const;
   void finer_rotation(const TrackSeekResult& tr);
   void track_to_track();
+  void seek_curve(const std::map<int, std::vector<double>>& bins);
   void seek_figures();
   void check_stroke();
   void access_map();
@@ -798,12 +799,19 @@ void AccessRun::seek_figures() {
   res.avg_seek_ms = {seek, kZ95 * stddev(normal) / std::sqrt(static_cast<double>(normal.size())) +
                                res.overhead_ms.uncertainty + res.rotation_ms.uncertainty / 2 +
                                k.avg_seek_floor * seek};
-  // A bin's mean carries each read's rotational wait, uniform over a revolution (σ = rev/√12):
-  // with n reads its 95 % interval is ± 1.96·rev/√(12 n) from that alone. A bin is given a seek
-  // time only when that half-width is at most the track-to-track seek, the smallest step the
-  // curve has to tell apart (1 ms when it was not measured): on a 10 000 rpm drive 32 reads. The
-  // mean of 3 reads is ± 3.4 ms there; the report drew such a bin as a seek below the
-  // track-to-track time (issue 32). Fewer reads: the bin keeps its count, its seek_ms is null.
+  seek_curve(bins);
+}
+
+// The seek curve: the normal reads binned by seek distance (octaves, `bins`), each bin's mean
+// less the access model's base. A bin's mean carries each read's rotational wait, uniform over a
+// revolution (σ = rev/√12): with n reads its 95 % interval is ± 1.96·rev/√(12 n) from that alone.
+// A bin is given a seek time only when that half-width is at most the track-to-track seek, the
+// smallest step the curve has to tell apart (1 ms when it was not measured): on a 10 000 rpm
+// drive 32 reads. The mean of 3 reads is ± 3.4 ms there; the report drew such a bin as a seek
+// below the track-to-track time (issue 32). Fewer reads: the bin keeps its count, its seek_ms is
+// null.
+void AccessRun::seek_curve(const std::map<int, std::vector<double>>& bins) {
+  const auto& k = kTuning;
   const double t2t = res.track_to_track_ms.value;
   const double resolve_ms = t2t > 0 ? t2t : k.seek_bin_resolution_ms;
   const double per_read = kZ95 * rev_ms() / std::sqrt(12.0);
