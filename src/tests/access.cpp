@@ -141,6 +141,21 @@ struct BackwardSteps {
   std::size_t buffered = 0, steps = 0;
 };
 
+// The steps of one chain (latencies `l` in ns, negative: failed) that count: read from the media
+// (no faster than `buffered_ns`) right after another media read. Every completed step is counted
+// in `out`, and so is each one the buffer served.
+std::vector<double> media_steps(const std::vector<double>& l, double buffered_ns, BackwardSteps& out) {
+  std::vector<double> steps;
+  for (std::size_t i = 1; i < l.size(); ++i) {
+    if (l[i] < 0) continue;
+    ++out.steps;
+    const bool buffered = l[i] < buffered_ns;
+    out.buffered += buffered;
+    if (!buffered && l[i - 1] >= buffered_ns) steps.push_back(l[i]);
+  }
+  return steps;
+}
+
 BackwardSteps backward_steps(Ctx& rc, Rng& rng, double hit_ns) {
   const auto& k_ = kTuning;
   // Per step size, the chain with the lowest median: a chain that crosses a slow (defect) region
@@ -155,21 +170,14 @@ BackwardSteps backward_steps(Ctx& rc, Rng& rng, double hit_ns) {
   };
   BackwardSteps out;
   const double buffered_ns = hit_ns + k_.buffered_margin_ms / kMsPerNs;
-  for (int rep = 0; rep < k_.rotation_max_reps && !rc.budget.exhausted() && (rep < k_.rotation_reps || !settled()); ++rep)
+  for (int rep = 0; rep < k_.rotation_max_reps && !rc.budget.exhausted() && (rep < k_.rotation_reps || !settled()); ++rep) {
     for (unsigned k : k_.chain_steps) {
       const std::uint64_t x = k_.chain_margin + rng.below(rc.span - 2 * k_.chain_margin);
       std::vector<std::uint64_t> chain;
       for (unsigned i = 0; i < k_.chain_length; ++i) chain.push_back(x - i * k);
       auto l = qd1(rc, chain, false, nullptr, true);
       if (rc.err) return out;
-      std::vector<double> steps;
-      for (std::size_t i = 1; i < l.size(); ++i) {
-        if (l[i] < 0) continue;
-        ++out.steps;
-        const bool buffered = l[i] < buffered_ns;
-        out.buffered += buffered;
-        if (!buffered && l[i - 1] >= buffered_ns) steps.push_back(l[i]);
-      }
+      const std::vector<double> steps = media_steps(l, buffered_ns, out);
       if (steps.size() >= k_.min_chain_steps) {
         const double m = median(steps);
         if (!best.count(k) || m < best[k]) best[k] = m;
@@ -178,6 +186,7 @@ BackwardSteps backward_steps(Ctx& rc, Rng& rng, double hit_ns) {
       }
       if (rc.spent) break;
     }
+  }
   for (unsigned k : k_.chain_steps) {
     if (best.count(k)) out.kl.emplace_back(k, best[k]);
     else if (pool[k].size() >= k_.min_chain_steps) out.kl.emplace_back(k, median(pool[k]));
