@@ -99,6 +99,8 @@ struct TransferRun {
   void report(double f) const {
     if (progress && *progress) (*progress)("transfer", f, budget.used_s());
   }
+  bool search_read_size();
+  std::optional<Error> long_streams();
   std::optional<Error> structure_streams();
   void plan_samples();
   std::optional<Error> take_samples();
@@ -147,10 +149,10 @@ TransferPoint point_of(std::uint64_t lba, const TrackStructure& t, double steady
 }
 
 // The read-size search (at most 40 % of the budget: where no size shows a track — a file, a RAM
-// disk — it tries every size, and the rate samples still need their share), then three long
-// structure streams: at the outer edge, mid-span and near the inner edge, so that the surface
-// count rests on several places (a ZCAV sample is too short to hold two cylinder switches).
-std::optional<Error> TransferRun::structure_streams() {
+// disk — it tries every size, and the rate samples still need their share): the read size m and
+// where fresh blocks start. Where no size follows the media, or no structure is looked for (rates
+// only), m is the raw read size and a note says why; false then, no structure streams follow.
+bool TransferRun::search_read_size() {
   const auto& k = kTuning;
   {
     Budget search(budget.left_s() * k.search_share);
@@ -168,8 +170,16 @@ std::optional<Error> TransferRun::structure_streams() {
     if (pc.t.tied_share > 0)
       res.notes.push_back(fmt::format("the host handed over {:.0f} % of a stream's completions together with the one "
                                       "before (one stamp for both)", pc.t.tied_share * 100));
-    return std::nullopt;
+    return false;
   }
+  return true;
+}
+
+// Three long structure streams: at the outer edge, mid-span and near the inner edge, so that the
+// surface count rests on several places (a ZCAV sample is too short to hold two cylinder
+// switches). The first also gives the revolution and the surfaces the samples are told.
+std::optional<Error> TransferRun::long_streams() {
+  const auto& k = kTuning;
   StreamProbe first = probe_stream(io, pc.end_lba, m, budget,
                                    {.max_s = std::min(k.first_stream_s, opt.budget_s * k.first_stream_share),
                                     .queue_depth = qd, .want_cyl_switches = k.first_stream_cyls, .end_lba = span});
@@ -186,6 +196,12 @@ std::optional<Error> TransferRun::structure_streams() {
     if (!q.error && q.t.surfaces) long_votes.push_back({q.t.surfaces, q.t.surfaces_settled, k.long_stream_votes});
   }
   return std::nullopt;
+}
+
+// The read size, then the long structure streams where a size follows the media.
+std::optional<Error> TransferRun::structure_streams() {
+  if (!search_read_size()) return std::nullopt;
+  return long_streams();
 }
 
 // How long a sample streams (one cylinder switch plus warm-up, and at least 12 reads), how many
