@@ -76,7 +76,6 @@ struct AccessTuning {
   // The access-time map, and random writes (--write).
   int map_regions = 64;
   int write_reads = 200;
-  double mad_to_sd = 1.4826;            // a normal σ from the median absolute deviation
 };
 constexpr AccessTuning kTuning{};
 
@@ -142,6 +141,21 @@ struct BackwardSteps {
   std::size_t buffered = 0, steps = 0;
 };
 
+// The steps of one chain (latencies `l` in ns, negative: failed) that count: read from the media
+// (no faster than `buffered_ns`) right after another media read. Every completed step is counted
+// in `out`, and so is each one the buffer served.
+std::vector<double> media_steps(const std::vector<double>& l, double buffered_ns, BackwardSteps& out) {
+  std::vector<double> steps;
+  for (std::size_t i = 1; i < l.size(); ++i) {
+    if (l[i] < 0) continue;
+    ++out.steps;
+    const bool buffered = l[i] < buffered_ns;
+    out.buffered += buffered;
+    if (!buffered && l[i - 1] >= buffered_ns) steps.push_back(l[i]);
+  }
+  return steps;
+}
+
 BackwardSteps backward_steps(Ctx& rc, Rng& rng, double hit_ns) {
   const auto& k_ = kTuning;
   // Per step size, the chain with the lowest median: a chain that crosses a slow (defect) region
@@ -156,21 +170,14 @@ BackwardSteps backward_steps(Ctx& rc, Rng& rng, double hit_ns) {
   };
   BackwardSteps out;
   const double buffered_ns = hit_ns + k_.buffered_margin_ms / kMsPerNs;
-  for (int rep = 0; rep < k_.rotation_max_reps && !rc.budget.exhausted() && (rep < k_.rotation_reps || !settled()); ++rep)
+  for (int rep = 0; rep < k_.rotation_max_reps && !rc.budget.exhausted() && (rep < k_.rotation_reps || !settled()); ++rep) {
     for (unsigned k : k_.chain_steps) {
       const std::uint64_t x = k_.chain_margin + rng.below(rc.span - 2 * k_.chain_margin);
       std::vector<std::uint64_t> chain;
       for (unsigned i = 0; i < k_.chain_length; ++i) chain.push_back(x - i * k);
       auto l = qd1(rc, chain, false, nullptr, true);
       if (rc.err) return out;
-      std::vector<double> steps;
-      for (std::size_t i = 1; i < l.size(); ++i) {
-        if (l[i] < 0) continue;
-        ++out.steps;
-        const bool buffered = l[i] < buffered_ns;
-        out.buffered += buffered;
-        if (!buffered && l[i - 1] >= buffered_ns) steps.push_back(l[i]);
-      }
+      const std::vector<double> steps = media_steps(l, buffered_ns, out);
       if (steps.size() >= k_.min_chain_steps) {
         const double m = median(steps);
         if (!best.count(k) || m < best[k]) best[k] = m;
@@ -179,6 +186,7 @@ BackwardSteps backward_steps(Ctx& rc, Rng& rng, double hit_ns) {
       }
       if (rc.spent) break;
     }
+  }
   for (unsigned k : k_.chain_steps) {
     if (best.count(k)) out.kl.emplace_back(k, best[k]);
     else if (pool[k].size() >= k_.min_chain_steps) out.kl.emplace_back(k, median(pool[k]));
@@ -283,12 +291,32 @@ struct AccessRun {
   void rotation_from_waits(Ctx& rc, Budget& rot_budget, std::int64_t charged);
   void rotation_from_step_median(const BackwardSteps& bs);
   void unseed_rotation();
+  // One chunk of the sweep's plan: its random reads and the anchor re-reads among them.
+  struct SweepChunk {
+    std::vector<std::uint64_t> lbas;
+    std::vector<int> anchor_of;  // per plan entry: the anchor it re-reads, or -1
+    unsigned randoms = 0;
+  };
+  SweepChunk sweep_chunk(unsigned done, unsigned n);
+  void file_sweep_reads(const SweepChunk& ch, const std::vector<double>& l, const std::vector<std::int64_t>& stamps,
+                        double hit_ms);
   void sweep(unsigned n, unsigned at_least, double share);
   void random_reads();
   void lock_rotation();
+  void classify_slow_reads();
+  SlowIo slow_io(Ctx& sc, const Budget& slow_budget);
+  void file_slow_search(const SlowSearch& ss);
   void find_slow_regions();
+  struct StrokeEnds {
+    std::uint64_t lo = 0, hi = 0;  // the first and the last LBA a stroke may reach
+  };
+  StrokeEnds stroke_ends();
+  StrokeEnds windows_clear_of_slow(const StrokeEnds& ends, std::uint64_t w) const;
   void full_stroke();
+  TrackSeekInput track_seek_input() const;
+  void finer_rotation(const TrackSeekResult& tr);
   void track_to_track();
+  void seek_curve(const std::map<int, std::vector<double>>& bins);
   void seek_figures();
   void check_stroke();
   void access_map();
@@ -309,7 +337,7 @@ void AccessRun::measure_overhead() {
     const double o = median(hits);
     if (third == 0 || o < best) {
       best = o;
-      best_u = kZ95 * k.mad_to_sd * mad(hits) / std::sqrt(static_cast<double>(hits.size()));
+      best_u = kZ95 * kMadToSigma * mad(hits) / std::sqrt(static_cast<double>(hits.size()));
     }
   }
   res.overhead_ms = {best * kMsPerNs, best_u * kMsPerNs};
@@ -411,11 +439,68 @@ void AccessRun::measure_rotation() {
   // replaces this figure below.
   std::vector<double> est;
   for (auto& [step, l] : bs.kl) est.push_back(l + step * sec);
-  const double u = std::max(kZ95 * k.mad_to_sd * mad(est) / std::sqrt(static_cast<double>(est.size())),
+  const double u = std::max(kZ95 * kMadToSigma * mad(est) / std::sqrt(static_cast<double>(est.size())),
                             k.rotation_fit_floor * rot);
   res.rotation_ms = {rot * kMsPerNs, u * kMsPerNs};
   res.rpm = {60e9 / rot, 60e9 / rot * (u / rot)};
   res.sector_ms = {sec * kMsPerNs, 0};
+}
+
+// The sweep's next chunk of reads, `done` of its `n` random reads taken: up to kTuning.chunk more
+// random reads, each drawn again while it lands just after the previous one, and now and then an
+// anchor re-read after one.
+AccessRun::SweepChunk AccessRun::sweep_chunk(unsigned done, unsigned n) {
+  const auto& k = kTuning;
+  SweepChunk ch;
+  for (unsigned i = 0; i < k.chunk && done + i < n; ++i) {
+    // Not just after the previous random read, nor the anchor read between (its read-ahead).
+    const std::uint64_t prev_read = ch.lbas.empty() ? c.last_lba : ch.lbas.back();
+    auto near = [&](std::uint64_t x) {
+      return (x >= prev_random && x - prev_random < k.near_blocks) ||
+             (x >= prev_read && x - prev_read < k.near_blocks);
+    };
+    std::uint64_t x = rng.below(span());
+    for (int t = 0; t < k.redraws && near(x); ++t) x = rng.below(span());
+    ch.lbas.push_back(x);
+    ch.anchor_of.push_back(-1);
+    prev_random = x;
+    ++ch.randoms;
+    // At random times, not every n-th read: an anchor re-read at a steady pace P would let the
+    // phases also line up at 1/T ± 1/P (spindle.hpp refuses such an alias, and the lock is
+    // lost). The anchors in turn: each is read again only after all the others, by which time
+    // the buffer should have let it go (a re-read it served adds an anchor).
+    if (!anchor_lbas.empty() && anchor_rng.below(k.anchor_every) == 0) {
+      ch.lbas.push_back(anchor_lbas[next_anchor]);
+      ch.anchor_of.push_back(static_cast<int>(next_anchor));
+      next_anchor = (next_anchor + 1) % static_cast<unsigned>(anchor_lbas.size());
+    }
+  }
+  return ch;
+}
+
+// What a chunk's reads took (`l`, in ns; negative: failed): a random read's latency and seek
+// distance join the sweep's, an anchor re-read's stamp the rotation lock's, unless it came back
+// faster than `hit_ms` (from the buffer).
+void AccessRun::file_sweep_reads(const SweepChunk& ch, const std::vector<double>& l,
+                                 const std::vector<std::int64_t>& stamps, double hit_ms) {
+  const auto& k = kTuning;
+  for (std::size_t i = 0; i < ch.lbas.size(); ++i) {
+    // The seek started where the read before it in its range, anchor or not, left the head.
+    const std::uint64_t dist = seek_distance(ch.lbas[i]);
+    if (l[i] < 0) continue;
+    if (ch.anchor_of[i] < 0) {
+      lbas.push_back(ch.lbas[i]);
+      lat_ms.push_back(l[i] * kMsPerNs);
+      dists.push_back(dist);
+    } else if (l[i] * kMsPerNs < hit_ms) {
+      // Still in the buffer: the anchors come round too soon for its size. One more anchor
+      // spaces each one's re-reads further without reading the anchors less often.
+      ++anchor_hits;
+      if (anchor_lbas.size() < k.anchors_max) anchor_lbas.push_back(anchor_rng.below(span()));
+    } else {
+      anchor_reads.push_back({static_cast<unsigned>(ch.anchor_of[i]), stamps[i]});
+    }
+  }
 }
 
 // 3. Random reads over the span, until the budget's share is used and in any case (budget left)
@@ -424,59 +509,18 @@ void AccessRun::measure_rotation() {
 //    Among them, at random, re-reads of the anchor blocks (lock_rotation), from draws of their own
 //    so that the random reads are what they would be without them. At most n random reads, at
 //    least `at_least` (budget left).
+//    The reads go in chunks: sweep_chunk plans each, file_sweep_reads files what they took.
 void AccessRun::sweep(unsigned n, unsigned at_least, double share) {
-  const auto& k = kTuning;
-  const double hit_ms = res.overhead_ms.value + k.buffered_margin_ms;
+  const double hit_ms = res.overhead_ms.value + kTuning.buffered_margin_ms;
   for (unsigned done = 0; done < n && !budget.exhausted() &&
                           (done < at_least || budget.used_s() < share * budget.limit_s());) {
-    std::vector<std::uint64_t> chunk;
-    std::vector<int> anchor_of;  // per plan entry: the anchor it re-reads, or -1
-    unsigned randoms = 0;
-    for (unsigned i = 0; i < k.chunk && done + i < n; ++i) {
-      // Not just after the previous random read, nor the anchor read between (its read-ahead).
-      const std::uint64_t prev_read = chunk.empty() ? c.last_lba : chunk.back();
-      auto near = [&](std::uint64_t x) {
-        return (x >= prev_random && x - prev_random < k.near_blocks) ||
-               (x >= prev_read && x - prev_read < k.near_blocks);
-      };
-      std::uint64_t x = rng.below(span());
-      for (int t = 0; t < k.redraws && near(x); ++t) x = rng.below(span());
-      chunk.push_back(x);
-      anchor_of.push_back(-1);
-      prev_random = x;
-      ++randoms;
-      // At random times, not every n-th read: an anchor re-read at a steady pace P would let the
-      // phases also line up at 1/T ± 1/P (spindle.hpp refuses such an alias, and the lock is
-      // lost). The anchors in turn: each is read again only after all the others, by which time
-      // the buffer should have let it go (a re-read it served adds an anchor).
-      if (!anchor_lbas.empty() && anchor_rng.below(k.anchor_every) == 0) {
-        chunk.push_back(anchor_lbas[next_anchor]);
-        anchor_of.push_back(static_cast<int>(next_anchor));
-        next_anchor = (next_anchor + 1) % static_cast<unsigned>(anchor_lbas.size());
-      }
-    }
+    const SweepChunk ch = sweep_chunk(done, n);
     std::vector<std::int64_t> stamps;
     if (range_last.empty()) range_last.assign(opt.positioning_ranges.size() + 1, kNoRead);
     range_last[range_of(c.last_lba)] = c.last_lba;
-    auto l = qd1(c, chunk, false, &stamps);
-    for (std::size_t i = 0; i < chunk.size(); ++i) {
-      // The seek started where the read before it in its range, anchor or not, left the head.
-      const std::uint64_t dist = seek_distance(chunk[i]);
-      if (l[i] < 0) continue;
-      if (anchor_of[i] < 0) {
-        lbas.push_back(chunk[i]);
-        lat_ms.push_back(l[i] * kMsPerNs);
-        dists.push_back(dist);
-      } else if (l[i] * kMsPerNs < hit_ms) {
-        // Still in the buffer: the anchors come round too soon for its size. One more anchor
-        // spaces each one's re-reads further without reading the anchors less often.
-        ++anchor_hits;
-        if (anchor_lbas.size() < k.anchors_max) anchor_lbas.push_back(anchor_rng.below(span()));
-      } else {
-        anchor_reads.push_back({static_cast<unsigned>(anchor_of[i]), stamps[i]});
-      }
-    }
-    done += randoms;
+    auto l = qd1(c, ch.lbas, false, &stamps);
+    file_sweep_reads(ch, l, stamps, hit_ms);
+    done += ch.randoms;
     if (c.err || c.spent) break;
     report(0.1 + 0.5 * static_cast<double>(lat_ms.size()) / n);
   }
@@ -529,41 +573,42 @@ void AccessRun::lock_rotation() {
                                   anchor_hits ? fmt::format(", {} served from the buffer", anchor_hits) : ""));
 }
 
-// 4. Slow reads: slower than any normal access over the same distance can be (slow_regions.hpp);
-//    then the search that bounds the regions they lie in, in a part of the budget of its own
-//    (full stroke and seek curve still come after it).
-void AccessRun::find_slow_regions() {
-  const auto& k = kTuning;
+// The sweep's reads judged against the latency model of their seek distances (slow_regions.hpp):
+// slow_read[i] where read i took longer than any normal access over its distance can.
+void AccessRun::classify_slow_reads() {
   std::vector<std::pair<std::uint64_t, double>> dm;
   for (std::size_t i = 1; i < lat_ms.size(); ++i) dm.emplace_back(dists[i], lat_ms[i]);
   lm = LatencyModel(dm, rev_assumed_ms / 2, slow_margin_ms());
   slow_read.assign(lat_ms.size(), false);
   for (std::size_t i = 1; i < lat_ms.size(); ++i) slow_read[i] = lm.slow(dists[i], lat_ms[i]);
   res.slow_threshold_ms = lm.max_threshold_ms();
-  Budget slow_budget = budget.part(k.slow_share);
-  Ctx sc{io, slow_budget, span(), {}, false, c.last_lba};
+}
+
+// The slow-region search's reads, through the context `sc` and on `slow_budget` (both the
+// caller's, which outlive the search): latencies in ms (-1: failed), where the head was last, when
+// to stop, and a flush of far reads.
+SlowIo AccessRun::slow_io(Ctx& sc, const Budget& slow_budget) {
+  Ctx* const s = &sc;
+  const Budget* const b = &slow_budget;
   SlowIo sio;
-  sio.read_ms = [&](const std::vector<std::uint64_t>& l) {
-    auto v = qd1(sc, l);
+  sio.read_ms = [s](const std::vector<std::uint64_t>& l) {
+    auto v = qd1(*s, l);
     for (double& x : v) x = x < 0 ? -1 : x * kMsPerNs;
     return v;
   };
-  sio.last_lba = [&] { return sc.last_lba; };
-  sio.stop = [&] { return slow_budget.exhausted() || sc.err.has_value() || sc.spent; };
-  sio.flush = [&] {
+  sio.last_lba = [s] { return s->last_lba; };
+  sio.stop = [s, b] { return b->exhausted() || s->err.has_value() || s->spent; };
+  sio.flush = [this, s] {
     std::vector<std::uint64_t> far;
-    for (int i = 0; i < k.flush_reads; ++i) far.push_back(rng.below(span()));
-    qd1(sc, far);
+    for (int i = 0; i < kTuning.flush_reads; ++i) far.push_back(rng.below(span()));
+    qd1(*s, far);
   };
-  std::vector<std::uint64_t> sl, sd;
-  std::vector<double> sm;
-  for (std::size_t i = 1; i < lat_ms.size(); ++i)
-    if (slow_read[i]) sl.push_back(lbas[i]), sd.push_back(dists[i]), sm.push_back(lat_ms[i]);
-  SlowSearch ss = find_slow(sio, lm, span(), sl, sd, sm);
-  absorb(sc, slow_budget);
-  c.last_lba = sc.last_lba;
-  if (slow_budget.exhausted())
-    res.notes.push_back("slow regions: the search ran out of its share of the budget; some may be missing or not bounded");
+  return sio;
+}
+
+// What the search found: regions, single slow LBAs (spikes), and the reads that were slow once and
+// normal when read again (outliers) with their time over the threshold.
+void AccessRun::file_slow_search(const SlowSearch& ss) {
   for (auto& f : ss.found) {
     if (f.spike) res.slow_spikes.push_back({f.first_lba, f.mean_ms});
     else res.slow_regions.push_back({f.first_lba, f.last_lba, f.mean_ms, f.location_uncertainty_blocks});
@@ -572,28 +617,57 @@ void AccessRun::find_slow_regions() {
   if (!ss.outlier_excess_ms.empty()) res.outlier_excess_ms = median(ss.outlier_excess_ms);
 }
 
-// 5. Full stroke: alternate between the first and the last part of the span, outside any slow
-//    region found there (a slow region at the end of the disk is not a longer stroke).
-void AccessRun::full_stroke() {
-  const auto& k = kTuning;
-  // Between the ends of the span, or of the largest positioning range inside it where the drive
-  // reports several (each has a positioner of its own: across them nothing moves).
-  std::uint64_t lo0 = 0, hi0 = span() - 1;
-  std::size_t in_range = 0;
-  if (opt.positioning_ranges.size() >= 2) {
-    for (std::size_t i = 0; i < opt.positioning_ranges.size(); ++i) {
-      const LbaRange& r = opt.positioning_ranges[i];
-      if (r.first_lba >= span() || r.lba_count == 0) continue;
-      const std::uint64_t last = std::min(span() - 1, r.first_lba + r.lba_count - 1);
-      if (in_range == 0 || last - r.first_lba > hi0 - lo0) lo0 = r.first_lba, hi0 = last, in_range = i + 1;
+// 4. Slow reads: slower than any normal access over the same distance can be (slow_regions.hpp);
+//    then the search that bounds the regions they lie in, in a part of the budget of its own
+//    (full stroke and seek curve still come after it).
+void AccessRun::find_slow_regions() {
+  classify_slow_reads();
+  Budget slow_budget = budget.part(kTuning.slow_share);
+  Ctx sc{io, slow_budget, span(), {}, false, c.last_lba};
+  SlowIo sio = slow_io(sc, slow_budget);
+  std::vector<std::uint64_t> sl, sd;
+  std::vector<double> sm;
+  for (std::size_t i = 1; i < lat_ms.size(); ++i)
+    if (slow_read[i]) {
+      sl.push_back(lbas[i]);
+      sd.push_back(dists[i]);
+      sm.push_back(lat_ms[i]);
     }
-    if (in_range)
-      res.notes.push_back(fmt::format("full_stroke: measured inside positioning range {} (LBA {} to {}) of {}: each has a positioner of its own",
-                                      in_range - 1, lo0, hi0, opt.positioning_ranges.size()));
+  SlowSearch ss = find_slow(sio, lm, span(), sl, sd, sm);
+  absorb(sc, slow_budget);
+  c.last_lba = sc.last_lba;
+  if (slow_budget.exhausted())
+    res.notes.push_back("slow regions: the search ran out of its share of the budget; some may be missing or not bounded");
+  file_slow_search(ss);
+}
+
+// The ends a full stroke moves between: those of the span, or of the largest positioning range
+// inside it where the drive reports several (each has a positioner of its own: across them
+// nothing moves; a note says which range).
+AccessRun::StrokeEnds AccessRun::stroke_ends() {
+  StrokeEnds e{0, span() - 1};
+  if (opt.positioning_ranges.size() < 2) return e;
+  std::size_t in_range = 0;
+  for (std::size_t i = 0; i < opt.positioning_ranges.size(); ++i) {
+    const LbaRange& r = opt.positioning_ranges[i];
+    if (r.first_lba >= span() || r.lba_count == 0) continue;
+    const std::uint64_t last = std::min(span() - 1, r.first_lba + r.lba_count - 1);
+    if (in_range == 0 || last - r.first_lba > e.hi - e.lo) {
+      e = {r.first_lba, last};
+      in_range = i + 1;
+    }
   }
-  const std::uint64_t w = std::max<std::uint64_t>((hi0 - lo0 + 1) / k.stroke_window_div, k.stroke_window_min);
-  // Each window moves inwards past any region (with its edge uncertainty) that it overlaps.
-  std::uint64_t lo = lo0, hi = hi0;
+  if (in_range)
+    res.notes.push_back(fmt::format("full_stroke: measured inside positioning range {} (LBA {} to {}) of {}: each has a positioner of its own",
+                                    in_range - 1, e.lo, e.hi, opt.positioning_ranges.size()));
+  return e;
+}
+
+// The stroke's windows, `w` blocks at each of `ends`, each moved inwards past any slow region
+// (with its edge uncertainty) that it overlaps, until none overlaps: where the windows start.
+AccessRun::StrokeEnds AccessRun::windows_clear_of_slow(const StrokeEnds& ends, std::uint64_t w) const {
+  const auto& k = kTuning;
+  StrokeEnds e = ends;
   for (bool moved = true; moved;) {
     moved = false;
     for (auto& r : res.slow_regions) {
@@ -601,11 +675,30 @@ void AccessRun::full_stroke() {
       // windows on the whole span.
       const auto m = std::min<std::uint64_t>(static_cast<std::uint64_t>(r.location_uncertainty_blocks),
                                              span() / k.edge_margin_div);
-      const std::uint64_t f = r.first_lba > m ? r.first_lba - m : 0, l = std::min(hi0, r.last_lba + m);
-      if (lo <= l && lo + w >= f && l + 1 > lo) lo = l + 1, moved = true;
-      if (hi >= f && hi <= l + w && f > 0 && f - 1 < hi) hi = f - 1, moved = true;
+      const std::uint64_t f = r.first_lba > m ? r.first_lba - m : 0, l = std::min(ends.hi, r.last_lba + m);
+      if (e.lo <= l && e.lo + w >= f && l + 1 > e.lo) {
+        e.lo = l + 1;
+        moved = true;
+      }
+      if (e.hi >= f && e.hi <= l + w && f > 0 && f - 1 < e.hi) {
+        e.hi = f - 1;
+        moved = true;
+      }
     }
   }
+  return e;
+}
+
+// 5. Full stroke: alternate between the first and the last part of the span (stroke_ends),
+//    outside any slow region found there (a slow region at the end of the disk is not a longer
+//    stroke).
+void AccessRun::full_stroke() {
+  const auto& k = kTuning;
+  const StrokeEnds ends = stroke_ends();
+  const std::uint64_t lo0 = ends.lo, hi0 = ends.hi;
+  const std::uint64_t w = std::max<std::uint64_t>((hi0 - lo0 + 1) / k.stroke_window_div, k.stroke_window_min);
+  const StrokeEnds win = windows_clear_of_slow(ends, w);
+  const std::uint64_t lo = win.lo, hi = win.hi;
   std::vector<std::uint64_t> alt;
   if (hi > lo + 2 * w)
     for (int i = 0; i < k.stroke_reads; ++i) alt.push_back(i % 2 ? hi - rng.below(w) : lo + rng.below(w));
@@ -633,11 +726,10 @@ void AccessRun::full_stroke() {
     res.notes.push_back(fmt::format("full_stroke: measured between LBA {} and {}, outside the slow regions at the ends", lo, hi));
 }
 
-// 6. Track to track: inside one zone, with that zone's own layout (track_seek.hpp). The probe's
-//    stream, or the transfer test's zones, may also give a finer revolution than the fit above.
-void AccessRun::track_to_track() {
-  const auto& k = kTuning;
-  if (rev_ms() <= 0 || c.err || c.spent) return;
+// What the track-to-track probe is told: the zone (the transfer test's, else the second quarter
+// of the span), the revolution and overhead measured so far, the transfer test's surfaces and
+// spares, and the slow regions to keep clear of.
+TrackSeekInput AccessRun::track_seek_input() const {
   TrackSeekInput ti;
   ti.first_lba = opt.zone_last_lba > opt.zone_first_lba ? opt.zone_first_lba : span() / 4;
   ti.last_lba = opt.zone_last_lba > opt.zone_first_lba ? std::min(opt.zone_last_lba, span() - 1) : span() / 2;
@@ -648,11 +740,14 @@ void AccessRun::track_to_track() {
   ti.spares_per_track = opt.spares_per_track;
   ti.seed = opt.seed;
   for (auto& r : res.slow_regions) ti.avoid.emplace_back(r.first_lba, r.last_lba);
-  Budget tb = budget.part(k.track_share);
-  TrackSeekResult tr = measure_track_to_track(io, ti, tb);
-  budget.charge(tb.used_ns());
-  if (tr.error && !c.err) c.err = tr.error;
-  res.track_to_track_ms = tr.seek_ms;
+  return ti;
+}
+
+// A finer revolution than the backward-step fit, where one stands: the transfer test's (fitted
+// across zones) when it agrees with the fit and is more exact, else the track probe's stream's.
+// A phase-locked revolution, or one where the buffer answered the backward steps, stays.
+void AccessRun::finer_rotation(const TrackSeekResult& tr) {
+  const auto& k = kTuning;
   const double rot_ns = opt.rotation_ns;
   if (locked) {
     // The phase-locked revolution stands: the others are fits of a layout.
@@ -676,6 +771,18 @@ void AccessRun::track_to_track() {
     res.rpm = {60e9 / tr.rotation_ns, 60e9 / tr.rotation_ns * rel};
     res.notes.push_back("rotation: from the track stream of the track-to-track probe (track size x sector time)");
   }
+}
+
+// 6. Track to track: inside one zone, with that zone's own layout (track_seek.hpp). The probe's
+//    stream, or the transfer test's zones, may also give a finer revolution than the fit above.
+void AccessRun::track_to_track() {
+  if (rev_ms() <= 0 || c.err || c.spent) return;
+  Budget tb = budget.part(kTuning.track_share);
+  TrackSeekResult tr = measure_track_to_track(io, track_seek_input(), tb);
+  budget.charge(tb.used_ns());
+  if (tr.error && !c.err) c.err = tr.error;
+  res.track_to_track_ms = tr.seek_ms;
+  finer_rotation(tr);
   for (auto& n : tr.notes) res.notes.push_back(n);
 }
 
@@ -701,12 +808,19 @@ void AccessRun::seek_figures() {
   res.avg_seek_ms = {seek, kZ95 * stddev(normal) / std::sqrt(static_cast<double>(normal.size())) +
                                res.overhead_ms.uncertainty + res.rotation_ms.uncertainty / 2 +
                                k.avg_seek_floor * seek};
-  // A bin's mean carries each read's rotational wait, uniform over a revolution (σ = rev/√12):
-  // with n reads its 95 % interval is ± 1.96·rev/√(12 n) from that alone. A bin is given a seek
-  // time only when that half-width is at most the track-to-track seek, the smallest step the
-  // curve has to tell apart (1 ms when it was not measured): on a 10 000 rpm drive 32 reads. The
-  // mean of 3 reads is ± 3.4 ms there; the report drew such a bin as a seek below the
-  // track-to-track time (issue 32). Fewer reads: the bin keeps its count, its seek_ms is null.
+  seek_curve(bins);
+}
+
+// The seek curve: the normal reads binned by seek distance (octaves, `bins`), each bin's mean
+// less the access model's base. A bin's mean carries each read's rotational wait, uniform over a
+// revolution (σ = rev/√12): with n reads its 95 % interval is ± 1.96·rev/√(12 n) from that alone.
+// A bin is given a seek time only when that half-width is at most the track-to-track seek, the
+// smallest step the curve has to tell apart (1 ms when it was not measured): on a 10 000 rpm
+// drive 32 reads. The mean of 3 reads is ± 3.4 ms there; the report drew such a bin as a seek
+// below the track-to-track time (issue 32). Fewer reads: the bin keeps its count, its seek_ms is
+// null.
+void AccessRun::seek_curve(const std::map<int, std::vector<double>>& bins) {
+  const auto& k = kTuning;
   const double t2t = res.track_to_track_ms.value;
   const double resolve_ms = t2t > 0 ? t2t : k.seek_bin_resolution_ms;
   const double per_read = kZ95 * rev_ms() / std::sqrt(12.0);

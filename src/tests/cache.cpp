@@ -149,7 +149,7 @@ CacheRun::Rereads CacheRun::rereads(std::uint64_t b, std::size_t n) {
   if (r.ms.back() < 0) return r;
   std::vector<double> re(r.ms.begin() + 1, r.ms.end());
   r.median = median(re);
-  const double keep = std::max(kTuning.reread_keep_mads * 1.4826 * mad(re), kHit.slack_ms);
+  const double keep = std::max(kTuning.reread_keep_mads * kMadToSigma * mad(re), kHit.slack_ms);
   double sum = 0;
   int kept = 0;
   for (double v : re)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <utility>
 
 namespace ds::measure {
 
@@ -77,8 +78,10 @@ double mad(std::vector<double> v) {
 
 double median_se(const std::vector<double>& v) {
   if (v.empty()) return 0;
-  return kMedianSeFactor * 1.4826 * mad(v) / std::sqrt(static_cast<double>(v.size()));
+  return kMedianSeFactor * kMadToSigma * mad(v) / std::sqrt(static_cast<double>(v.size()));
 }
+
+double robust_sigma(std::vector<double> v) { return kMadToSigma * mad(std::move(v)); }
 
 LineFit fit_line(std::span<const double> x, std::span<const double> y) {
   LineFit f;

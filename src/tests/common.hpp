@@ -90,11 +90,28 @@ std::vector<PlanEntry> sequential_plan(std::uint64_t lba, std::uint32_t blocks, 
                                        std::uint64_t end_lba);
 
 // ---- statistics (pure) ----
+// The constants of the normal distribution that the analyses' figures rest on. Each module uses
+// these names, so that a figure's interval and its outlier rules are read in one place.
+// A normal σ from the median absolute deviation, 1/Φ⁻¹(3/4): robust_sigma below, and every
+// outlier rule that counts "robust deviations".
+inline constexpr double kMadToSigma = 1.4826;
+// Half-width of a two-sided 95 % interval of a normal estimate, in standard errors.
+inline constexpr double kZ95 = 1.96;
+// The standard error of a sample median over that of the mean, for a normal sample: √(π/2).
+inline constexpr double kMedianSeFactor = 1.2533;
+// The first quartile of |x − y| for x, y independent N(0, σ²), in σ: √2 · Φ⁻¹(0.625). A noise
+// read from the smallest quarter of neighbours' differences (transfer_zones.cpp).
+inline constexpr double kAbsDiffQ1PerSigma = 0.4506;
+
 double mean(std::span<const double> v);
 double stddev(std::span<const double> v);
 double quantile(std::vector<double> v, double q);  // linear interpolation, q in [0,1]
 double median(std::vector<double> v);
 double mad(std::vector<double> v);  // median absolute deviation (unscaled)
+// A normal sample's σ from its MAD, which outliers barely move: exactly kMadToSigma · mad(v). Where
+// a further factor goes first (3 · kMadToSigma · mad(v)), callers keep that product as it is: the
+// doubles would differ in the last bit.
+double robust_sigma(std::vector<double> v);
 // The standard error of the median of v, for a normal sample: √(π/2) σ/√n, σ from the MAD.
 double median_se(const std::vector<double>& v);
 // slope_se: the slope's standard error from the residuals (0 with fewer than three points).
@@ -117,11 +134,6 @@ class Rng {
 
 // Progress callback: (test name, fraction done, drive time used so far in seconds).
 using ProgressFn = std::function<void(std::string_view test, double fraction, double drive_time_s)>;
-
-// Half-width of a two-sided 95 % interval of a normal estimate, in standard errors.
-inline constexpr double kZ95 = 1.96;
-// The standard error of a sample median over that of the mean, for a normal sample: √(π/2).
-inline constexpr double kMedianSeFactor = 1.2533;
 
 // Spare sectors per track from a fitted (fractional) count: its whole number when the fit lands
 // within 0.3 of one and is not negative, else -1 (not told). The transfer test's fit across zones

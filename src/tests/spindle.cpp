@@ -172,7 +172,7 @@ SpindleFit fit_spindle(const std::vector<AnchorRead>& reads, double t0_ns, doubl
     std::vector<double> dev;
     for (std::size_t k = 0; k < s.size(); ++k)
       if (keep[k]) dev.push_back(res[k] - mean_res[s[k].anchor]);
-    const double sigma = std::max(1.0, 1.4826 * mad(dev));
+    const double sigma = std::max(1.0, robust_sigma(dev));
     fit.residual_sd_ns = sigma;
     std::size_t dropped = 0;
     for (std::size_t k = 0; k < s.size(); ++k) {

@@ -145,7 +145,7 @@ Line fit_line_at(std::span<const std::int64_t> c, std::size_t from, std::size_t 
   // Then least squares over the stamps that median line explains (within 3 robust deviations):
   // a slope from differences of neighbours carries twice the stamps' noise, extrapolated to a
   // boundary that is several reads away it would blur the step the line is there to measure.
-  const double tol = 3 * 1.4826 * mad(r) + 1;
+  const double tol = 3 * kMadToSigma * mad(r) + 1;
   double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
   for (std::size_t i = from; i < to; ++i) {
     const double x = static_cast<double>(i - from), y = static_cast<double>(c[i]);
@@ -283,7 +283,7 @@ TwoKinds two_kinds(std::vector<double>& in, std::vector<double>& out, double min
   std::vector<double> di, dout;
   for (double g : in) di.push_back(std::fabs(g - mi));
   for (double g : out) dout.push_back(std::fabs(g - mo));
-  const double spread = 1.4826 * std::max(fast_median(di), fast_median(dout));
+  const double spread = kMadToSigma * std::max(fast_median(di), fast_median(dout));
   if (std::fabs(mi - mo) < 4 * spread) return r;
   const double cut = (mi + mo) / 2;
   const bool up = mi > mo;
@@ -637,7 +637,7 @@ TrackStructure analyse_stream(std::span<const std::int64_t> c, std::uint64_t fir
   t.tied_share = tied_share(d);
   if (t.tied_share > kTuning.max_tied_share) return t;  // batched stamps: the stream is timed as a whole
   const double b = median(d);
-  const double sigma = 1.4826 * mad(d);
+  const double sigma = robust_sigma(d);
   if (b <= 0) return t;
   // Candidates generously (a level-shift check follows), steps only where they stand out of the
   // stamps' own noise.

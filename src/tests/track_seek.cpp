@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "tests/transfer.hpp"
+#include "tests/stream_probe.hpp"
 
 namespace ds::measure {
 
@@ -387,7 +387,7 @@ DipFinding find_dip(const std::vector<SawtoothFoot>& feet) {
   d.hw_mode_ms = median(hw);
   // The feet's own scatter across offsets (most of them are the same switch): host latency and
   // overhead jitter move a foot by more than its resolution says.
-  const double scatter = 1.4826 * mad(k);
+  const double scatter = robust_sigma(k);
   for (std::size_t j = 0; j < feet.size(); ++j) {
     const auto& f = feet[j];
     if (f.k_ms <= 0) continue;
@@ -424,12 +424,14 @@ ZoneLayout probe_zone(IoEngine& io, const TrackSeekInput& in, Budget& budget, Tr
     res.notes.push_back("track_to_track: no place in the zone clear of slow regions; not measured");
     return z;
   }
-  ProbeChoice pc = choose_stream(io, z.loc, budget, 8, in.last_lba);
+  ProbeChoice pc = choose_stream(io, z.loc, budget, {.queue_depth = 8, .end_lba = in.last_lba});
   if (!pc.blocks) {
     res.notes.push_back("track_to_track: no track structure found in the zone; not measured");
     return z;
   }
-  StreamProbe p = probe_stream(io, pc.end_lba, pc.blocks, 0.3, 8, budget, 2, in.last_lba, in.surfaces);
+  StreamProbe p = probe_stream(io, pc.end_lba, pc.blocks, budget,
+                               {.max_s = 0.3, .queue_depth = 8, .want_cyl_switches = 2, .end_lba = in.last_lba,
+                                .surfaces_hint = in.surfaces});
   z.t = p.t.sectors_per_track ? p.t : pc.t;
   z.probed_end = std::max(p.end_lba, pc.end_lba);
   z.ok = true;

@@ -7,16 +7,14 @@
 #include <deque>
 #include <map>
 
+#include "tests/stream_probe.hpp"
+
 namespace ds::measure {
 
 namespace {
 
 // The method's parameters (docs/methods.md, "transfer").
 struct TransferTuning {
-  // choose_stream: two read sizes follow the media when their sector times agree this well (4 %
-  // where the stream found surfaces of their own density: the variants spread them by ±3 %).
-  double size_agreement = 0.005, per_surface_agreement = 0.04;
-  double fallback_agreement = 0.02;  // two media-bound sizes, where none agreed within size_agreement
   double search_share = 0.4;         // of what is left, for the read-size search
   double first_stream_s = 1.5;       // the long structure stream at the outer edge (at most)
   double first_stream_share = 0.05;  // … of the budget
@@ -29,7 +27,6 @@ struct TransferTuning {
   double min_rate_sample_s = 0.3, max_rate_sample_s = 1.0;
   double rev_guess_ns = 8.33e6;           // a revolution assumed where none was measured
   double rate_guess_bytes_s = 100e6;      // a rate assumed where none was measured
-  std::size_t steady_stretches = 16;      // a stream's steady rate: its least delayed stamp in each
   double sample_warmup_revs = 3.5;        // a sample: one cylinder switch plus warm-up
   unsigned default_surfaces = 4;          // … H assumed where not told
   double min_sample_reads = 12;           // … and at least this many reads
@@ -69,227 +66,6 @@ std::uint32_t block_bytes(const IoEngine& io) {
   return io.info().logical_block_bytes ? io.info().logical_block_bytes : 512;
 }
 
-// A stream's rate without its track structure: the slope of the line through the least delayed
-// stamp of each of up to 16 stretches of its steady part (least squares over those stamps). A host
-// only ever delays a completion, never hands it over early, so the stamp of a stretch that lies
-// lowest against the stream's line is the one nearest to when the drive finished. Through QEMU the
-// delay wandered between 0 and ~18 ms over a stream and often fell to nothing over its last reads:
-// a line through every stamp (least squares within 3 robust deviations) then came out +0.36 % fast
-// on average over 256 streams of 0.3-0.5 s, one in eight over 1 % and up to +2.7 %, enough for a
-// 16-zone drive to give a zone its outer neighbour's rate; the lowest stamps came within
-// -0.04 ± 0.23 % (at most 0.9 % off) of the served drive's own rate (docs/serve.md). A rate
-// between the end stamps alone moves by their whole delays (+3.4 ± 2.2 %). The steady part
-// leaves out the warm-up, the burst of reads submitted together as the stream started (through
-// QEMU their completions came up to 23 ms late, falling off over the next eight or so reads) and,
-// on a long stream, its first quarter.
-double steady_rate(const std::vector<std::int64_t>& c, unsigned qd, std::uint64_t bytes_per_read) {
-  const std::size_t from = std::max<std::size_t>(2 + qd, c.size() / 4);
-  if (c.size() < from + 8) return 0;
-  const double per = static_cast<double>(c.back() - c[from]) / static_cast<double>(c.size() - 1 - from);
-  if (!(per > 0)) return 0;
-  const std::size_t n = c.size() - from, stretches = std::min<std::size_t>(kTuning.steady_stretches, n / 2);
-  auto resid = [&](std::size_t i) { return static_cast<double>(c[i] - c[from]) - per * static_cast<double>(i - from); };
-  std::vector<double> x, y;
-  for (std::size_t b = 0; b < stretches; ++b) {
-    std::size_t best = from + b * n / stretches;
-    for (std::size_t i = best + 1; i < from + (b + 1) * n / stretches; ++i)
-      if (resid(i) < resid(best)) best = i;
-    x.push_back(static_cast<double>(best - from));
-    y.push_back(static_cast<double>(c[best] - c[from]));
-  }
-  const LineFit f = fit_line(x, y);
-  return f.slope > 0 ? static_cast<double>(bytes_per_read) / (f.slope * 1e-9) : 0;
-}
-
-// The largest read of a stream: 512 KiB, or what the kernel takes as one command. A larger read
-// reaches the drive as several commands that may arrive in any order (through QEMU's AHCI disk,
-// whose limit is 128 KiB, they did): a piece passed over and read a revolution later is a step
-// in the stamps that looks like a track switch.
-std::uint64_t max_stream_read_bytes(const IoEngine& io) {
-  const std::uint32_t c = io.info().max_command_bytes;
-  return c >= 4096 ? std::min<std::uint64_t>(512 * 1024, c) : 512 * 1024;
-}
-
-// The in-order prefix of completion stamps of a stream.
-std::vector<std::int64_t> prefix_stamps(const RunResult& r) {
-  std::vector<std::int64_t> c;
-  for (std::size_t i = 0; i < r.done.size() && r.done[i]; ++i) c.push_back(r.samples[i].complete_ns);
-  return c;
-}
-
-}  // namespace
-
-namespace {
-
-// A stream ends when its in-order prefix covers its time; but a drive may hold one queued read
-// back while it serves the reads behind it (pure SPTF with no age limit: on the full DiskSim
-// RZ26 model a 1.5 s structure stream waited on read 184 and ran transfer's whole share, 68 s,
-// leaving no rate sample). So no stream may take, on the engine's clock from its first
-// submission, more than a tenth of the budget it draws on (nor less than four times its own
-// time): one stream cannot starve the rest of the test.
-constexpr double kStreamBudgetShare = 0.1;
-constexpr std::int64_t kHeldReadFloor = 4;
-
-bool held_too_long(IoEngine& io, const RunResult& r, std::int64_t max_ns, const Budget& budget) {
-  const auto cap = std::max(kHeldReadFloor * max_ns, static_cast<std::int64_t>(kStreamBudgetShare * budget.limit_s() * 1e9));
-  return !r.done.empty() && r.done[0] && io.now_ns() - r.samples[0].submit_ns >= cap;
-}
-
-}  // namespace
-
-StreamProbe probe_stream(IoEngine& io, std::uint64_t lba, std::uint32_t blocks, double max_s,
-                         unsigned qd, Budget& budget, unsigned want_cyl, std::uint64_t end_lba,
-                         unsigned hint) {
-  StreamProbe p;
-  const std::uint32_t lb = block_bytes(io);
-  end_lba = std::min<std::uint64_t>(end_lba, io.info().capacity_bytes / lb);
-  const std::uint64_t read_bytes = static_cast<std::uint64_t>(blocks) * lb;
-  // Enough reads for max_s even at 2 GB/s; the keep-going test ends the stream on time.
-  const double cap_reads = std::min(2e9 * max_s / static_cast<double>(read_bytes) + 16, 400000.0);
-  auto plan = sequential_plan(lba, blocks, static_cast<std::size_t>(cap_reads), end_lba);
-  if (plan.size() < 6) {
-    p.error = make_error("span too short for a sequential stream");
-    return p;
-  }
-  std::size_t checked = 0, n = 0;
-  const auto max_ns = static_cast<std::int64_t>(max_s * 1e9);
-  KeepGoing kg = [&](const RunResult& r) {
-    if (held_too_long(io, r, max_ns, budget)) return false;
-    while (n < r.done.size() && r.done[n]) ++n;  // the completed prefix only grows
-    if (n < 2) return true;
-    // The analysis reads the in-order prefix: the stream goes on until that covers max_s.
-    if (r.samples[n - 1].complete_ns - r.samples[0].submit_ns >= max_ns) return false;
-    if (want_cyl && n >= checked + 256) {
-      checked = n;
-      auto c = prefix_stamps(r);
-      TrackStructure t = analyse_stream(c, lba, blocks, lb);
-      // A count stands once its multiples could have shown (twelve surfaces whose sizes repeat
-      // every third one showed 3 in the first 16 tracks), and the cylinder switches were seen;
-      // with a count told elsewhere (hint), the stream's own only has to show the switches.
-      if (t.surfaces && (t.surfaces_settled || hint) && t.boundaries >= (want_cyl + 1) * t.surfaces) return false;
-    }
-    return true;
-  };
-  RunOptions ro;
-  ro.queue_depth = qd;
-  ro.first_alone = true;
-  RunResult r = run_plan(io, plan, ro, budget, kg);
-  p.drive_ns = r.drive_ns;
-  auto c = prefix_stamps(r);
-  p.end_lba = lba + c.size() * blocks;
-  if (r.error && c.size() < 6) p.error = r.error;
-  p.t = analyse_stream(c, lba, blocks, lb, 2, hint);
-  p.steady_bytes_s = steady_rate(c, qd, read_bytes);
-  return p;
-}
-
-CostProbe probe_cost_stream(IoEngine& io, std::uint64_t lba, std::uint32_t m_large, double max_s,
-                            Budget& budget, double rotation_ns, unsigned want, std::uint64_t end_lba,
-                            unsigned hint) {
-  CostProbe p;
-  const std::uint32_t lb = block_bytes(io);
-  end_lba = std::min<std::uint64_t>(end_lba, io.info().capacity_bytes / lb);
-  m_large = std::max<std::uint32_t>(m_large, 2);
-  const std::uint32_t m_small = m_large / 2;
-  constexpr std::size_t n_small = 10;
-  std::vector<PlanEntry> plan;
-  std::uint64_t a = lba;
-  for (std::size_t i = 0; i < n_small + 4000; ++i) {
-    const std::uint32_t b = i < n_small ? m_small : m_large;
-    if (a + b > end_lba) break;
-    plan.push_back({a, b, false});
-    a += b;
-  }
-  if (plan.size() < n_small + 8) {
-    p.error = make_error("span too short for a sequential stream");
-    return p;
-  }
-  const auto max_ns = static_cast<std::int64_t>(max_s * 1e9);
-  std::size_t checked = 0, n = 0;
-  KeepGoing kg = [&](const RunResult& r) {
-    if (held_too_long(io, r, max_ns, budget)) return false;
-    while (n < r.done.size() && r.done[n]) ++n;
-    if (n < 2) return true;
-    if (r.samples[n - 1].complete_ns - r.samples[0].submit_ns >= max_ns) return false;
-    if (n >= n_small + 12 && n >= checked + 2) {
-      checked = n;
-      auto c = prefix_stamps(r);
-      CostStream cs = analyse_cost_stream(c, lba, m_small, n_small, m_large, lb, hint, rotation_ns);
-      if (cs.fitted && cs.t.sectors_per_track && cs.t.boundaries >= want) return false;
-    }
-    return true;
-  };
-  // Queue depth 2: the next command is always waiting in the drive (the stream goes on), and
-  // stopping leaves only one more read to finish (each may cost tens of milliseconds).
-  RunOptions ro;
-  ro.queue_depth = 2;
-  ro.first_alone = true;
-  RunResult r = run_plan(io, plan, ro, budget, kg);
-  p.drive_ns = r.drive_ns;
-  auto c = prefix_stamps(r);
-  p.end_lba = c.empty() ? lba : plan[c.size() - 1].lba + plan[c.size() - 1].blocks;
-  if (r.error && c.size() < n_small + 8) p.error = r.error;
-  p.s = analyse_cost_stream(c, lba, m_small, n_small, m_large, lb, hint, rotation_ns);
-  const auto& t = p.s.t;
-  p.consistent = p.s.fitted && t.sectors_per_track && rotation_ns > 0 &&
-                 std::fabs(t.rotation_ns - rotation_ns) <= 0.01 * rotation_ns;
-  if (!p.consistent) p.s.t.sectors_per_track = 0;
-  return p;
-}
-
-ProbeChoice choose_stream(IoEngine& io, std::uint64_t lba, Budget& budget, unsigned qd,
-                          std::uint64_t end_lba) {
-  // The stream follows the media only when per-command costs are hidden: then the time per
-  // sector does not depend on the read size. Double the size until two sizes agree (within
-  // 0.5 %) and keep the smaller one, which resolves the track boundaries best.
-  ProbeChoice best;
-  const std::uint32_t lb = block_bytes(io);
-  const std::uint32_t first = std::max<std::uint32_t>(1, 4096 / lb);
-  struct Prev { std::uint32_t m = 0; double s = 0; bool ok = false; TrackStructure t; } prev;
-  ProbeChoice near;  // the first pair that agreed only within fallback_agreement
-  for (std::uint32_t m = first; static_cast<std::uint64_t>(m) * lb <= max_stream_read_bytes(io); m *= 2) {
-    if (budget.exhausted()) break;
-    StreamProbe p = probe_stream(io, lba, m, 0.25, qd, budget, 0, end_lba);
-    if (p.error) break;
-    lba = p.end_lba + 4096;  // fresh LBAs each time: what was just read sits in the cache
-    best.end_lba = lba;
-    best.t = p.t;
-    // A track must hold several reads for its boundaries to be placed; the track size, when the
-    // stream was long enough to fit it, must agree.
-    const bool ok = p.t.media_bound && p.t.reads_per_track >= 4 &&
-                    (!p.t.sectors_per_track || p.t.sectors_per_track >= 4 * m);
-    // Surfaces of their own density pass their sectors at their own pace: two probes at two places
-    // agree only as well as the mix of surfaces they read (a few per cent over a cylinder or two).
-    const double agree = p.t.per_surface || prev.t.per_surface ? kTuning.per_surface_agreement : kTuning.size_agreement;
-    if (p.t.media_bound && prev.ok && std::fabs(p.t.sector_ns - prev.s) <= agree * p.t.sector_ns) {
-      best.t = prev.t;
-      // Larger reads resolve the boundaries as well while a track still holds ~32 of them.
-      best.blocks = std::max<std::uint32_t>(prev.m, static_cast<std::uint32_t>(prev.t.reads_per_track * prev.m / 32));
-      return best;
-    }
-    // Surfaces of their own density that the stream did not tell apart (a stream of 0.25 s reads
-    // part of a cylinder: on a /2 DEC RZ26 of 57-60 sectors a track, 8 and 16 blocks gave sector
-    // times 0.54 % apart, and every larger read lost the media), or noise on the sector time: two
-    // sizes that both followed the media within kTuning.fallback_agreement are kept, the smaller one,
-    // should no pair agree closely. A command cost shows as a larger gap (11 % at 32 blocks there).
-    if (!near.blocks && p.t.media_bound && prev.ok && std::fabs(p.t.sector_ns - prev.s) <= kTuning.fallback_agreement * p.t.sector_ns) {
-      near.blocks = prev.m;
-      near.t = prev.t;
-    }
-    prev = {m, p.t.sector_ns, ok, p.t};
-  }
-  if (near.blocks) {
-    best.t = near.t;
-    best.blocks = near.blocks;
-  } else if (prev.ok) {
-    best.blocks = prev.m;
-  }
-  return best;
-}
-
-
-namespace {
-
 // The test's state from one phase to the next.
 struct TransferRun {
   IoEngine& io;
@@ -323,6 +99,8 @@ struct TransferRun {
   void report(double f) const {
     if (progress && *progress) (*progress)("transfer", f, budget.used_s());
   }
+  bool search_read_size();
+  std::optional<Error> long_streams();
   std::optional<Error> structure_streams();
   void plan_samples();
   std::optional<Error> take_samples();
@@ -331,11 +109,20 @@ struct TransferRun {
   bool inner_slow = false, outer_slow = false;  // the edge's samples were left out as slow
   void retry_costly(TransferPoint& pt);
   TransferPoint sample(std::uint64_t lba, double dur);
+  // A rate sample's stream: `s` of drive time at the test's queue depth, inside the span, told the
+  // surface count the structure streams found.
+  StreamOptions sample_stream(double s) const {
+    return {.max_s = s, .queue_depth = qd, .end_lba = span, .surfaces_hint = H};
+  }
   TransferPoint rate_point(std::uint64_t lba, const StreamProbe& p) const;
   std::uint64_t grid_lba(unsigned i);
+  std::vector<TransferPoint> bisect_boundaries(const std::vector<TransferPoint>& good);
+  void sample_probed_zones(const std::vector<TransferPoint>& good);
   void refine_boundaries();
   void rates();
+  void drop_unreached_edges();
   void surfaces();
+  void note_untold_surfaces();
   void cost_note();
 };
 
@@ -362,14 +149,14 @@ TransferPoint point_of(std::uint64_t lba, const TrackStructure& t, double steady
 }
 
 // The read-size search (at most 40 % of the budget: where no size shows a track — a file, a RAM
-// disk — it tries every size, and the rate samples still need their share), then three long
-// structure streams: at the outer edge, mid-span and near the inner edge, so that the surface
-// count rests on several places (a ZCAV sample is too short to hold two cylinder switches).
-std::optional<Error> TransferRun::structure_streams() {
+// disk — it tries every size, and the rate samples still need their share): the read size m and
+// where fresh blocks start. Where no size follows the media, or no structure is looked for (rates
+// only), m is the raw read size and a note says why; false then, no structure streams follow.
+bool TransferRun::search_read_size() {
   const auto& k = kTuning;
   {
     Budget search(budget.left_s() * k.search_share);
-    pc = choose_stream(io, 0, search, qd, span);
+    pc = choose_stream(io, 0, search, {.queue_depth = qd, .end_lba = span});
     budget.charge(search.used_ns());
   }
   if (opt.rates_only) pc.blocks = 0;  // the search still gives the rate guess and the host's ties
@@ -383,10 +170,19 @@ std::optional<Error> TransferRun::structure_streams() {
     if (pc.t.tied_share > 0)
       res.notes.push_back(fmt::format("the host handed over {:.0f} % of a stream's completions together with the one "
                                       "before (one stamp for both)", pc.t.tied_share * 100));
-    return std::nullopt;
+    return false;
   }
-  StreamProbe first = probe_stream(io, pc.end_lba, m, std::min(k.first_stream_s, opt.budget_s * k.first_stream_share),
-                                   qd, budget, k.first_stream_cyls, span);
+  return true;
+}
+
+// Three long structure streams: at the outer edge, mid-span and near the inner edge, so that the
+// surface count rests on several places (a ZCAV sample is too short to hold two cylinder
+// switches). The first also gives the revolution and the surfaces the samples are told.
+std::optional<Error> TransferRun::long_streams() {
+  const auto& k = kTuning;
+  StreamProbe first = probe_stream(io, pc.end_lba, m, budget,
+                                   {.max_s = std::min(k.first_stream_s, opt.budget_s * k.first_stream_share),
+                                    .queue_depth = qd, .want_cyl_switches = k.first_stream_cyls, .end_lba = span});
   if (first.error) return first.error;
   fresh = first.end_lba + k.fresh_gap;
   rev_ns = first.t.rotation_ns ? first.t.rotation_ns : pc.t.rotation_ns;
@@ -394,12 +190,18 @@ std::optional<Error> TransferRun::structure_streams() {
   // A long stream saw several cylinder switches: its count is worth several samples'.
   if (H) long_votes.push_back({H, first.t.surfaces_settled, k.long_stream_votes});
   for (double at : {0.5, 0.9}) {
-    StreamProbe q = probe_stream(io, static_cast<std::uint64_t>(span * at), m,
-                                 std::min(k.more_streams_s, opt.budget_s * k.more_streams_share), qd, budget,
-                                 k.more_streams_cyls, span);
+    StreamProbe q = probe_stream(io, static_cast<std::uint64_t>(span * at), m, budget,
+                                 {.max_s = std::min(k.more_streams_s, opt.budget_s * k.more_streams_share),
+                                  .queue_depth = qd, .want_cyl_switches = k.more_streams_cyls, .end_lba = span});
     if (!q.error && q.t.surfaces) long_votes.push_back({q.t.surfaces, q.t.surfaces_settled, k.long_stream_votes});
   }
   return std::nullopt;
+}
+
+// The read size, then the long structure streams where a size follows the media.
+std::optional<Error> TransferRun::structure_streams() {
+  if (!search_read_size()) return std::nullopt;
+  return long_streams();
 }
 
 // How long a sample streams (one cylinder switch plus warm-up, and at least 12 reads), how many
@@ -440,8 +242,10 @@ void TransferRun::retry_costly(TransferPoint& pt) {
   // cache hit is no media timing (32 MiB of 512-byte blocks: 0.01 % of a 200 GB disk).
   const std::uint64_t from = pt.lba >= k.cost_backoff ? pt.lba - k.cost_backoff : pt.lba + k.cost_backoff;
   ++cost_tried;
-  CostProbe q = probe_cost_stream(io, from, m_cost, k.cost_stream_s, budget, rev_ns,
-                                  (H ? H : k.default_surfaces) + k.cost_extra_switches, span, H);
+  CostProbe q = probe_cost_stream(io, from, m_cost, budget,
+                                  {.max_s = k.cost_stream_s, .rotation_ns = rev_ns,
+                                   .want_boundaries = (H ? H : k.default_surfaces) + k.cost_extra_switches,
+                                   .end_lba = span, .surfaces_hint = H});
   if (q.error || !q.consistent) return;
   const std::uint64_t lba = pt.lba;
   pt = point_of(lba, q.s.t);
@@ -469,7 +273,7 @@ TransferPoint TransferRun::rate_point(std::uint64_t lba, const StreamProbe& p) c
 }
 
 TransferPoint TransferRun::sample(std::uint64_t lba, double dur) {
-  StreamProbe p = probe_stream(io, lba, m, dur, qd, budget, 0, span, H);
+  StreamProbe p = probe_stream(io, lba, m, budget, sample_stream(dur));
   TransferPoint pt = rate_point(lba, p);
   if (!pt.sectors_per_track && cost_ok && !p.error) retry_costly(pt);
   return pt;
@@ -518,7 +322,7 @@ std::optional<Error> TransferRun::take_samples() {
   for (unsigned n = 0; n < order.size() && !budget.exhausted(); ++n) {
     const unsigned i = order[n];
     const std::uint64_t lba = grid_lba(i);
-    StreamProbe p = probe_stream(io, lba, m, sample_s, qd, budget, 0, span, H);
+    StreamProbe p = probe_stream(io, lba, m, budget, sample_stream(sample_s));
     if (p.error) {
       res.notes.push_back("sample at LBA " + std::to_string(lba) + ": " + p.error->message);
       if (res.points.empty()) return p.error;
@@ -573,7 +377,7 @@ void TransferRun::recheck_odd_rates() {
     std::vector<double> r{pts[i].mb_s};
     for (const std::uint64_t lba : {pts[i].lba >= step ? pts[i].lba - step : pts[i].lba + 2 * step,
                                     std::min(room, pts[i].lba + step)}) {
-      const StreamProbe p = probe_stream(io, lba, m, sample_s, qd, budget, 0, span, H);
+      const StreamProbe p = probe_stream(io, lba, m, budget, sample_stream(sample_s));
       if (p.error || !(p.steady_bytes_s > 0)) break;
       r.push_back(p.steady_bytes_s * 1e-6);
     }
@@ -626,15 +430,10 @@ void TransferRun::mark_slow_samples() {
                                   inner_slow || outer_slow ? "; the rate at that edge of the disk is not told" : ""));
 }
 
-// Every change of sectors-per-track refined by bisection until the boundary is known to
-// opt.boundary_precision of the span; a third value found in between is a zone the grid missed.
-// A refinement probe is short and may miss a cylinder switch; zones that only such probes saw get
-// one full sample at their middle.
-void TransferRun::refine_boundaries() {
-  std::vector<TransferPoint> good;
-  for (auto& p : res.points)
-    if (!p.anomalous && p.sectors_per_track) good.push_back(p);
-  if (good.empty() || !m) return;
+// Every change of sectors-per-track between the samples with a structure (`good`, in LBA order)
+// refined by bisection until the boundary is known to opt.boundary_precision of the span; a third
+// value found in between is a zone the grid missed. The refinement probes' points, in LBA order.
+std::vector<TransferPoint> TransferRun::bisect_boundaries(const std::vector<TransferPoint>& good) {
   const double refine_s = kTuning.refine_revs * rev_guess * 1e-9;
   const auto prec = static_cast<std::uint64_t>(std::max(1.0, opt.boundary_precision * span));
   std::vector<TransferPoint> extra;
@@ -656,10 +455,14 @@ void TransferRun::refine_boundaries() {
       work.emplace_back(pm, b);
     }
   }
-  auto by_lba = [](auto& x, auto& y) { return x.lba < y.lba; };
-  std::sort(extra.begin(), extra.end(), by_lba);
-  for (auto& e : extra) res.points.push_back(e);
-  std::sort(res.points.begin(), res.points.end(), by_lba);
+  std::sort(extra.begin(), extra.end(), [](auto& x, auto& y) { return x.lba < y.lba; });
+  return extra;
+}
+
+// A refinement probe is short and may miss a cylinder switch: a zone that only such probes saw
+// (none of the samples in `good` lies in it) gets one full sample at its middle, whose rate
+// replaces theirs when it shows the same zone.
+void TransferRun::sample_probed_zones(const std::vector<TransferPoint>& good) {
   for (auto& z : zones_from_points(res.points, span, lb)) {
     bool has_full = false;
     for (auto& g : good) has_full |= g.lba >= z.first_lba && g.lba <= z.last_lba;
@@ -672,11 +475,48 @@ void TransferRun::refine_boundaries() {
     zp.spt_uncertainty = pm.spt_uncertainty;
     if (!same_zone(pm, zp)) continue;
     // Replace the short probes' rates in this zone by the full sample's.
-    for (auto& p : res.points)
-      if (p.lba >= z.first_lba && p.lba <= z.last_lba) { p.mb_s = pm.mb_s; p.lossless_mb_s = pm.lossless_mb_s; }
+    for (auto& p : res.points) {
+      if (p.lba < z.first_lba || p.lba > z.last_lba) continue;
+      p.mb_s = pm.mb_s;
+      p.lossless_mb_s = pm.lossless_mb_s;
+    }
     res.points.push_back(pm);
   }
+}
+
+// The zone boundaries refined (bisect_boundaries) and the zones only the refinement saw sampled
+// in full (sample_probed_zones), the points kept in LBA order.
+void TransferRun::refine_boundaries() {
+  std::vector<TransferPoint> good;
+  for (auto& p : res.points)
+    if (!p.anomalous && p.sectors_per_track) good.push_back(p);
+  if (good.empty() || !m) return;
+  auto by_lba = [](auto& x, auto& y) { return x.lba < y.lba; };
+  for (auto& e : bisect_boundaries(good)) res.points.push_back(e);
   std::sort(res.points.begin(), res.points.end(), by_lba);
+  sample_probed_zones(good);
+  std::sort(res.points.begin(), res.points.end(), by_lba);
+}
+
+// An edge's rate needs a sample near that edge: the zones cover the span whatever the samples
+// reached (a 60 s bench of a slow /2 HP C2249A took two samples, both at its outer edge, and
+// printed outer/inner 1.000 ± 0.013 for 1.76). The outer and inner rates are taken back where no
+// sample that counts reached their edge, or where that edge's samples were left out as slow.
+void TransferRun::drop_unreached_edges() {
+  std::uint64_t lo = span, hi = 0;
+  for (const auto& p : res.points) {
+    if (p.anomalous || !(p.mb_s > 0)) continue;
+    lo = std::min(lo, p.lba);
+    hi = std::max(hi, p.lba);
+  }
+  // (Samples start in [0, room]; each reads on a sample's length past its start.)
+  const auto reach = static_cast<std::uint64_t>(kTuning.edge_reach * static_cast<double>(span));
+  const bool outer_far = lo > reach, inner_far = hi + reach < room;
+  if (outer_far || inner_far)
+    res.notes.push_back(fmt::format("no sample within {:.0f} % of the {} edge: that rate and the ratio are not told",
+                                    kTuning.edge_reach * 100, outer_far && inner_far ? "outer and the inner" : outer_far ? "outer" : "inner"));
+  if (outer_slow || outer_far) res.outer_mb_s = {};
+  if (inner_slow || inner_far) res.inner_mb_s = {};
 }
 
 // Zones, the outer and inner rates and their ratio, the samples' revolution, spare sectors.
@@ -688,20 +528,7 @@ void TransferRun::rates() {
     const auto& zi = res.zones.back();
     res.outer_mb_s = {zo.mb_s, zo.mb_s_uncertainty};
     res.inner_mb_s = {zi.mb_s, zi.mb_s_uncertainty};
-    // An edge's rate needs a sample near that edge: the zones cover the span whatever the samples
-    // reached (a 60 s bench of a slow /2 HP C2249A took two samples, both at its outer edge, and
-    // printed outer/inner 1.000 ± 0.013 for 1.76).
-    std::uint64_t lo = span, hi = 0;
-    for (const auto& p : res.points)
-      if (!p.anomalous && p.mb_s > 0) lo = std::min(lo, p.lba), hi = std::max(hi, p.lba);
-    // (Samples start in [0, room]; each reads on a sample's length past its start.)
-    const auto reach = static_cast<std::uint64_t>(kTuning.edge_reach * static_cast<double>(span));
-    const bool outer_far = lo > reach, inner_far = hi + reach < room;
-    if (outer_far || inner_far)
-      res.notes.push_back(fmt::format("no sample within {:.0f} % of the {} edge: that rate and the ratio are not told",
-                                      kTuning.edge_reach * 100, outer_far && inner_far ? "outer and the inner" : outer_far ? "outer" : "inner"));
-    if (outer_slow || outer_far) res.outer_mb_s = {};
-    if (inner_slow || inner_far) res.inner_mb_s = {};
+    drop_unreached_edges();
     if (zi.mb_s > 0 && res.outer_mb_s.value > 0 && res.inner_mb_s.value > 0) {
       double r = zo.mb_s / zi.mb_s;
       double rel = std::hypot(zo.mb_s_uncertainty / zo.mb_s, zi.mb_s_uncertainty / zi.mb_s);
@@ -719,6 +546,22 @@ void TransferRun::rates() {
     res.rotation_ms = {};
   }
   fit_spares(res, lb);
+}
+
+// No stream told a surface count: the note says what the samples did show, a period of the
+// tracks' sector times too short to rule out its multiples, or switches all alike.
+void TransferRun::note_untold_surfaces() {
+  std::map<unsigned, int> periods;
+  for (auto& p : res.points)
+    if (!p.anomalous && p.rate_period_untold) ++periods[p.rate_period_untold];
+  if (!periods.empty()) {
+    const unsigned top = most_voted(periods);
+    res.notes.push_back(fmt::format("surfaces not told: the tracks' sector times repeat every {} tracks at {} places, "
+                                    "but a sample covers too few tracks to rule out a multiple of {}",
+                                    top, periods[top], top));
+  } else if (m && res.rotation_ms.value > 0) {
+    res.notes.push_back("head and cylinder switches take the same time here: surfaces not told");
+  }
 }
 
 // Surfaces: the most common tracks-per-cylinder among the streams that told it. One place's
@@ -747,17 +590,7 @@ void TransferRun::surfaces() {
     return;
   }
   if (!told) {
-    std::map<unsigned, int> periods;
-    for (auto& p : res.points)
-      if (!p.anomalous && p.rate_period_untold) ++periods[p.rate_period_untold];
-    if (!periods.empty()) {
-      const unsigned top = most_voted(periods);
-      res.notes.push_back(fmt::format("surfaces not told: the tracks' sector times repeat every {} tracks at {} places, "
-                                      "but a sample covers too few tracks to rule out a multiple of {}",
-                                      top, periods[top], top));
-    } else if (m && res.rotation_ms.value > 0) {
-      res.notes.push_back("head and cylinder switches take the same time here: surfaces not told");
-    }
+    note_untold_surfaces();
     return;
   }
   res.surfaces_estimate = best;

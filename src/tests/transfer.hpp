@@ -78,48 +78,6 @@ struct TransferResult {
   std::vector<std::string> notes;
 };
 
-// Stream small sequential reads from `lba` until `min_revs` revolutions' worth (or `max_s`) of
-// drive time has passed, and analyse the stamps. Shared with the access test, which needs the
-// track size to aim its track-to-track seeks.
-struct StreamProbe {
-  TrackStructure t;
-  std::uint64_t end_lba = 0;  // first LBA after the last completed read
-  std::int64_t drive_ns = 0;
-  // The stream's rate without its track structure, from its steady part (steady_rate in
-  // transfer.cpp; 0: too few reads).
-  double steady_bytes_s = 0;
-  std::optional<Error> error;
-};
-StreamProbe probe_stream(IoEngine& io, std::uint64_t lba, std::uint32_t blocks, double max_s,
-                         unsigned queue_depth, Budget& budget, unsigned want_cyl_switches = 0,
-                         std::uint64_t end_lba = UINT64_MAX, unsigned surfaces_hint = 0);
-
-// A stream inside a region where every command costs far more than its media time: `n_small`
-// reads of m_large/2 blocks, then reads of m_large blocks (queue depth 2) until the stamps, with
-// the fitted per-command cost taken off (analyse_cost_stream), show `want_boundaries` track
-// boundaries, or `max_s` has passed. The structure is kept only if it is consistent: a sector
-// time and a track size whose product is the rotation `rotation_ns` (within 1 %), which no zone
-// changes; otherwise t.sectors_per_track stays 0 (no structure told).
-struct CostProbe {
-  CostStream s;
-  std::uint64_t end_lba = 0;
-  std::int64_t drive_ns = 0;
-  std::optional<Error> error;
-  bool consistent = false;
-};
-CostProbe probe_cost_stream(IoEngine& io, std::uint64_t lba, std::uint32_t m_large, double max_s,
-                            Budget& budget, double rotation_ns, unsigned want_boundaries,
-                            std::uint64_t end_lba = UINT64_MAX, unsigned surfaces_hint = 0);
-
-// Find a read size at which the stream follows the media (boundaries visible) near `lba`.
-struct ProbeChoice {
-  std::uint32_t blocks = 0;
-  TrackStructure t;
-  std::uint64_t end_lba = 0;  // the probes read up to here (re-reading it would hit the cache)
-};
-ProbeChoice choose_stream(IoEngine& io, std::uint64_t lba, Budget& budget, unsigned queue_depth,
-                          std::uint64_t end_lba);
-
 // The value with the most votes, the smallest among ties (votes not empty).
 unsigned most_voted(const std::map<unsigned, int>& votes);
 

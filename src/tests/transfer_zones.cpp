@@ -117,7 +117,7 @@ std::vector<const TransferPoint*> without_outliers(const std::vector<const Trans
     ratio.push_back(p->media_mb_s > 0 ? r / p->media_mb_s : 1.0);
   }
   const double m = median(ratio);
-  const double sigma = std::max(1.4826 * mad(ratio), kZones.sample_rate_resolution * m);
+  const double sigma = std::max(robust_sigma(ratio), kZones.sample_rate_resolution * m);
   std::vector<const TransferPoint*> kept;
   for (std::size_t i = 0; i < g.size(); ++i)
     if (std::fabs(ratio[i] - m) <= kZones.outlier_sigmas * sigma) kept.push_back(g[i]);
@@ -151,9 +151,6 @@ void pool_rising_groups(std::vector<std::vector<const TransferPoint*>>& groups) 
     }
   }
 }
-
-// The first quartile of |x − y| for x, y independent N(0, σ²), in σ: √2 · Φ⁻¹(0.625).
-constexpr double kAbsDiffQ1PerSigma = 0.4506;
 
 // Rates alone (no track structure): the sample-to-sample noise, and the spikes taken out of
 // `use`. A step between zones then counts only if it stands out of the noise, so that a flat but

@@ -14,6 +14,7 @@
 #include "batching_io.hpp"
 #include "sim/sim.hpp"
 #include "tests/bench.hpp"
+#include "tests/stream_probe.hpp"
 #include "tests/structure.hpp"
 #include "tests/transfer.hpp"
 
@@ -152,8 +153,8 @@ TEST_CASE("a stream's steady rate through a host whose delay drifts: within 0.5 
   for (int i = 0; i < 12; ++i) {
     const std::uint64_t lba = span / 13 * static_cast<std::uint64_t>(i + 1);
     Budget b1(5), b2(5);
-    const StreamProbe a = probe_stream(*plain->io, lba, 256, 0.4, 8, b1);
-    const StreamProbe h = probe_stream(io, lba, 256, 0.4, 8, b2);
+    const StreamProbe a = probe_stream(*plain->io, lba, 256, b1, {.max_s = 0.4, .queue_depth = 8});
+    const StreamProbe h = probe_stream(io, lba, 256, b2, {.max_s = 0.4, .queue_depth = 8});
     REQUIRE(a.steady_bytes_s > 0);
     REQUIRE(h.steady_bytes_s > 0);
     INFO("at " << lba << ": " << h.steady_bytes_s * 1e-6 << " MB/s held, " << a.steady_bytes_s * 1e-6 << " without");

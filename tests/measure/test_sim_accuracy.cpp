@@ -12,6 +12,7 @@
 #include "sim/model.hpp"
 #include "sim/sim.hpp"
 #include "tests/blocksize.hpp"
+#include "tests/stream_probe.hpp"
 #include "tests/transfer.hpp"
 #include "truth.hpp"
 
@@ -340,7 +341,7 @@ TEST_CASE("read-size search: surfaces of their own density still give a track st
   for (int i = 1; i <= 8; ++i) {
     ds::measure::Budget b(10);
     const std::uint64_t lba = span / 9 * static_cast<std::uint64_t>(i);
-    const ds::measure::ProbeChoice pc = ds::measure::choose_stream(*t->io, lba, b, 8, span);
+    const ds::measure::ProbeChoice pc = ds::measure::choose_stream(*t->io, lba, b, {.queue_depth = 8, .end_lba = span});
     INFO("at " << lba << ": " << pc.blocks << " blocks, " << pc.t.sectors_per_track << " sectors a track");
     CHECK(pc.blocks > 0);
     if (pc.t.sectors_per_track) CHECK((pc.t.sectors_per_track >= 56 && pc.t.sectors_per_track <= 61));
