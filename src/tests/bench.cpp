@@ -596,10 +596,11 @@ std::string bench_to_text(const BenchResult& r) {
     const unsigned after = c.read_ahead_after_sequential_reads.value_or(0);
     line("read-ahead", !c.read_ahead ? std::string("not measured")
                        : *c.read_ahead ? fmt::format("yes, ≥ {} KiB{}", c.read_ahead_bytes_estimate / 1024,
-                                                     after == 0 ? std::string()
-                                                                : fmt::format(", only after {} sequential read{} in a row",
-                                                                              after, after == 1 ? "" : "s"))
-                                       : std::string("none (the next block missed)"));
+                                                     after == 0   ? std::string()
+                                                     : after == 1 ? std::string(", only once a read has continued another")
+                                                                  : fmt::format(", only once {} reads in a row have each "
+                                                                                "continued the one before", after))
+                                       : std::string("none (the next block missed, also after reads in a row)"));
     for (auto& n : c.notes) o += "  note: " + n + "\n";
   }
   if (r.blocksize) {

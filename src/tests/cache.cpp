@@ -278,7 +278,7 @@ void CacheRun::size() {
     // half the interface rate: the media is slower) and re-read from the buffer (the hit line). A
     // round that would take the budget past the size probe's share is not started: a round the
     // budget cuts short ends the whole test, and the read-ahead probe after this one would never
-    // run (a large cache, or a slow bus: DiskSim's Atlas III).
+    // run (a large cache: the 8 TB presets).
     auto round_s = [&](unsigned r) {
       const double xfer_ms = static_cast<double>(S * lb) / (hit_rate_mb_s * 1e3);
       return r * ((miss_ms + 2 * xfer_ms) + (res.hit_overhead_ms.value + xfer_ms)) * 1e-3;
