@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "app/io_wrappers.hpp"
+#include "app/kernel_errors.hpp"
 #include "app/restore.hpp"
 #include "app/target.hpp"
 #include "tests/bench.hpp"
@@ -237,6 +238,7 @@ Expected<Report> bench_target(Target& target, const BenchRequest& req, const mea
                                              t->io->info().logical_block_bytes);
   OffsetIo shifted(*t->io, w->first);
   StoppableIo io(shifted, req.stop);
+  const KernelErrorWatch kernel(t->block_name);
   auto res = measure::run_bench(io, bo, progress);
   if (!res) return res.error();
   const bool interrupted = req.stop && req.stop();
@@ -254,6 +256,7 @@ Expected<Report> bench_target(Target& target, const BenchRequest& req, const mea
     r.warnings.push_back(named ? err.message : fmt::format("{}: {}", test, err.message));
     r.exit_code = worse_exit(r.exit_code, device_failure(err) ? kExitDevice : kExitPartial);
   }
+  kernel.finish(r, r.exit_code == kExitDevice);
   if (interrupted) {
     // The tests that finished are in the report; the one cut short is under tests.errors.
     r.json["interrupted"] = true;

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "app/kernel_errors.hpp"
 #include "app/target.hpp"
 
 namespace ds::app {
@@ -182,10 +183,12 @@ Expected<Report> run_replay(const ReplayRequest& req) {
   ro.queue_depth = req.queue_depth;
   ro.wrap = req.wrap;
   ro.allow_write = req.write;
+  const KernelErrorWatch kernel(t->block_name);
   auto r = measure::replay(*t->io, *trace, ro);
   if (!r) return r.error();
   auto rep = replay_report(req, *trace, *r);
   rep.json["target"]["kind"] = to_string(t->kind);
+  kernel.finish(rep, rep.exit_code == kExitDevice);
   return rep;
 }
 

@@ -527,4 +527,38 @@ Expected<unsigned> set_queue_depth(std::string_view disk, unsigned depth, const 
   return *f->queue_depth;
 }
 
+namespace {
+// The counters print as "0x1f" (scsi_sysfs.c: show_iostat_counterbits, "0x%llx").
+std::optional<std::uint64_t> read_hex_counter(const fs::path& p) {
+  const auto s = read_attr(p);
+  if (!s || s->size() < 3 || s->size() > 18 || (*s)[0] != '0' || ((*s)[1] != 'x' && (*s)[1] != 'X'))
+    return std::nullopt;
+  std::uint64_t v = 0;
+  for (std::size_t i = 2; i < s->size(); ++i) {
+    const char c = static_cast<char>(std::tolower(static_cast<unsigned char>((*s)[i])));
+    const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (d < 0) return std::nullopt;
+    v = v * 16 + static_cast<std::uint64_t>(d);
+  }
+  return v;
+}
+}  // namespace
+
+std::optional<KernelIoCounts> kernel_io_counts(std::string_view disk, const fs::path& root) {
+  auto name = resolve_disk_name(disk, root);
+  if (!name) return std::nullopt;
+  const fs::path dev = under(root, "/sys/block/" + *name + "/device");
+  auto done = read_hex_counter(dev / "iodone_cnt");
+  auto err = read_hex_counter(dev / "ioerr_cnt");
+  auto tmo = read_hex_counter(dev / "iotmo_cnt");
+  if (!done || !err || !tmo) return std::nullopt;
+  return KernelIoCounts{*done, *err, *tmo};
+}
+
+KernelIoCounts counts_since(const KernelIoCounts& before, const KernelIoCounts& after) {
+  auto diff = [](std::uint64_t a, std::uint64_t b) { return b >= a ? b - a : 0; };
+  return {diff(before.completed, after.completed), diff(before.failed, after.failed),
+          diff(before.timed_out, after.timed_out)};
+}
+
 }  // namespace ds::sysfs

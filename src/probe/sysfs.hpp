@@ -103,4 +103,20 @@ Expected<std::string> set_scheduler(std::string_view disk, std::string_view sche
 Expected<unsigned> set_queue_depth(std::string_view disk, unsigned depth,
                                    const std::filesystem::path& root = "/");
 
+// The SCSI mid-layer's per-device command counters (device/iodone_cnt, ioerr_cnt, iotmo_cnt:
+// hexadecimal, counting since the device was attached). A command that fails and that the
+// kernel then retries successfully counts in ioerr_cnt although the reader got its data: the
+// one trace an intermittently failing drive leaves that a program reading through the block
+// layer can see (drivers/scsi/scsi_lib.c, scsi_complete; scsi_sysfs.c).
+struct KernelIoCounts {
+  std::uint64_t completed = 0;  // iodone_cnt
+  std::uint64_t failed = 0;     // ioerr_cnt: completed with an error, retried or not
+  std::uint64_t timed_out = 0;  // iotmo_cnt: handed to the error handler on a timeout
+};
+// nullopt for a disk without the SCSI layer (virtio-blk, NVMe, loop) or unreadable counters.
+std::optional<KernelIoCounts> kernel_io_counts(std::string_view disk,
+                                               const std::filesystem::path& root = "/");
+// What changed between two readings (a counter that went back, as after a re-attach, gives 0).
+KernelIoCounts counts_since(const KernelIoCounts& before, const KernelIoCounts& after);
+
 }  // namespace ds::sysfs

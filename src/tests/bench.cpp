@@ -300,6 +300,19 @@ void check_zones(BenchResult& r) {
   r.errors.emplace_back("transfer", make_error("internal: the zones found do not tile the span; none are reported"));
 }
 
+// A device that stopped answering (a wait that timed out) or went away during a test ends the
+// run (docs/safety.md): every later test would only wait out the same timeout again, 30 s each
+// on a real drive, or fail the same way at once. What it returns is the error of each test not run.
+std::optional<Error> run_ending_failure(const char* name, const BenchResult& r) {
+  for (const auto& [n, e] : r.errors) {
+    if (n != name) continue;
+    if (e.code == ETIMEDOUT) return make_error(fmt::format("not run: the device stopped answering during {}", name), e.code);
+    if (e.code == ENODEV || e.code == ENXIO)
+      return make_error(fmt::format("not run: the device went away during {}", name), e.code);
+  }
+  return std::nullopt;
+}
+
 const BenchTest* find_test(const std::string& name) {
   for (const auto& t : kTests)
     if (name == t.name) return &t;
@@ -340,13 +353,21 @@ Expected<BenchResult> run_bench(IoEngine& target, const BenchOptions& opt, const
   auto want = [&](const char* t) { return std::find(opt.tests.begin(), opt.tests.end(), t) != opt.tests.end(); };
   const ProgressFn* pf = progress ? &progress : nullptr;
   auto stopped = [&] { return opt.stop && opt.stop(); };
+  std::optional<Error> ended;  // the error of each test after a run-ending failure (not run)
   for (const auto& test : kTests) {
     if (!want(test.name) || stopped()) continue;
+    if (ended) {
+      r.errors.emplace_back(test.name, *ended);
+      continue;
+    }
     test.run(io, opt, share(test), pf, r);
     note_interrupted(test.name, stopped(), r);
     note_device_failure(test.name, watched.take(), r);
+    ended = run_ending_failure(test.name, r);
   }
-  if (!stopped() && std::any_of(kMechanicalTests.begin(), kMechanicalTests.end(), want)) {
+  const bool mechanical_tests = std::any_of(kMechanicalTests.begin(), kMechanicalTests.end(), want);
+  if (ended && mechanical_tests) r.errors.emplace_back("positioning", *ended);
+  if (!ended && !stopped() && mechanical_tests) {
     PositioningOptions po;
     po.span_blocks = r.span_blocks;
     po.seed = opt.seed;

@@ -130,7 +130,7 @@ class Replayer {
     auto got = io_.reap(comps_, min_events, timeout);
     if (!got) return got.error();
     if (*got == 0 && min_events > 0)
-      return make_error(fmt::format("I/O timed out: no completion within {} ms", timeout.count()), ETIMEDOUT);
+      return make_error(fmt::format("I/O timed out: no completion within {} ms: the device stopped answering", timeout.count()), ETIMEDOUT);
     for (std::size_t k = 0; k < *got; ++k) {
       const IoCompletion& c = comps_[k];
       if (c.tag >= reqs_.size()) continue;

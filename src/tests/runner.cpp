@@ -57,7 +57,7 @@ class Core {
       return std::nullopt;
     }
     if (*got == 0) {
-      fail(make_error(fmt::format("I/O timed out: no completion within {} ms", timeout_ms_), ETIMEDOUT));
+      fail(make_error(fmt::format("I/O timed out: no completion within {} ms: the device stopped answering", timeout_ms_), ETIMEDOUT));
       return std::nullopt;
     }
     return std::span<const IoCompletion>(comps_.data(), *got);

@@ -116,4 +116,56 @@ for d in $RA $RS; do
   device_failed replay-$d $((FAULT_LBA + 8)) $((FAULT_LBA + 8))
 done
 
+vm_section "every ${NTH}th read fails: AHCI (the kernel retries) and virtio-blk (it does not)"
+NA=$(vm_disk_by_model "VMTEST NTHREAD"); NB=$(vm_disk_by_serial "FLTNTH08")
+if [ -n "$NA" ] && [ -n "$NB" ]; then
+  # ioerr_cnt (hex) counts every command that completed with an error, retried or not.
+  cnt() { printf '%d' "$(cat /sys/block/$1/device/ioerr_cnt)"; }
+  e0=$(cnt $NA)
+  check_true "dd of 64 blocks on AHCI reads (libata retries each aborted read)" quiet dd if=/dev/$NA of=/dev/null bs=4096 count=64 iflag=direct
+  check_true "and the kernel counted the failures it hid ($e0 -> $(cnt $NA))" test "$(cnt $NA)" -gt "$e0"
+  check_true "dd of 64 blocks on virtio-blk fails (no retries there)" not quiet dd if=/dev/$NB of=/dev/null bs=4096 count=64 iflag=direct
+  ds nth-$NA bench "/dev/$NA" --tests access --span 64MiB --budget 3 --quiet --json
+  check "nth-$NA: exit status (every read came back)" 0 "$DS_RC"
+  check_true "nth-$NA: access measured" test "$(jq -r '.tests.access.read.samples // 0' /tmp/nth-$NA.out 2>/dev/null)" -gt 0
+  check_true "nth-$NA: kernel_io counts the failed commands" test "$(jq -r '.target.kernel_io.failed_commands // 0' /tmp/nth-$NA.out 2>/dev/null)" -gt 0
+  check_true "nth-$NA: a warning says the kernel hid failures" contains "$(cat /tmp/nth-$NA.err)" "retries the kernel hid"
+  ds nth-$NB bench "/dev/$NB" --tests access --span 64MiB --budget 3 --quiet --json
+  device_failed nth-$NB 0 $((64 * 2048 - 1))
+  check "nth-$NB: virtio-blk has no SCSI counters: no kernel_io" null "$(jq -c '.target.kernel_io' /tmp/nth-$NB.out 2>/dev/null)"
+else
+  echo "FAIL every-Nth disks not found ($NA/$NB)"; VM_FAIL=1
+fi
+
+vm_section "a drive that stops answering mid-run (served behind nbdkit's pause filter)"
+SP=$(vm_disk_by_model "SERVE STALL")
+if [ -n "$SP" ]; then
+  # The kernel's own command timeout (30 s by default) raised, so that drivescope's 30 s bound
+  # on a reap is what ends the wait, as on a drive whose kernel allows longer.
+  echo 300 > /sys/block/$SP/device/timeout
+  up() { cut -d' ' -f1 /proc/uptime | cut -d. -f1; }
+  timeout 150 $DS bench "/dev/$SP" --tests access,blocksize --budget 20 --progress json --json \
+    > /tmp/stall.out 2> /tmp/stall.err &
+  pid=$!
+  # The host holds the drive once the second test (blocksize: bench runs access first) has
+  # started: the first test's result must survive what happens to the second.
+  for _ in $(seq 600); do grep -q '"test":"blocksize"' /tmp/stall.err && break; sleep 0.1; done
+  echo "@@HOST STALL"; t0=$(up)
+  wait $pid; DS_RC=$?; t1=$(up)
+  echo "   \$ drivescope bench /dev/$SP --tests access,blocksize (held from the second test) -> exit $DS_RC after $((t1 - t0)) s"
+  grep -v '^{' /tmp/stall.err | sed -n '1,4s/^/   | /p'
+  check "stall: exit status (the device failed)" 5 "$DS_RC"
+  check_true "stall: the error says the device stopped answering" contains "$(grep -v '^{' /tmp/stall.err)" "stopped answering"
+  check_true "stall: the held test's error in the document" contains "$(jq -r '.tests.errors.blocksize // empty' /tmp/stall.out 2>/dev/null)" "stopped answering"
+  check_true "stall: the test before it kept (access measured)" test "$(jq -r '.tests.access.read.samples // 0' /tmp/stall.out 2>/dev/null)" -gt 0
+  check "stall: the run ended there (no positioning check waiting out another 30 s)" \
+    "not run: the device stopped answering during blocksize" "$(jq -r '.tests.errors.positioning // empty' /tmp/stall.out 2>/dev/null)"
+  check_true "stall: not given up before drivescope's 30 s bound ($((t1 - t0)) s)" test $((t1 - t0)) -ge 29
+  # The bound's 30 s, then the exit waits for the held read (the kernel cannot drop an O_DIRECT
+  # read in flight): the hold, plus a margin.
+  check_true "stall: ended within the hold and its bound ($((t1 - t0)) s, held $STALL_S s)" test $((t1 - t0)) -le $((STALL_S + 30))
+else
+  vm_skip "stalled drive: not in this disk set (no nbdkit on the host)"
+fi
+
 vm_done

@@ -23,8 +23,9 @@ add_test(NAME vm-safety
 set_tests_properties(vm-safety PROPERTIES LABELS vm SKIP_RETURN_CODE 77 TIMEOUT 600 RESOURCE_LOCK ds_vm)
 
 # Failing drives through a real kernel (issue 31 item 4, tests/vm/faults-host.sh): QEMU's blkdebug
-# under AHCI and virtio-scsi disks fails reads of a sector range or every read; every command
-# that reads the media must exit 5 naming the LBA, keep what it measured and restore features.
+# under AHCI, virtio-scsi and virtio-blk disks fails reads of a sector range, every read or every
+# 7th read, and a served drive stalls 45 s (nbdkit's pause filter); every command that reads the
+# media must exit 5 naming the LBA, keep what it measured and restore features. About 2 minutes.
 add_test(NAME vm-faults
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/faults-host.sh -S -t 420 -b $<TARGET_FILE:drivescope>)
 set_tests_properties(vm-faults PROPERTIES LABELS vm SKIP_RETURN_CODE 77 TIMEOUT 600 RESOURCE_LOCK ds_vm)
