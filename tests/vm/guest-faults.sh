@@ -133,6 +133,16 @@ if [ -n "$NA" ] && [ -n "$NB" ]; then
   ds nth-$NB bench "/dev/$NB" --tests access --span 64MiB --budget 3 --quiet --json
   device_failed nth-$NB 0 $((64 * 2048 - 1))
   check "nth-$NB: virtio-blk has no SCSI counters: no kernel_io" null "$(jq -c '.target.kernel_io' /tmp/nth-$NB.out 2>/dev/null)"
+  { echo "fio version 2 iolog"; echo "/dev/x add"; echo "/dev/x open"
+    for i in $(seq 0 29); do echo "/dev/x read $((i * 1048576)) 4096"; done
+    echo "/dev/x close"; } > /tmp/nth.iolog
+  ds nthr-$NA replay "/dev/$NA" /tmp/nth.iolog --json
+  check "nthr-$NA: replay of 30 reads on AHCI: exit status" 0 "$DS_RC"
+  check "nthr-$NA: every request served" 30 "$(jq -r '.replay.summary.count' /tmp/nthr-$NA.out 2>/dev/null)"
+  check_true "nthr-$NA: kernel_io counts the failed commands" test "$(jq -r '.target.kernel_io.failed_commands // 0' /tmp/nthr-$NA.out 2>/dev/null)" -gt 0
+  ds nthr-$NB replay "/dev/$NB" /tmp/nth.iolog --json
+  device_failed nthr-$NB 0 $((29 * 2048))
+  check "nthr-$NB: the replay says it is incomplete" false "$(jq -r '.replay.complete' /tmp/nthr-$NB.out 2>/dev/null)"
 else
   echo "FAIL every-Nth disks not found ($NA/$NB)"; VM_FAIL=1
 fi
