@@ -3,7 +3,9 @@
 // split into parts that sum to it exactly (integer ns). The parts follow the command's critical
 // path: each interval of it is charged to what the command waited for then.
 #pragma once
+#include <array>
 #include <cstdint>
+#include <utility>
 
 namespace ds::sim {
 
@@ -23,6 +25,19 @@ struct ServiceBreakdown {
     return overhead + queue + seek + settle + rotation + media + lost_revs + bus + other;
   }
 };
+
+// The parts by name, in the order reports give them (replay --json's "breakdown").
+inline constexpr std::array<std::pair<const char*, std::int64_t ServiceBreakdown::*>, 9> kServiceParts{{
+    {"overhead", &ServiceBreakdown::overhead},
+    {"queue", &ServiceBreakdown::queue},
+    {"seek", &ServiceBreakdown::seek},
+    {"settle", &ServiceBreakdown::settle},
+    {"rotation", &ServiceBreakdown::rotation},
+    {"media", &ServiceBreakdown::media},
+    {"lost_revs", &ServiceBreakdown::lost_revs},
+    {"bus", &ServiceBreakdown::bus},
+    {"other", &ServiceBreakdown::other},
+}};
 
 // The breakdown of one command as its time runs: a cursor along its critical path from a start
 // time; to(part, t) charges part with the time from the cursor to t (nothing when t is not later)
