@@ -42,15 +42,17 @@ inline constexpr std::array<std::pair<const char*, std::int64_t ServiceBreakdown
 // The breakdown of one command as its time runs: a cursor along its critical path from a start
 // time; to(part, t) charges part with the time from the cursor to t (nothing when t is not later)
 // and moves the cursor there. When the last call is to(…, completion), the parts sum to
-// completion − start.
+// completion − start. Off (the default: nobody reads the breakdown), it keeps nothing.
 class ServiceClock {
  public:
+  void set_on(bool on) { on_ = on; }
+  bool on() const { return on_; }
   void start(std::int64_t t) {
     parts_ = {};
     at_ = t;
   }
   void to(std::int64_t ServiceBreakdown::*part, std::int64_t t) {
-    if (t <= at_) return;
+    if (!on_ || t <= at_) return;
     parts_.*part += t - at_;
     at_ = t;
   }
@@ -61,6 +63,7 @@ class ServiceClock {
  private:
   ServiceBreakdown parts_;
   std::int64_t at_ = 0;
+  bool on_ = false;
 };
 
 }  // namespace ds::sim

@@ -122,7 +122,10 @@ class SimDrive {
 
   // The service breakdown of every block-I/O request served from now on, as its completion
   // reaches the host (requests refused at once are not reported); an empty hook: none.
-  void set_service_hook(ServiceHook hook) { hook_ = std::move(hook); }
+  void set_service_hook(ServiceHook hook) {
+    hook_ = std::move(hook);
+    for (auto& m : mechs_) m->set_breakdown(static_cast<bool>(hook_));
+  }
 
   // A media command from the command interface (READ VERIFY, SCSI READ): served after all
   // queued I/O, synchronously; returns its duration in virtual ns.

@@ -150,7 +150,8 @@ std::int64_t Mechanics::serve_read_miss(const Access& a, std::int64_t t, std::in
   ZeroLatency zl;
   MediaTiming m;
   const bool zero_latency = model_.cache.zero_latency_read && from == a.lba;
-  const std::int64_t done = media_access(a, from, t_mech, &data_start, zero_latency ? &zl : nullptr, nullptr, &m);
+  const std::int64_t done =
+      media_access(a, from, t_mech, &data_start, zero_latency ? &zl : nullptr, nullptr, clock_.on() ? &m : nullptr);
   charge_media(t_mech, m);
   // (A zero-latency read of a whole track sends its data once the track is read.)
   const auto media_done = [&](std::uint64_t e) {
@@ -186,10 +187,10 @@ std::int64_t Mechanics::serve_write_through(const Access& a, std::int64_t t, std
   if (ctl_.bus_on()) {
     // Its data crosses the bus while the head seeks, and its status after the media is written.
     const WritePacing pace = ctl_.write_pacing(a, t, write_cache_);
-    const std::int64_t written = media_access(a, a.lba, t_mech, &data_start, nullptr, &pace, &m);
+    const std::int64_t written = media_access(a, a.lba, t_mech, &data_start, nullptr, &pace, clock_.on() ? &m : nullptr);
     done = ctl_.write_through_done(a, written, pace, write_cache_);
   } else {
-    done = std::max(media_access(a, a.lba, t_mech, &data_start, nullptr, nullptr, &m), t_if);
+    done = std::max(media_access(a, a.lba, t_mech, &data_start, nullptr, nullptr, clock_.on() ? &m : nullptr), t_if);
   }
   charge_media(t_mech, m);
   clock_.to(&SB::bus, done);
@@ -245,6 +246,7 @@ std::int64_t Mechanics::media_access(const Access& a, std::uint64_t from, std::i
 }
 
 void Mechanics::charge_media(std::int64_t t_mech, const MediaTiming& m) {
+  if (!clock_.on()) return;  // (m was not filled)
   clock_.to(&SB::queue, t_mech);  // the mechanism busy with what came before
   clock_.add(&SB::seek, m.move.seek);
   clock_.add(&SB::settle, m.move.settle);

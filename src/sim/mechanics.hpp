@@ -59,7 +59,8 @@ class Mechanics {
   // Serve a command handed to the mechanism at t; returns its completion time.
   std::int64_t serve(const Access& a, std::int64_t t);
   // The breakdown of the last command served (serve, serve_log_write), from its arrival to its
-  // completion.
+  // completion; kept only while set_breakdown(true) (a service hook wants it).
+  void set_breakdown(bool on) { clock_.set_on(on); }
   const ServiceBreakdown& last_breakdown() const { return clock_.parts(); }
   // Shortest positioning time first (sim/sptf.hpp): of the `window` oldest commands of q (all
   // when window is 0 or beyond its size), the one whose data could start to flow soonest after t
