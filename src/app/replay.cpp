@@ -1,4 +1,4 @@
-#include "app/replay.hpp"
+#include "app/replay_breakdown.hpp"
 
 #include <fmt/core.h>
 
@@ -14,6 +14,7 @@
 
 #include "app/kernel_errors.hpp"
 #include "app/target.hpp"
+#include "sim/drive.hpp"
 
 namespace ds::app {
 
@@ -108,16 +109,73 @@ std::string comparisons_text(const std::vector<measure::Comparison>& cs) {
   return s;
 }
 
+// The breakdown's parts in ms, each a mean over `count` requests (total: their sum, the mean
+// service time of the requests the breakdown covers).
+json parts_json(const sim::ServiceBreakdown& sum, std::size_t count) {
+  json parts = json::object();
+  const double n = count > 0 ? static_cast<double>(count) : 1.0;
+  for (const auto& [name, part] : sim::kServiceParts) parts[name] = static_cast<double>(sum.*part) * 1e-6 / n;
+  parts["total"] = static_cast<double>(sum.total()) * 1e-6 / n;
+  return parts;
+}
+
+// Sums of the parts over all requests, the reads and the writes.
+struct BreakdownSums {
+  sim::ServiceBreakdown sum[3];  // all, reads, writes
+  std::size_t count[3] = {0, 0, 0};
+  void add(const sim::ServiceBreakdown& b, bool write) {
+    for (int k : {0, write ? 2 : 1}) {
+      for (const auto& [name, part] : sim::kServiceParts) sum[k].*part += b.*part;
+      ++count[k];
+    }
+  }
+};
+
+json breakdown_json(const measure::Trace& trace, const ReplayBreakdowns& parts) {
+  if (parts.empty()) return json();
+  BreakdownSums s;
+  for (std::size_t i = 0; i < parts.size() && i < trace.requests.size(); ++i)
+    if (parts[i]) s.add(*parts[i], trace.requests[i].write);
+  json names = json::array();
+  for (const auto& [name, part] : sim::kServiceParts) names.push_back(name);
+  json out = {{"parts", names}};
+  const char* subset[3] = {"all", "reads", "writes"};
+  for (int k = 0; k < 3; ++k) out[subset[k]] = {{"count", s.count[k]}, {"mean_ms", parts_json(s.sum[k], s.count[k])}};
+  return out;
+}
+
+std::string breakdown_text(const json& b) {
+  if (b.is_null()) return "";
+  std::string s = "\nWhere the simulated drive's time went (mean ms per request):\n";
+  s += fmt::format("  {:<8}", "subset");
+  for (const auto& name : b["parts"]) s += fmt::format(" {:>9}", name.get<std::string>());
+  s += fmt::format(" {:>9}\n", "total");
+  for (const char* subset : {"all", "reads", "writes"}) {
+    if (b[subset]["count"].get<std::size_t>() == 0) continue;
+    s += fmt::format("  {:<8}", subset);
+    for (const auto& name : b["parts"]) s += fmt::format(" {:9.3f}", b[subset]["mean_ms"][name.get<std::string>()].get<double>());
+    s += fmt::format(" {:9.3f}\n", b[subset]["mean_ms"]["total"].get<double>());
+  }
+  return s;
+}
+
 }  // namespace
 
-Report replay_report(const ReplayRequest& req, const measure::Trace& trace, const measure::ReplayResult& r) {
+Report replay_report(const ReplayRequest& req, const measure::Trace& trace, const measure::ReplayResult& r,
+                     const ReplayBreakdowns& parts) {
   Report rep;
   json reqs = json::array();
-  for (const auto& q : r.requests)
+  for (std::size_t i = 0; i < r.requests.size(); ++i) {
+    const auto& q = r.requests[i];
     reqs.push_back({{"lba", q.lba}, {"blocks", q.blocks}, {"write", q.write}, {"service_ms", q.service_ms},
                     {"measured_ms", q.measured_ms ? json(*q.measured_ms) : json()},
                     {"issue_ms", static_cast<double>(q.submit_ns) * 1e-6},
                     {"action", q.action.empty() ? json() : json(q.action)}});
+    // (requests[i] is the trace's request i when every request completed)
+    if (req.breakdown_per_request && r.requests.size() == parts.size() && parts[i])
+      reqs.back()["breakdown_ms"] = parts_json(*parts[i], 1);
+  }
+  const json breakdown = breakdown_json(trace, parts);
   json replay = {{"trace", req.trace_path},
                  {"format", measure::to_string(trace.format)},
                  {"variant", trace.variant},
@@ -130,7 +188,8 @@ Report replay_report(const ReplayRequest& req, const measure::Trace& trace, cons
                  {"requests", reqs},
                  {"planned_requests", r.planned},
                  {"complete", !r.stopped},
-                 {"error", r.stopped ? json(r.stopped->message) : json()}};
+                 {"error", r.stopped ? json(r.stopped->message) : json()},
+                 {"breakdown", breakdown}};
   json comps = json::array();
   for (const auto& c : r.comparisons) comps.push_back(comparison_json(c));
   replay["comparisons"] = comps;
@@ -147,6 +206,7 @@ Report replay_report(const ReplayRequest& req, const measure::Trace& trace, cons
   rep.text += "Service times:\n" + distribution_line("replayed", r.service);
   if (!r.comparisons.empty()) rep.text += distribution_line("measured", r.comparisons.front().measured);
   rep.text += comparisons_text(r.comparisons);
+  rep.text += breakdown_text(breakdown);
   if (r.stopped) {
     // What completed before the failure is reported above; the run's status says it is partial,
     // and a failure of the device itself (not of the trace) is exit 5 like every other test's.
@@ -155,6 +215,10 @@ Report replay_report(const ReplayRequest& req, const measure::Trace& trace, cons
     rep.exit_code = device_failure(*r.stopped) ? kExitDevice : kExitPartial;
   }
   return rep;
+}
+
+Report replay_report(const ReplayRequest& req, const measure::Trace& trace, const measure::ReplayResult& r) {
+  return replay_report(req, trace, r, {});
 }
 
 Expected<Report> run_replay(const ReplayRequest& req) {
@@ -184,9 +248,20 @@ Expected<Report> run_replay(const ReplayRequest& req) {
   ro.wrap = req.wrap;
   ro.allow_write = req.write;
   const KernelErrorWatch kernel(t->block_name);
+  // A simulated drive says where each request's time went: kept by the request's tag (its index
+  // in the trace), the only record of it the drive has.
+  ReplayBreakdowns parts;
+  if (t->kind == TargetKind::sim && t->keepalive) {
+    parts.resize(trace->requests.size());
+    std::static_pointer_cast<sim::SimDrive>(t->keepalive)->set_service_hook([&parts](const sim::ServiceRecord& s) {
+      if (s.tag < parts.size()) parts[s.tag] = s.parts;
+    });
+  }
   auto r = measure::replay(*t->io, *trace, ro);
+  if (t->kind == TargetKind::sim && t->keepalive)
+    std::static_pointer_cast<sim::SimDrive>(t->keepalive)->set_service_hook({});  // (parts goes out of scope)
   if (!r) return r.error();
-  auto rep = replay_report(req, *trace, *r);
+  auto rep = replay_report(req, *trace, *r, parts);
   rep.json["target"]["kind"] = to_string(t->kind);
   kernel.finish(rep, rep.exit_code == kExitDevice);
   return rep;

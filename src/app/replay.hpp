@@ -21,9 +21,11 @@ struct ReplayRequest {
   bool write = false;
   bool destructive = false;
   std::uint64_t seed = 1;           // simulated drive's noise
+  bool breakdown_per_request = false;  // --breakdown: each request's parts too (simulated targets)
 };
 
-// The report of a finished replay (pure: the tests build one from a hand-made result).
+// The report of a finished replay (pure: the tests build one from a hand-made result). On a
+// simulated target it also says where the drive's time went (app/replay_breakdown.hpp).
 Report replay_report(const ReplayRequest& req, const measure::Trace& trace, const measure::ReplayResult& r);
 
 Expected<Report> run_replay(const ReplayRequest& req);

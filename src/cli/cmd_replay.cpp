@@ -1,5 +1,5 @@
 // `drivescope replay TARGET TRACE [--format F] [--queue-depth N] [--wrap] [--write [--destructive]]
-// [--seed N] [--json]`: replay a block trace on a target with its timing (src/app/replay.hpp).
+// [--seed N] [--breakdown] [--json]`: replay a block trace on a target with its timing (src/app/replay.hpp).
 #include <memory>
 
 #include "app/replay.hpp"
@@ -26,6 +26,8 @@ Action add_replay(CLI::App& app) {
   c->add_flag("--destructive", o->req.destructive,
               "allow writes to a real block device (its data is overwritten)");
   c->add_option("--seed", o->req.seed, "seed of a simulated drive's noise")->transform(seed_validator());
+  c->add_flag("--breakdown", o->req.breakdown_per_request,
+              "a simulated drive: each request's service time by part in the JSON too (the means are always there)");
   add_json_flag(c, o->json);
   return [o, c]() -> int {
     if (!c->parsed()) return -1;

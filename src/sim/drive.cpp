@@ -33,15 +33,15 @@ Expected<std::shared_ptr<SimDrive>> SimDrive::create(DiskModel model, std::uint6
   // moves over its range's cylinders). The first keeps the drive's seed, so a model without
   // "actuators" draws exactly the noise it drew before; the others get streams of their own.
   const std::size_t n = std::max<std::size_t>(1, model.actuators.size());
-  std::vector<Mechanics> mechs;
+  std::vector<std::unique_ptr<Mechanics>> mechs;
   mechs.reserve(n);
   for (std::size_t k = 1; k < n; ++k)
-    mechs.emplace_back(physical, *layout, *seek, seed ^ (kActuatorStream * k));
-  mechs.emplace(mechs.begin(), physical, std::move(*layout), std::move(*seek), seed);
+    mechs.push_back(std::make_unique<Mechanics>(physical, *layout, *seek, seed ^ (kActuatorStream * k)));
+  mechs.insert(mechs.begin(), std::make_unique<Mechanics>(physical, std::move(*layout), std::move(*seek), seed));
   return std::shared_ptr<SimDrive>(new SimDrive(std::move(model), std::move(mechs), seed));
 }
 
-SimDrive::SimDrive(DiskModel model, std::vector<Mechanics> mechs, std::uint64_t seed)
+SimDrive::SimDrive(DiskModel model, std::vector<std::unique_ptr<Mechanics>> mechs, std::uint64_t seed)
     : model_(std::move(model)), mechs_(std::move(mechs)), held_(mechs_.size()), pos_(mechs_.size()),
       host_rng_(seed ^ kHostStream) {
   depth_ = model_.queue.protocol == QueueProtocol::none ? 1 : std::max<std::uint32_t>(1, model_.queue.depth);
@@ -74,7 +74,7 @@ std::uint8_t SimDrive::actuator_of(std::uint64_t lba) const {
 
 std::int64_t SimDrive::flush_all() {
   std::int64_t t = 0;
-  for (auto& m : mechs_) t = std::max(t, m.flush());
+  for (auto& m : mechs_) t = std::max(t, m->flush());
   return t;
 }
 
@@ -87,7 +87,7 @@ std::size_t SimDrive::busy() const {
 void SimDrive::set_write_cache(bool on) {
   // Turning the write cache off flushes it first (ACS-3 7.45.5): wait for pending media writes.
   if (!on) advance_to(std::max(now_, flush_all()));
-  for (auto& m : mechs_) m.set_write_cache(on);
+  for (auto& m : mechs_) m->set_write_cache(on);
 }
 
 bool SimDrive::set_aam_level(std::uint8_t level) {
@@ -108,10 +108,11 @@ void SimDrive::update_aam() {
   const double f = aam_enabled_ ? (254.0 - aam_level_) / 126.0 : 0.0;
   seek_scale_ = 1.0 + (model_.aam.quiet_seek_scale - 1.0) * f;
   rate_scale_ = 1.0 + (model_.aam.quiet_rate_scale - 1.0) * f;
-  for (auto& m : mechs_) m.set_aam_scales(seek_scale_, rate_scale_, now_);
+  for (auto& m : mechs_) m->set_aam_scales(seek_scale_, rate_scale_, now_);
 }
 
 void SimDrive::push_ready(std::uint16_t slot, std::int64_t done, std::int32_t result) {
+  if (hook_ && slots_[slot].served) report(slot, done);
   IoCompletion& c = ready_[(ready_head_ + ready_count_) % kHostDepth];
   c.tag = slots_[slot].req.tag;
   c.submit_ns = slots_[slot].submit_ns;
@@ -134,6 +135,7 @@ std::size_t SimDrive::submit(std::span<const IoRequest> reqs, bool writable) {
     Slot& s = slots_[slot];
     s.req = r;
     s.submit_ns = now_;
+    s.served = false;
     int err = 0;
     if (r.length_bytes == 0 || r.offset_bytes % bs || r.length_bytes % bs) err = EINVAL;
     else if (r.offset_bytes >= cap_bytes || r.length_bytes > cap_bytes - r.offset_bytes) err = EINVAL;
@@ -145,7 +147,7 @@ std::size_t SimDrive::submit(std::span<const IoRequest> reqs, bool writable) {
       continue;
     }
     s.actuator = actuator_of(r.offset_bytes / bs);
-    s.access = mechs_[s.actuator].make_access(r.offset_bytes / bs, r.length_bytes / bs, r.write);
+    s.access = mechs_[s.actuator]->make_access(r.offset_bytes / bs, r.length_bytes / bs, r.write);
     host_[(host_head_ + host_count_) % kHostDepth] = slot;
     ++host_count_;
   }
@@ -159,7 +161,7 @@ void SimDrive::refill() {
     const std::uint16_t slot = host_[host_head_];
     Slot& s = slots_[slot];
     s.access.arrival_ns = now_;
-    held_[s.actuator].push(s.access, slot, scored ? &mechs_[s.actuator].cache() : nullptr);
+    held_[s.actuator].push(s.access, slot, scored ? &mechs_[s.actuator]->cache() : nullptr);
     ++held_count_;
     host_head_ = (host_head_ + 1) % kHostDepth;
     --host_count_;
@@ -170,7 +172,7 @@ std::uint16_t SimDrive::pick_sptf(std::size_t k) {
   const CommandQueue& q = held_[k];
   const auto max_wait = static_cast<std::int64_t>(std::llround(model_.queue.max_wait_ms * 1e6));
   if (max_wait > 0 && now_ - q.access(q.at(0)).arrival_ns >= max_wait) return q.at(0);
-  return mechs_[k].sptf_pick(now_, held_[k], model_.queue.window);
+  return mechs_[k]->sptf_pick(now_, held_[k], model_.queue.window);
 }
 
 void SimDrive::dispatch(std::size_t k) {
@@ -180,14 +182,33 @@ void SimDrive::dispatch(std::size_t k) {
   --held_count_;
   Positioner& p = pos_[k];
   p.current = slot;
-  if (smr_.enabled()) p.done = smr_serve(k, slots_[p.current].access);
-  else p.done = mechs_[k].serve(slots_[p.current].access, now_);
+  Slot& s = slots_[p.current];
+  if (smr_.enabled()) p.done = smr_serve(k, s.access);
+  else p.done = mechs_[k]->serve(s.access, now_);
+  s.served = true;
+  s.drive_done = p.done;
+  if (hook_) s.parts = mechs_[k]->last_breakdown();
 }
 
 std::int64_t SimDrive::smr_serve(std::size_t k, const Access& a) {
-  if (idle_) smr_.idle(mechs_[k], idle_since_, now_);
+  if (idle_) smr_.idle(*mechs_[k], idle_since_, now_);
   idle_ = false;
-  return smr_.serve(mechs_[k], a, now_);
+  return smr_.serve(*mechs_[k], a, now_);
+}
+
+void SimDrive::report(std::uint16_t slot, std::int64_t done) {
+  const Slot& s = slots_[slot];
+  ServiceRecord r;
+  r.tag = s.req.tag;
+  r.lba = s.access.lba;
+  r.sectors = s.access.sectors;
+  r.write = s.access.write;
+  r.submit_ns = s.submit_ns;
+  r.complete_ns = done;
+  r.parts = s.parts;  // from its arrival in the drive to the drive's completion
+  r.parts.queue += s.access.arrival_ns - s.submit_ns;  // on the host side, the drive's queue full
+  r.parts.other += done - s.drive_done;                // the host's latency in seeing the completion
+  hook_(r);
 }
 
 std::int64_t SimDrive::host_delay_ns() {
@@ -285,7 +306,7 @@ void SimDrive::advance_to(std::int64_t t) {
 std::int64_t SimDrive::run_command(std::uint64_t lba, std::uint32_t sectors, bool write) {
   run(std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::size_t>::max());
   const std::int64_t start = now_;
-  Mechanics& mech = mechs_[actuator_of(lba)];
+  Mechanics& mech = *mechs_[actuator_of(lba)];
   Access a = mech.make_access(lba, sectors, write);
   a.arrival_ns = now_;
   const std::int64_t done = smr_.enabled() ? smr_serve(actuator_of(lba), a) : mech.serve(a, now_);

@@ -27,16 +27,23 @@
 // Host time (format /2 noise.host_latency_us, host_stall): a completion reaches the host some
 // time after the drive finished it; the drive goes on meanwhile, the stamp and the clock the host
 // sees are the later time.
+//
+// Service breakdown (sim/breakdown.hpp): with a hook set (set_service_hook), every block-I/O
+// request the drive served is reported when its completion reaches the host, with its time from
+// submission split into parts that sum to complete_ns − submit_ns. Without a hook nothing is
+// kept.
 #pragma once
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
 
 #include "drivescope/expected.hpp"
 #include "drivescope/io.hpp"
+#include "sim/breakdown.hpp"
 #include "sim/mechanics.hpp"
 #include "sim/model.hpp"
 #include "sim/smr.hpp"
@@ -45,6 +52,17 @@
 
 namespace ds::sim {
 
+// A served block-I/O request and where its time went.
+struct ServiceRecord {
+  std::uint64_t tag = 0;
+  std::uint64_t lba = 0;
+  std::uint32_t sectors = 0;
+  bool write = false;
+  std::int64_t submit_ns = 0, complete_ns = 0;  // as the completion carries them
+  ServiceBreakdown parts;                       // parts.total() == complete_ns − submit_ns
+};
+using ServiceHook = std::function<void(const ServiceRecord&)>;
+
 class SimDrive {
  public:
   static constexpr std::size_t kHostDepth = 256;
@@ -52,19 +70,19 @@ class SimDrive {
   static Expected<std::shared_ptr<SimDrive>> create(DiskModel model, std::uint64_t seed);
 
   const DiskModel& model() const { return model_; }
-  const Layout& layout() const { return mechs_[0].layout(); }
-  const SeekCurve& seek_curve() const { return mechs_[0].seek(); }
+  const Layout& layout() const { return mechs_[0]->layout(); }
+  const SeekCurve& seek_curve() const { return mechs_[0]->seek(); }
   std::int64_t now_ns() const { return now_; }
-  std::uint64_t capacity() const { return mechs_[0].layout().capacity(); }
+  std::uint64_t capacity() const { return mechs_[0]->layout().capacity(); }
   // The positioning ranges (model key "actuators"); one range of the whole capacity without it.
   std::vector<ActuatorRange> positioning_ranges() const;
 
   // ---- feature state (SET FEATURES, MODE SELECT) ----
-  bool write_cache() const { return mechs_[0].write_cache(); }
+  bool write_cache() const { return mechs_[0]->write_cache(); }
   void set_write_cache(bool on);
-  bool look_ahead() const { return mechs_[0].look_ahead(); }
+  bool look_ahead() const { return mechs_[0]->look_ahead(); }
   void set_look_ahead(bool on) {
-    for (auto& m : mechs_) m.set_look_ahead(on);
+    for (auto& m : mechs_) m->set_look_ahead(on);
   }
   bool aam_enabled() const { return aam_enabled_; }
   std::uint8_t aam_level() const { return aam_level_; }
@@ -102,6 +120,13 @@ class SimDrive {
   const ZoneTable& zones() const { return zones_; }
   ZoneTable& zones() { return zones_; }
 
+  // The service breakdown of every block-I/O request served from now on, as its completion
+  // reaches the host (requests refused at once are not reported); an empty hook: none.
+  void set_service_hook(ServiceHook hook) {
+    hook_ = std::move(hook);
+    for (auto& m : mechs_) m->set_breakdown(static_cast<bool>(hook_));
+  }
+
   // A media command from the command interface (READ VERIFY, SCSI READ): served after all
   // queued I/O, synchronously; returns its duration in virtual ns.
   std::int64_t run_command(std::uint64_t lba, std::uint32_t sectors, bool write);
@@ -109,12 +134,15 @@ class SimDrive {
   std::int64_t run_control();
 
  private:
-  SimDrive(DiskModel model, std::vector<Mechanics> mechs, std::uint64_t seed);
+  SimDrive(DiskModel model, std::vector<std::unique_ptr<Mechanics>> mechs, std::uint64_t seed);
   struct Slot {
     IoRequest req;
     std::int64_t submit_ns = 0;
     Access access;
     std::uint8_t actuator = 0;  // the positioner whose range holds its first LBA
+    bool served = false;        // by the mechanism (parts is its breakdown when a hook is set)
+    std::int64_t drive_done = 0;  // when the drive completed it
+    ServiceBreakdown parts;
   };
   // One positioner: the command it serves (slot, -1: idle) and when it is done.
   struct Positioner {
@@ -138,7 +166,7 @@ class SimDrive {
   void update_aam();
 
   DiskModel model_;
-  std::vector<Mechanics> mechs_;  // one per positioning range (one without "actuators")
+  std::vector<std::unique_ptr<Mechanics>> mechs_;  // one per positioning range (one without "actuators")
   std::int64_t now_ = 0;
   bool aam_enabled_ = false;
   std::uint8_t aam_level_ = 254;
@@ -172,6 +200,9 @@ class SimDrive {
   };
   std::vector<Delayed> delayed_;
   Rng host_rng_;
+  ServiceHook hook_;
+  // The hook's record of slot's request, completed at done (as the host sees it).
+  void report(std::uint16_t slot, std::int64_t done);
 };
 
 }  // namespace ds::sim

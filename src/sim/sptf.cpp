@@ -70,55 +70,55 @@ void CommandQueue::count_range(std::uint64_t first, std::uint64_t end, int d) {
 
 // ---- the scorer ------------------------------------------------------------------------------
 
-std::int64_t Mechanics::sptf_bound(const SptfDecision& d, const Access& a, std::uint32_t holders, bool* exact) const {
+std::int64_t SptfScheduler::bound(const SptfDecision& d, const Access& a, std::uint32_t holders, bool* exact) {
   *exact = true;
   if (!a.write) {
     // A hit: held by a segment other than the one being read ahead (whose range lags the head).
-    if (holders > 0 && holders > (d.skip >= 0 && cache_[static_cast<std::size_t>(d.skip)].holds(a.lba, a.sectors) ? 1u : 0u))
+    if (holders > 0 && holders > (d.skip >= 0 && (*d.cache)[static_cast<std::size_t>(d.skip)].holds(a.lba, a.sectors) ? 1u : 0u))
       return 0;
-    if (d.streaming && a.lba >= d.window_first && a.lba <= d.limit) return std::max<std::int64_t>(0, reach_ns(a.lba) - d.t);
-  } else if (write_cache_) {
+    if (d.streaming && a.lba >= d.window_first && a.lba <= d.limit) return std::max<std::int64_t>(0, d.stream->reach_ns(a.lba) - d.t);
+  } else if (d.write_back) {
     return 0;  // a write-back write only needs the interface
   }
   const std::int64_t t_mech = std::max(d.ready, a.arrival_ns + (a.write ? d.write_overhead : d.read_overhead));
-  const std::int64_t settle = a.write ? settle_ns_ : 0;
+  const std::int64_t settle = a.write ? d.pos->settle_ns() : 0;
   const std::uint32_t dist = d.from.cyl > a.chs.cyl ? d.from.cyl - a.chs.cyl : a.chs.cyl - d.from.cyl;
   if (dist == 0) {
-    const std::int64_t arrive = t_mech + (d.from.head == a.chs.head ? 0 : head_switch_ns_) + settle;
-    return arrive + rot_mod(a.s_ns - arrive) - d.t;
+    const std::int64_t arrive = t_mech + (d.from.head == a.chs.head ? 0 : d.pos->head_switch_ns()) + settle;
+    return arrive + d.pos->rot_mod(a.s_ns - arrive) - d.t;
   }
   // The least move of the distance's bucket instead of the seek: a lower bound, since the time
   // the sector next comes round after an arrival never decreases as the arrival gets later (and
   // a bucket spans a few cylinders, so it is close).
   *exact = false;
-  const std::int64_t early = t_mech + seek_floor_[dist >> floor_shift_] + settle;
-  return early + rot_mod(a.s_ns - early) - d.t;
+  const std::int64_t early = t_mech + d.pos->seek_floor(dist) + settle;
+  return early + d.pos->rot_mod(a.s_ns - early) - d.t;
 }
 
-std::int64_t Mechanics::sptf_seek_estimate(const SptfDecision& d, const Access& a) const {
+std::int64_t SptfScheduler::seek_estimate(const SptfDecision& d, const Access& a) {
   const std::int64_t t_mech = std::max(d.ready, a.arrival_ns + (a.write ? d.write_overhead : d.read_overhead));
   const std::uint32_t dist = d.from.cyl > a.chs.cyl ? d.from.cyl - a.chs.cyl : a.chs.cyl - d.from.cyl;
-  const std::int64_t arrive = t_mech + planned_seek_ns(dist) + (a.write ? settle_ns_ : 0);
-  return arrive + rot_mod(a.s_ns - arrive) - d.t;
+  const std::int64_t arrive = t_mech + d.pos->planned_seek_ns(dist) + (a.write ? d.pos->settle_ns() : 0);
+  return arrive + d.pos->rot_mod(a.s_ns - arrive) - d.t;
 }
 
-std::uint16_t Mechanics::sptf_in_order(const SptfDecision& d, const CommandQueue& q, std::size_t n) const {
+std::uint16_t SptfScheduler::in_order(const SptfDecision& d, const CommandQueue& q, std::size_t n) const {
   // First every command's bound (exact where that is as cheap), then the exact estimate of the
   // one with the least bound, then, in arrival order, the exact estimates of the few whose bound
   // could still beat it. Estimates are never negative: a bound b that is not exact is kept as
   // -1 - b.
-  sptf_bounds_.resize(n);
-  std::int64_t* bound = sptf_bounds_.data();
+  bounds_.resize(n);
+  std::int64_t* bound = bounds_.data();
   std::size_t cand = 0;
   auto value = [](std::int64_t b) { return b < 0 ? -1 - b : b; };
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint16_t slot = q.at(i);
     bool exact = false;
-    const std::int64_t b = sptf_bound(d, q.access(slot), q.holders(slot), &exact);
+    const std::int64_t b = SptfScheduler::bound(d, q.access(slot), q.holders(slot), &exact);
     bound[i] = exact ? b : -1 - b;
     if (b < value(bound[cand])) cand = i;
   }
-  auto estimate = [&](std::size_t i) { return bound[i] >= 0 ? bound[i] : sptf_seek_estimate(d, q.access(q.at(i))); };
+  auto estimate = [&](std::size_t i) { return bound[i] >= 0 ? bound[i] : seek_estimate(d, q.access(q.at(i))); };
   std::int64_t best = estimate(cand);
   std::size_t pick = cand;
   for (std::size_t i = 0; i < n; ++i) {
@@ -133,7 +133,7 @@ std::uint16_t Mechanics::sptf_in_order(const SptfDecision& d, const CommandQueue
   return q.at(pick);
 }
 
-std::uint16_t Mechanics::sptf_nearest_first(const SptfDecision& d, const CommandQueue& q) const {
+std::uint16_t SptfScheduler::nearest_first(const SptfDecision& d, const CommandQueue& q) {
   struct Best {
     std::int64_t est = std::numeric_limits<std::int64_t>::max();
     std::uint64_t seq = std::numeric_limits<std::uint64_t>::max();
@@ -143,9 +143,9 @@ std::uint16_t Mechanics::sptf_nearest_first(const SptfDecision& d, const Command
     const Access& a = q.access(slot);
     const std::uint64_t seq = q.arrival_seq(slot);
     bool exact = false;
-    const std::int64_t b = sptf_bound(d, a, 0, &exact);
+    const std::int64_t b = bound(d, a, 0, &exact);
     if (b > best.est || (b == best.est && seq > best.seq)) return;
-    const std::int64_t e = exact ? b : sptf_seek_estimate(d, a);
+    const std::int64_t e = exact ? b : seek_estimate(d, a);
     if (e < best.est || (e == best.est && seq < best.seq)) best = {e, seq, slot};
   };
   // Reads the read-ahead is about to pass need no seek at all: weighed first, whatever their
@@ -167,22 +167,21 @@ std::uint16_t Mechanics::sptf_nearest_first(const SptfDecision& d, const Command
     const std::uint64_t dr = right < c.size() ? c[right].key - from : std::numeric_limits<std::uint64_t>::max();
     const bool go_right = dr <= dl;
     const std::uint64_t dist = go_right ? dr : dl;
-    if (base + (dist == 0 ? 0 : seek_floor_beyond_[dist >> floor_shift_]) > best.est) break;
+    if (base + (dist == 0 ? 0 : d.pos->seek_floor_beyond(dist)) > best.est) break;
     consider(go_right ? c[right++].slot : c[--left].slot);
   }
   return best.slot;
 }
 
-std::uint16_t Mechanics::sptf_pick(std::int64_t t, CommandQueue& q, std::size_t window) const {
-  const SptfDecision d = sptf_decision(t);
-  q.sync(cache_);
+std::uint16_t SptfScheduler::pick(const SptfDecision& d, CommandQueue& q, std::size_t window) const {
+  q.sync(*d.cache);
   const std::size_t n = window == 0 ? q.size() : std::min(window, q.size());
   // The answer either way: the least estimate, the oldest among equals, as if every command's
   // were worked out. The nearest-first search skips commands by their cylinder alone, which a
   // hit or a write (a write-back one costs nothing, a settle may be negative) would defeat, and
   // it weighs every command, not only the window's.
-  if (n < q.size() || q.held() > 0 || q.writes() > 0) return sptf_in_order(d, q, n);
-  return sptf_nearest_first(d, q);
+  if (n < q.size() || q.held() > 0 || q.writes() > 0) return in_order(d, q, n);
+  return nearest_first(d, q);
 }
 
 }  // namespace ds::sim

@@ -1,6 +1,6 @@
-// The commands one positioner holds, waiting for the mechanism, in arrival order, with what the
-// shortest-positioning-time-first scorer (Mechanics::sptf_pick, sim/sptf.cpp) keeps of each
-// between its decisions.
+// The scheduler (DiskSim's ioqueue): the commands one positioner holds, waiting for the
+// mechanism, in arrival order, with what the shortest-positioning-time-first scorer
+// (SptfScheduler, called by Mechanics::sptf_pick) keeps of each between its decisions.
 //
 // Incremental scoring: a command's place on the platter is worked out once, on arrival (Access);
 // whether the cache holds it is kept as a count of the segments holding it, brought up to date
@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "sim/cache.hpp"
-#include "sim/mechanics.hpp"
+#include "sim/controller.hpp"
+#include "sim/positioner.hpp"
+#include "sim/read_ahead.hpp"
 
 namespace ds::sim {
 
@@ -65,6 +67,42 @@ class CommandQueue {
   std::size_t held_ = 0, writes_ = 0;
   std::uint64_t seen_ = 0;  // the cache journal position the counts are at
   bool counted_ = false;    // the counts are kept (a cache was given)
+};
+
+// What an SPTF decision at t needs, worked out once for all the commands it weighs (where the
+// head will be, what the read-ahead holds, the overheads), and the drive parts it looks at.
+struct SptfDecision {
+  std::int64_t t = 0;
+  HeadPos from;
+  int skip = -1;             // the segment being read ahead (a hit must be in another one)
+  bool streaming = false;    // a read-ahead is still reading at t ...
+  std::uint64_t window_first = 0, limit = 0;  // ... over [window_first, limit]
+  std::int64_t ready = 0;    // max(t, the mechanism free)
+  std::int64_t read_overhead = 0, write_overhead = 0;  // of a command that needs the media
+  bool write_back = false;   // writes go to the buffer (they only need the interface)
+  const Positioner* pos = nullptr;   // (its seek floor built)
+  const SegmentCache* cache = nullptr;
+  const ReadAhead* stream = nullptr;
+};
+
+// Shortest positioning time first: of the `window` oldest commands of q (all when window is 0 or
+// beyond its size), the one whose data could start to flow soonest after d.t (a cache hit at
+// once), the oldest among equals.
+class SptfScheduler {
+ public:
+  std::uint16_t pick(const SptfDecision& d, CommandQueue& q, std::size_t window) const;
+
+ private:
+  // The nominal time from d.t until the command's data could start to flow (0 for a cache hit:
+  // `holders` segments hold it), or where that needs the seek worked out (seek_estimate), a
+  // lower bound of it (*exact = false).
+  static std::int64_t bound(const SptfDecision& d, const Access& a, std::uint32_t holders, bool* exact);
+  static std::int64_t seek_estimate(const SptfDecision& d, const Access& a);
+  // pick's two ways: every one of the n oldest commands' bound in arrival order, or outward from
+  // the head's cylinder until no command further out can win.
+  std::uint16_t in_order(const SptfDecision& d, const CommandQueue& q, std::size_t n) const;
+  static std::uint16_t nearest_first(const SptfDecision& d, const CommandQueue& q);
+  mutable std::vector<std::int64_t> bounds_;  // in_order's scratch
 };
 
 }  // namespace ds::sim
