@@ -161,14 +161,16 @@ hold_ms=$(python3 -c "print(max(1, round($acc_truth)))")
   --filter-param "delay-read=${hold_ms}ms" > "$tmp/fast.out" 2> "$tmp/fast.err" &
 fast=$!
 for _ in $(seq 200); do [ -S "$fast_sock" ] && break; sleep 0.05; done
+turn_raw=() turn_held=()
 for round in $(seq 0 9); do  # 10 turns of 50 reads each
   part=("${random_cmds[@]:$((round * 100)):100}")
-  "${prio[@]}" qemu-io -f raw "$uri" "${part[@]}" >> "$tmp/rand.out" 2>&1 || fail "qemu-io random reads: $(tail -3 "$tmp/rand.out")"
-  "${prio[@]}" qemu-io -f raw "nbd+unix:///?socket=$fast_sock" "${part[@]}" >> "$tmp/host.out" 2>&1 ||
-    fail "qemu-io (host time): $(tail -3 "$tmp/host.out")"
+  "${prio[@]}" qemu-io -f raw "$uri" "${part[@]}" > "$tmp/rand.$round.out" 2>&1 || fail "qemu-io random reads: $(tail -3 "$tmp/rand.$round.out")"
+  "${prio[@]}" qemu-io -f raw "nbd+unix:///?socket=$fast_sock" "${part[@]}" > "$tmp/host.$round.out" 2>&1 ||
+    fail "qemu-io (host time): $(tail -3 "$tmp/host.$round.out")"
+  turn_raw+=("$(mean_ms "$tmp/rand.$round.out")") turn_held+=("$(mean_ms "$tmp/host.$round.out")")
 done
-raw_ms=$(mean_ms "$tmp/rand.out")
-host_ms=$(mean_ms "$tmp/host.out")
+raw_ms=$(cat "$tmp"/rand.*.out | mean_ms /dev/stdin)
+host_ms=$(cat "$tmp"/host.*.out | mean_ms /dev/stdin)
 stop INT
 late_us=$(sed -n 's/.*answered on average \([0-9.]*\) us.*/\1/p' "$tmp/err")
 [ -n "$late_us" ] || { fail "the server did not report its wake-up time"; late_us=0; }
@@ -186,18 +188,26 @@ qemu-io -r -f raw "$uri" -c "read -P 0 0 4k" > "$tmp/ro-read.out" 2>&1 && grep -
   fail "--read-only: a read failed: $(cat "$tmp/ro-read.out")"
 stop TERM
 
-python3 - "$seq_short_s" "$seq_long_s" "$seq_truth" "$raw_ms" "$host_ms" "$late_us" "$acc_truth" "$hold_ms" <<'PY' || fails=$((fails + 1))
-import sys
-short_s, long_s, seq_truth, raw, held, late_us, acc_truth, hold_ms = (float(x) for x in sys.argv[1:])
+python3 - "$seq_short_s" "$seq_long_s" "$seq_truth" "$raw_ms" "$host_ms" "$late_us" "$acc_truth" "$hold_ms" \
+  "${turn_raw[*]}" "${turn_held[*]}" <<'PY' || fails=$((fails + 1))
+import statistics, sys
+short_s, long_s, seq_truth, raw, held, late_us, acc_truth, hold_ms = (float(x) for x in sys.argv[1:9])
+turn_raw, turn_held = ([float(x) for x in a.split()] for a in sys.argv[9:11])
 seq = 192 * 1048576 / (long_s - short_s) / 1e6
 # The reference's reads took the delay plus the host's own time (round trip, wake-ups).
 host = held - hold_ms
-net = raw - host
+# The drive's time turn by turn (each turn's real reads less the host's time in the same turn),
+# and their median: a burst of load on a shared host (a link step beside the test, 2026-12-06:
+# the reference at 1.14 ms a command for the usual 0.1-0.3) lands on one side of one or two
+# turns, and would move a difference of whole-run means by itself. Each turn's mean is over 50
+# reads, near normal, so the median of the ten stands for their mean.
+net = statistics.median(r - (h - hold_ms) for r, h in zip(turn_raw, turn_held))
+print("serve_host: the drive's time by turn (ms): " + " ".join("%.2f" % (r - (h - hold_ms)) for r, h in zip(turn_raw, turn_held)))
 print("serve_host: sequential, outer zone: %.2f MB/s (64 MiB in %.3f s, 256 MiB in %.3f s); truth %.2f MB/s"
       " (%+.1f %%; limit 5 %%)" % (seq, short_s, long_s, seq_truth, (seq / seq_truth - 1) * 100))
 print("serve_host: random 4 KiB reads (500, depth 1): %.3f ms as qemu-io sees them (%+.1f %%); the host's own:"
       " %.3f ms per command (a %.3f ms hold served in %.3f ms; the real server woke %.3f ms late on"
-      " average); the drive %.3f ms; truth %.3f ms (%+.1f %%; limit 10 %%)"
+      " average); the drive %.3f ms (the median turn); truth %.3f ms (%+.1f %%; limit 10 %%)"
       % (raw, (raw / acc_truth - 1) * 100, host, hold_ms, held, late_us / 1000, net, acc_truth,
          (net / acc_truth - 1) * 100))
 ok = abs(seq / seq_truth - 1) <= 0.05 and abs(net / acc_truth - 1) <= 0.10
