@@ -123,11 +123,16 @@ class Mechanics {
   // outward from the head's cylinder until no command further out can win.
   std::uint16_t sptf_in_order(const SptfDecision& d, const CommandQueue& q, std::size_t n) const;
   std::uint16_t sptf_nearest_first(const SptfDecision& d, const CommandQueue& q) const;
+  // A random move: the seek alone on the same head, max(seek, head switch) with a head change.
   std::int64_t switch_ns(HeadPos from, const Chs& to) const;
+  // The move to where a stream goes on (read-ahead to the next track): the spec's streaming
+  // switch, max(seek, head switch) to another cylinder whichever head it starts on.
+  std::int64_t sequential_switch_ns(HeadPos from, const Chs& to) const;
   // The SPTF plan's move over dist ≥ 1 cylinders: switch_ns with the jitter margin.
-  std::int64_t planned_seek_ns(std::uint32_t dist) const;
+  std::int64_t planned_seek_ns(std::uint32_t dist, bool head_change) const;
   std::int64_t planned_move(std::int64_t move) const;  // a move with the jitter margin
-  // seek_floor_[dist >> floor_shift_]: the least planned_seek_ns over that bucket of distances.
+  // seek_floor_[dist >> floor_shift_]: the least same-head planned_seek_ns over that bucket of
+  // distances (a lower bound with a head change too).
   void build_seek_floor() const;
   static constexpr std::uint32_t kSeekFloorBuckets = 2048;
   // v mod rotation, in [0, rotation), without a division instruction: a quotient from the
@@ -259,8 +264,8 @@ class Mechanics {
   double inv_rot_ = 0;  // 1 / rot_ns_
   mutable std::vector<std::int64_t> seek_floor_;  // empty: to be built (build_seek_floor)
   mutable std::vector<std::int64_t> seek_floor_beyond_;  // [b]: the least of seek_floor_[b..]
-  // By distance, built with seek_floor_ (empty until then): switch_ns's move (for d >= 1) and
-  // planned_seek_ns.
+  // By distance, built with seek_floor_ (empty until then): the seek on the same head (d >= 1)
+  // and its plan (planned_seek_ns); [0]: the head switch's plan.
   mutable std::vector<std::uint32_t> switch_table_, planned_table_;
   mutable std::uint32_t floor_shift_ = 0;
   mutable std::vector<std::int64_t> sptf_bounds_;  // sptf_pick's scratch

@@ -91,14 +91,15 @@ std::int64_t Mechanics::sptf_bound(const SptfDecision& d, const Access& a, std::
   // the sector next comes round after an arrival never decreases as the arrival gets later (and
   // a bucket spans a few cylinders, so it is close).
   *exact = false;
-  const std::int64_t early = t_mech + seek_floor_[dist >> floor_shift_] + settle;
+  const std::int64_t floor = seek_floor_[dist >> floor_shift_];  // the same head's least plan
+  const std::int64_t early = t_mech + (d.from.head == a.chs.head ? floor : std::max<std::int64_t>(floor, planned_table_[0])) + settle;
   return early + rot_mod(a.s_ns - early) - d.t;
 }
 
 std::int64_t Mechanics::sptf_seek_estimate(const SptfDecision& d, const Access& a) const {
   const std::int64_t t_mech = std::max(d.ready, a.arrival_ns + (a.write ? d.write_overhead : d.read_overhead));
   const std::uint32_t dist = d.from.cyl > a.chs.cyl ? d.from.cyl - a.chs.cyl : a.chs.cyl - d.from.cyl;
-  const std::int64_t arrive = t_mech + planned_seek_ns(dist) + (a.write ? settle_ns_ : 0);
+  const std::int64_t arrive = t_mech + planned_seek_ns(dist, d.from.head != a.chs.head) + (a.write ? settle_ns_ : 0);
   return arrive + rot_mod(a.s_ns - arrive) - d.t;
 }
 
