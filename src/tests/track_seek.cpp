@@ -379,6 +379,35 @@ SawtoothFoot edge_fit(const std::vector<double>& l, double rev_ms) {
   return f;
 }
 
+namespace {
+
+// No offset dips alone: the comb of every multiple of H (H, 2H, … as far as the scan went, at
+// least two), each below the median foot by its resolution, and their mean below it by the
+// scatter test's 4 deviations scaled to the mean of that many feet. The least such H.
+void comb_dip(const std::vector<SawtoothFoot>& feet, double scatter, DipFinding& d) {
+  for (std::size_t H = 2; 2 * H <= feet.size(); ++H) {
+    double sum = 0;
+    unsigned n = 0;
+    bool all = true;
+    for (std::size_t j = H; j <= feet.size(); j += H) {
+      const auto& f = feet[j - 1];
+      all &= f.k_ms > 0 && f.k_ms < d.k_mode_ms - kTuning.dip_separation * (f.half_width_ms + d.hw_mode_ms);
+      sum += f.k_ms;
+      ++n;
+    }
+    const double thr = kTuning.dip_scatter * scatter / std::sqrt(static_cast<double>(n));
+    if (all && n >= 2 && sum / n < d.k_mode_ms - thr) {
+      d.offset = static_cast<unsigned>(H);
+      d.dips = n;
+      d.offset_dips = true;
+      d.dip_threshold_ms = thr;
+      return;
+    }
+  }
+}
+
+}  // namespace
+
 DipFinding find_dip(const std::vector<SawtoothFoot>& feet) {
   DipFinding d;
   std::vector<double> k, hw;
@@ -413,6 +442,7 @@ DipFinding find_dip(const std::vector<SawtoothFoot>& feet) {
   }
   d.offset = g;
   d.offset_dips = g && feet[g - 1].k_ms > 0 && feet[g - 1].k_ms < d.k_mode_ms - threshold(feet[g - 1]);
+  if (!g) comb_dip(feet, scatter, d);
   if (g && feet[g - 1].k_ms > 0) d.dip_threshold_ms = threshold(feet[g - 1]);
   else if (g) d.dip_threshold_ms = std::max(kTuning.dip_separation * 2 * d.hw_mode_ms, kTuning.dip_scatter * scatter);
   return d;

@@ -194,6 +194,15 @@ TEST_CASE("find_dip: the one offset clearly faster than the rest, and none in no
   feet[15].k_ms = 0.30;
   feet[23].k_ms = 0.31;
   CHECK(find_dip(feet).offset == 8);
+  // Feet that scatter by ±0.03 ms across offsets (host noise): a 0.09 ms dip at 8, 16 and 24 is
+  // within the scatter test alone, but the three together, a comb of the multiples of 8, are not.
+  for (unsigned j = 1; j <= 24; ++j) feet[j - 1].k_ms = 0.40 + 0.03 * std::sin(2.3 * j);
+  for (unsigned j : {8u, 16u, 24u}) feet[j - 1].k_ms = 0.31;
+  const DipFinding c = find_dip(feet);
+  CHECK(c.offset == 8);
+  CHECK(c.dips == 3);
+  feet[15].k_ms = 0.40;  // 16 does not dip: no comb, and 8 and 24 alone are within the scatter
+  CHECK(find_dip(feet).offset == 0);
 }
 
 TEST_CASE("slow regions at the start, the middle and the end, located within 1 % of capacity") {
