@@ -213,19 +213,33 @@ Scan scan_offsets(IoEngine& io, Budget& budget, std::uint64_t top, unsigned max_
 }
 
 // Without an aim: n moves from a random sector of a cylinder-sized stretch to a random sector of
-// the stretch one cylinder on (a one-cylinder move whatever the surfaces' sizes; about half stay
-// on the source's surface, the one-cylinder seek alone, the rest change head and cost the slower
-// of the seek and the head switch: never below the foot sought), appended to `l`.
-// Sources descend two cylinders a move, as in the sweeps. The foot comes from edge_fit.
+// the stretch one cylinder on (a one-cylinder move whatever the surfaces' sizes), appended to `l`.
+// A target that changes head costs the slower of the seek and the head switch, above the foot
+// sought, so the targets are kept on the source's surface where that can be told: with `anchor`
+// (a track start; the cylinder exact, so the same surface's track starts every `cyl` sectors)
+// source and target lie in that surface's tracks, the target's place a whole revolution of
+// sectors round from the source's (all but the few a shorter surface's end leaves over); without
+// it, a revolution of targets centred on the source's place one cylinder on (about three in
+// four on its surface). Sources descend two cylinders a move, as in the sweeps. The foot comes
+// from edge_fit.
 std::optional<Error> random_moves(IoEngine& io, Budget& budget, std::uint64_t top, std::uint64_t cyl,
-                                  std::uint32_t spt, std::uint64_t n, Rng& rng, std::vector<double>& l) {
+                                  std::uint32_t spt, std::uint64_t n, Rng& rng, std::vector<double>& l,
+                                  const std::uint64_t* anchor = nullptr) {
   std::vector<PlanEntry> plan;
   for (std::uint64_t i = 0; i < n; ++i) {
     // The target stays below the block of the previous source (whose read-ahead it would hit).
-    const std::uint64_t x = top - 2 * cyl * i + spt / 2 + rng.below(cyl > 2 * spt ? cyl - 2 * spt : 1);
+    const std::uint64_t base = top - 2 * cyl * i;
+    if (anchor) {
+      const auto diff = static_cast<std::int64_t>(base) - static_cast<std::int64_t>(*anchor);
+      const std::int64_t k = diff >= 0 ? diff / static_cast<std::int64_t>(cyl) : -((-diff + static_cast<std::int64_t>(cyl) - 1) / static_cast<std::int64_t>(cyl));
+      const auto a = static_cast<std::uint64_t>(static_cast<std::int64_t>(*anchor) + k * static_cast<std::int64_t>(cyl));
+      const std::uint64_t u = rng.below(spt);
+      plan.push_back({a + u, 1, false});
+      plan.push_back({a + cyl + (u + rng.below(spt)) % spt, 1, false});
+      continue;
+    }
+    const std::uint64_t x = base + spt / 2 + rng.below(cyl > 2 * spt ? cyl - 2 * spt : 1);
     plan.push_back({x, 1, false});
-    // A revolution of target sectors centred on the source's place one cylinder on: about three
-    // in four stay on the source's surface (half would, starting there).
     plan.push_back({x + cyl - spt / 2 + rng.below(spt), 1, false});
   }
   RunResult r = run_plan(io, plan, RunOptions{}, budget);
@@ -292,8 +306,10 @@ TrackSeekResult& unaimed(IoEngine& io, Budget& budget, const TrackSeekInput& in,
   Rng rng(in.seed * 31 + 11);
   const Track tk{spt, spt, 0, in.rotation_ns * 1e-6};
   std::vector<double> l;
-  if (n_up) res.error = random_moves(io, budget, probed_end + 2 * cyl + 2 * cyl * n_up, cyl, spt, n_up, rng, l);
-  if (n_down && !res.error) res.error = random_moves(io, budget, probed_at - 4 * cyl, cyl, spt, n_down, rng, l);
+  // A track start the cylinder repeats (the stream's, where it fitted the cylinder exactly).
+  const std::uint64_t* anchor = fitted && t.sectors_per_track ? &t.first_track_lba : nullptr;
+  if (n_up) res.error = random_moves(io, budget, probed_end + 2 * cyl + 2 * cyl * n_up, cyl, spt, n_up, rng, l, anchor);
+  if (n_down && !res.error) res.error = random_moves(io, budget, probed_at - 4 * cyl, cyl, spt, n_down, rng, l, anchor);
   res.at_lba = n_up ? probed_end + 4 * cyl : probed_at - 4 * cyl;
   if (l.size() < kTuning.min_random_pairs) {
     if (!res.error) res.notes.push_back("track_to_track: too few random moves completed; not measured");
