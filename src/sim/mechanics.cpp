@@ -166,7 +166,7 @@ std::int64_t Mechanics::serve_read_miss(const Access& a, std::int64_t t, std::in
     // The whole track is in the segment; the read-ahead goes on from the next one.
     std::int64_t t_next = done;
     if (zl.track_end < layout.capacity()) {
-      const std::int64_t ready = done + pos_.switch_ns(pos_.head(), layout.locate(zl.track_end));
+      const std::int64_t ready = done + pos_.sequential_switch_ns(pos_.head(), layout.locate(zl.track_end));
       t_next = ready + pos_.rot_mod(layout.stream_ns(zl.track_end) - ready);
     }
     stream_.start(seg, a.lba, zl.track_end, layout.stream_ns(zl.track_end), zl.track_end, t_next);

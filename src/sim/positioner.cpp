@@ -84,10 +84,20 @@ std::int64_t Positioner::media_ns(std::uint64_t from, std::uint64_t end) const {
 }
 
 std::int64_t Positioner::switch_ns(HeadPos from, const Chs& to) const {
+  // A move on the same head is the seek alone (the 1-cylinder seek is what datasheets call
+  // track to track); a head change overlaps the seek, so the slower of the two (DiskSim's rule).
+  const std::uint32_t d = from.cyl > to.cyl ? from.cyl - to.cyl : to.cyl - from.cyl;
+  const std::int64_t hs = from.head == to.head ? 0 : head_switch_ns_;
+  if (d == 0) return hs;
+  return std::max(d < switch_table_.size() ? std::int64_t{switch_table_[d]} : seek_ns(d), hs);
+}
+
+std::int64_t Positioner::sequential_switch_ns(HeadPos from, const Chs& to) const {
+  // The stream's own rule (the spec's and the layout's skews): the next cylinder costs
+  // max(seek, head switch) whichever head it starts on.
   const std::uint32_t d = from.cyl > to.cyl ? from.cyl - to.cyl : to.cyl - from.cyl;
   if (d == 0) return from.head == to.head ? 0 : head_switch_ns_;
-  if (d < switch_table_.size()) return switch_table_[d];
-  return std::max(seek_ns(d), head_switch_ns_);
+  return std::max(switch_ns(from, to), head_switch_ns_);
 }
 
 std::int64_t Positioner::move_ns(HeadPos from, const Chs& to, bool write, MoveParts* parts) {
@@ -116,9 +126,11 @@ std::int64_t Positioner::move_ns(HeadPos from, const Chs& to, bool write, MovePa
   return move;
 }
 
-std::int64_t Positioner::planned_seek_ns(std::uint32_t dist) const {
-  if (dist < planned_table_.size()) return planned_table_[dist];
-  return planned_move(std::max(seek_ns(dist), head_switch_ns_));
+std::int64_t Positioner::planned_seek_ns(std::uint32_t dist, bool head_change) const {
+  // planned_move never decreases as the move grows, so the plan of max(seek, head switch) is the
+  // larger of the two plans (planned_table_[0] is the head switch's).
+  const std::int64_t seek = dist < planned_table_.size() ? planned_table_[dist] : planned_move(seek_ns(dist));
+  return head_change ? std::max(seek, planned_move(head_switch_ns_)) : seek;
 }
 
 std::int64_t Positioner::planned_move(std::int64_t move) const {
@@ -149,7 +161,7 @@ void Positioner::build_seek_floor() const {
   switch_table_.assign(cyls, 0);
   planned_table_.assign(cyls, 0);
   for (std::uint32_t dist = 1; dist < cyls; ++dist) {
-    const std::int64_t move = std::max(seek_ns(dist), head_switch_ns_), planned = planned_move(move);
+    const std::int64_t move = seek_ns(dist), planned = planned_move(move);  // the same head's move
     switch_table_[dist] = static_cast<std::uint32_t>(move);
     planned_table_[dist] = static_cast<std::uint32_t>(planned);
     std::int64_t& f = seek_floor_[dist >> floor_shift_];

@@ -77,15 +77,22 @@ class Positioner {
   std::int64_t seek_ns(std::uint32_t d) const {
     return d <= short_seek_ ? seek_.ns(d) : scale(seek_.ns(d), seek_fp_);
   }
+  // A random move: the seek alone on the same head, max(seek, head switch) with a head change.
   std::int64_t switch_ns(HeadPos from, const Chs& to) const;
+  // The move to where a stream goes on (read-ahead to the next track): the spec's streaming
+  // switch, max(seek, head switch) to another cylinder whichever head it starts on.
+  std::int64_t sequential_switch_ns(HeadPos from, const Chs& to) const;
   // The head's move for a media access, seek jitter and write settle included (draws noise);
   // parts (when given): how it splits into seek and settle.
   std::int64_t move_ns(HeadPos from, const Chs& to, bool write, MoveParts* parts = nullptr);
 
   // The SPTF plan's move over dist ≥ 1 cylinders: switch_ns with the jitter margin.
-  std::int64_t planned_seek_ns(std::uint32_t dist) const;
+  std::int64_t planned_seek_ns(std::uint32_t dist, bool head_change) const;
   std::int64_t planned_move(std::int64_t move) const;  // a move with the jitter margin
-  // seek_floor_[dist >> floor_shift_]: the least planned_seek_ns over that bucket of distances.
+  // The head switch's plan (built with the seek floor).
+  std::int64_t head_switch_plan() const { return planned_table_[0]; }
+  // seek_floor_[dist >> floor_shift_]: the least same-head planned_seek_ns over that bucket of
+  // distances (a lower bound with a head change too).
   void build_seek_floor() const;
   bool seek_floor_built() const { return !seek_floor_.empty(); }
   std::int64_t seek_floor(std::uint32_t dist) const { return seek_floor_[dist >> floor_shift_]; }
@@ -143,8 +150,8 @@ class Positioner {
   double inv_rot_ = 0;  // 1 / rot_ns_
   mutable std::vector<std::int64_t> seek_floor_;  // empty: to be built (build_seek_floor)
   mutable std::vector<std::int64_t> seek_floor_beyond_;  // [b]: the least of seek_floor_[b..]
-  // By distance, built with seek_floor_ (empty until then): switch_ns's move (for d >= 1) and
-  // planned_seek_ns.
+  // By distance, built with seek_floor_ (empty until then): the seek on the same head (d >= 1)
+  // and its plan (planned_seek_ns); [0]: the head switch's plan.
   mutable std::vector<std::uint32_t> switch_table_, planned_table_;
   mutable std::uint32_t floor_shift_ = 0;
   std::int64_t head_switch_ns_ = 0;

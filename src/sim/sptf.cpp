@@ -91,14 +91,16 @@ std::int64_t SptfScheduler::bound(const SptfDecision& d, const Access& a, std::u
   // the sector next comes round after an arrival never decreases as the arrival gets later (and
   // a bucket spans a few cylinders, so it is close).
   *exact = false;
-  const std::int64_t early = t_mech + d.pos->seek_floor(dist) + settle;
+  const std::int64_t floor = d.pos->seek_floor(dist);  // the same head's least plan
+  const std::int64_t early =
+      t_mech + (d.from.head == a.chs.head ? floor : std::max(floor, d.pos->head_switch_plan())) + settle;
   return early + d.pos->rot_mod(a.s_ns - early) - d.t;
 }
 
 std::int64_t SptfScheduler::seek_estimate(const SptfDecision& d, const Access& a) {
   const std::int64_t t_mech = std::max(d.ready, a.arrival_ns + (a.write ? d.write_overhead : d.read_overhead));
   const std::uint32_t dist = d.from.cyl > a.chs.cyl ? d.from.cyl - a.chs.cyl : a.chs.cyl - d.from.cyl;
-  const std::int64_t arrive = t_mech + d.pos->planned_seek_ns(dist) + (a.write ? d.pos->settle_ns() : 0);
+  const std::int64_t arrive = t_mech + d.pos->planned_seek_ns(dist, d.from.head != a.chs.head) + (a.write ? d.pos->settle_ns() : 0);
   return arrive + d.pos->rot_mod(a.s_ns - arrive) - d.t;
 }
 

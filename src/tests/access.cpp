@@ -782,6 +782,7 @@ void AccessRun::track_to_track() {
   budget.charge(tb.used_ns());
   if (tr.error && !c.err) c.err = tr.error;
   res.track_to_track_ms = tr.seek_ms;
+  if (tr.surfaces_found) res.probe_surfaces = tr.surfaces;
   finer_rotation(tr);
   for (auto& n : tr.notes) res.notes.push_back(n);
 }

@@ -86,6 +86,9 @@ struct AccessResult {
   Figure avg_seek_ms;
   Figure full_stroke_ms;
   Figure track_to_track_ms;
+  // Surfaces the track-to-track probe found (0: none): the track offset whose move is the
+  // one-cylinder seek on the same head, where the probe was not told them.
+  unsigned probe_surfaces = 0;
   std::vector<SeekBin> seek_curve;
   std::vector<RegionStat> map;
   std::vector<SlowRegion> slow_regions;

@@ -256,6 +256,22 @@ void note_device_failure(const char* name, std::optional<Error> failure, BenchRe
   r.errors.emplace_back(name, make_error(failure->message + "; its figures cover what ran until then", failure->code));
 }
 
+// Where the transfer test's streams could not tell the surfaces (head and cylinder switches that
+// cost the same), the track-to-track probe's same-head move can: the track offset whose move is
+// the one-cylinder seek alone is the surface count (Skippy's and DIXtrac's same-head probe).
+// The platters follow as the transfer test derives them; the range is that one count's.
+void surfaces_from_probe(BenchResult& r) {
+  if (!r.transfer || !r.access || r.transfer->surfaces_estimate || !r.access->probe_surfaces) return;
+  auto& x = *r.transfer;
+  x.surfaces_estimate = r.access->probe_surfaces;
+  x.surfaces_source = "same-head probe";
+  x.surfaces_confidence = 0;
+  x.platters_estimate = x.platters_low = x.platters_high = (x.surfaces_estimate + 1) / 2;
+  x.bytes_per_platter_estimate = static_cast<double>(r.capacity_bytes) / x.platters_estimate;
+  x.notes.push_back(fmt::format("surfaces: {} from the access test's track-to-track probe (the move that many tracks "
+                                "on is the one-cylinder seek on the same head)", x.surfaces_estimate));
+}
+
 // No mechanical positioning: every figure that rests on platters, heads and a spindle is null,
 // the outer and inner rates too (each is a zone's: with no zones, the rates by position are all
 // there is, and on a busy host they swing 150 to 1000 MB/s from one sample to the next); the
@@ -269,6 +285,7 @@ void withhold_mechanics(BenchResult& r) {
     x->spares_per_track = -1;
     x->surfaces_estimate = x->surfaces_hint = 0;
     x->surfaces_confidence = 0;
+    x->surfaces_source.clear();
     x->layout.clear();
     x->platters_estimate = x->platters_low = x->platters_high = 0;
     x->bytes_per_platter_estimate = 0;
@@ -365,6 +382,7 @@ Expected<BenchResult> run_bench(IoEngine& target, const BenchOptions& opt, const
     note_device_failure(test.name, watched.take(), r);
     ended = run_ending_failure(test.name, r);
   }
+  surfaces_from_probe(r);
   const bool mechanical_tests = std::any_of(kMechanicalTests.begin(), kMechanicalTests.end(), want);
   if (ended && mechanical_tests) r.errors.emplace_back("positioning", *ended);
   if (!ended && !stopped() && mechanical_tests) {
@@ -477,6 +495,7 @@ json transfer_json(const TransferResult& x, std::uint32_t block_bytes) {
   j[K::rotation_ms] = fig(x.rotation_ms);
   j[K::surfaces_estimate] = x.surfaces_estimate ? json(x.surfaces_estimate) : json(nullptr);
   j[K::surfaces_confidence] = r3(x.surfaces_confidence);
+  j[K::surfaces_source] = x.surfaces_source.empty() ? json(nullptr) : json(x.surfaces_source);
   j[K::layout] = x.layout.empty() ? json(nullptr) : json(x.layout);
   j[K::platters_estimate] = x.platters_estimate ? json(x.platters_estimate) : json(nullptr);
   j[K::platters_range] = x.platters_estimate ? json::array({x.platters_low, x.platters_high}) : json(nullptr);
@@ -572,8 +591,10 @@ std::string bench_to_text(const BenchResult& r) {
                                       pm(x.outer_inner_ratio, "", 3)));
     line("rotation (from tracks)", pm(x.rotation_ms, "ms", 3));
     line("bytes per track (outer)", x.bytes_per_track_outer ? std::to_string(x.bytes_per_track_outer) : "-");
-    line("surfaces", x.surfaces_estimate ? fmt::format("{} (confidence {:.0f} %)", x.surfaces_estimate,
-                                                       x.surfaces_confidence * 100) : "-");
+    line("surfaces", !x.surfaces_estimate ? "-"
+                     : x.surfaces_source == "streams"
+                         ? fmt::format("{} (confidence {:.0f} %)", x.surfaces_estimate, x.surfaces_confidence * 100)
+                         : fmt::format("{} (from the {})", x.surfaces_estimate, x.surfaces_source));
     line("layout", x.layout.empty() ? "- (not told)" : x.layout);
     line("platters", x.platters_estimate ? fmt::format("{} (range {}–{}), {:.1f} GB per platter",
                                                        x.platters_estimate, x.platters_low, x.platters_high,

@@ -32,7 +32,7 @@
 #define DS_KEYS_READS(X) X(lba) X(ms)
 #define DS_KEYS_TRANSFER(X)                                                                                \
   X(points) X(zones) X(outer_mb_s) X(inner_mb_s) X(outer_inner_ratio) X(outer_inner_ratio_uncertainty)     \
-  X(bytes_per_track) X(rotation_ms) X(surfaces_estimate) X(surfaces_confidence) X(layout)                  \
+  X(bytes_per_track) X(rotation_ms) X(surfaces_estimate) X(surfaces_confidence) X(surfaces_source) X(layout) \
   X(platters_estimate) X(platters_range) X(bytes_per_platter_estimate) X(read_size_bytes) X(drive_time_s)  \
   X(notes)
 #define DS_KEYS_TRANSFER_POINT(X) X(lba) X(mb_s) X(sectors_per_track) X(anomalous)

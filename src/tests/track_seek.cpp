@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "tests/stream_probe.hpp"
 
@@ -191,8 +192,9 @@ struct Scan {
   std::optional<Error> err;
 };
 
-// Surfaces not told: the one-cylinder move is among the offsets j = 1, 2, … (at j = H), each a head
-// switch, a cylinder switch with one, or at j = H a one-cylinder seek alone. Each offset's foot
+// Surfaces not told: the one-cylinder move on the same head is among the offsets j = 1, 2, … (at
+// j = H), each a head switch, a cylinder switch with one (max(seek, head switch)), or at j = H the
+// one-cylinder seek alone. Each offset's foot
 // from its own sweep, the regions one below the other from `top` down.
 Scan scan_offsets(IoEngine& io, Budget& budget, std::uint64_t top, unsigned max_j, const Track& tk, Rng& rng) {
   Scan sc;
@@ -211,17 +213,34 @@ Scan scan_offsets(IoEngine& io, Budget& budget, std::uint64_t top, unsigned max_
 }
 
 // Without an aim: n moves from a random sector of a cylinder-sized stretch to a random sector of
-// the stretch one cylinder on (a one-cylinder move whatever the surfaces' sizes, on a random
-// head: in this layout a move to the next cylinder costs the same on any head), appended to `l`.
-// Sources descend two cylinders a move, as in the sweeps. The foot comes from edge_fit.
+// the stretch one cylinder on (a one-cylinder move whatever the surfaces' sizes), appended to `l`.
+// A target that changes head costs the slower of the seek and the head switch, above the foot
+// sought, so the targets are kept on the source's surface where that can be told: with `anchor`
+// (a track start; the cylinder exact, so the same surface's track starts every `cyl` sectors)
+// source and target lie in that surface's tracks, the target's place a whole revolution of
+// sectors round from the source's (all but the few a shorter surface's end leaves over); without
+// it, a revolution of targets centred on the source's place one cylinder on (about three in
+// four on its surface). Sources descend two cylinders a move, as in the sweeps. The foot comes
+// from edge_fit.
 std::optional<Error> random_moves(IoEngine& io, Budget& budget, std::uint64_t top, std::uint64_t cyl,
-                                  std::uint32_t spt, std::uint64_t n, Rng& rng, std::vector<double>& l) {
+                                  std::uint32_t spt, std::uint64_t n, Rng& rng, std::vector<double>& l,
+                                  const std::uint64_t* anchor = nullptr) {
   std::vector<PlanEntry> plan;
   for (std::uint64_t i = 0; i < n; ++i) {
     // The target stays below the block of the previous source (whose read-ahead it would hit).
-    const std::uint64_t x = top - 2 * cyl * i + rng.below(cyl > spt ? cyl - spt : 1);
+    const std::uint64_t base = top - 2 * cyl * i;
+    if (anchor) {
+      const auto diff = static_cast<std::int64_t>(base) - static_cast<std::int64_t>(*anchor);
+      const std::int64_t k = diff >= 0 ? diff / static_cast<std::int64_t>(cyl) : -((-diff + static_cast<std::int64_t>(cyl) - 1) / static_cast<std::int64_t>(cyl));
+      const auto a = static_cast<std::uint64_t>(static_cast<std::int64_t>(*anchor) + k * static_cast<std::int64_t>(cyl));
+      const std::uint64_t u = rng.below(spt);
+      plan.push_back({a + u, 1, false});
+      plan.push_back({a + cyl + (u + rng.below(spt)) % spt, 1, false});
+      continue;
+    }
+    const std::uint64_t x = base + spt / 2 + rng.below(cyl > 2 * spt ? cyl - 2 * spt : 1);
     plan.push_back({x, 1, false});
-    plan.push_back({x + cyl + rng.below(spt), 1, false});
+    plan.push_back({x + cyl - spt / 2 + rng.below(spt), 1, false});
   }
   RunResult r = run_plan(io, plan, RunOptions{}, budget);
   for (std::size_t i = 0; 2 * i + 1 < r.done.size(); ++i)
@@ -287,8 +306,10 @@ TrackSeekResult& unaimed(IoEngine& io, Budget& budget, const TrackSeekInput& in,
   Rng rng(in.seed * 31 + 11);
   const Track tk{spt, spt, 0, in.rotation_ns * 1e-6};
   std::vector<double> l;
-  if (n_up) res.error = random_moves(io, budget, probed_end + 2 * cyl + 2 * cyl * n_up, cyl, spt, n_up, rng, l);
-  if (n_down && !res.error) res.error = random_moves(io, budget, probed_at - 4 * cyl, cyl, spt, n_down, rng, l);
+  // A track start the cylinder repeats (the stream's, where it fitted the cylinder exactly).
+  const std::uint64_t* anchor = fitted && t.sectors_per_track ? &t.first_track_lba : nullptr;
+  if (n_up) res.error = random_moves(io, budget, probed_end + 2 * cyl + 2 * cyl * n_up, cyl, spt, n_up, rng, l, anchor);
+  if (n_down && !res.error) res.error = random_moves(io, budget, probed_at - 4 * cyl, cyl, spt, n_down, rng, l, anchor);
   res.at_lba = n_up ? probed_end + 4 * cyl : probed_at - 4 * cyl;
   if (l.size() < kTuning.min_random_pairs) {
     if (!res.error) res.notes.push_back("track_to_track: too few random moves completed; not measured");
@@ -374,6 +395,35 @@ SawtoothFoot edge_fit(const std::vector<double>& l, double rev_ms) {
   return f;
 }
 
+namespace {
+
+// No offset dips alone: the comb of every multiple of H (H, 2H, … as far as the scan went, at
+// least two), each below the median foot by its resolution, and their mean below it by the
+// scatter test's 4 deviations scaled to the mean of that many feet. The least such H.
+void comb_dip(const std::vector<SawtoothFoot>& feet, double scatter, DipFinding& d) {
+  for (std::size_t H = 2; 2 * H <= feet.size(); ++H) {
+    double sum = 0;
+    unsigned n = 0;
+    bool all = true;
+    for (std::size_t j = H; j <= feet.size(); j += H) {
+      const auto& f = feet[j - 1];
+      all &= f.k_ms > 0 && f.k_ms < d.k_mode_ms - kTuning.dip_separation * (f.half_width_ms + d.hw_mode_ms);
+      sum += f.k_ms;
+      ++n;
+    }
+    const double thr = kTuning.dip_scatter * scatter / std::sqrt(static_cast<double>(n));
+    if (all && n >= 2 && sum / n < d.k_mode_ms - thr) {
+      d.offset = static_cast<unsigned>(H);
+      d.dips = n;
+      d.offset_dips = true;
+      d.dip_threshold_ms = thr;
+      return;
+    }
+  }
+}
+
+}  // namespace
+
 DipFinding find_dip(const std::vector<SawtoothFoot>& feet) {
   DipFinding d;
   std::vector<double> k, hw;
@@ -388,13 +438,29 @@ DipFinding find_dip(const std::vector<SawtoothFoot>& feet) {
   // The feet's own scatter across offsets (most of them are the same switch): host latency and
   // overhead jitter move a foot by more than its resolution says.
   const double scatter = robust_sigma(k);
+  auto threshold = [&](const SawtoothFoot& f) {
+    return std::max(kTuning.dip_separation * (f.half_width_ms + d.hw_mode_ms), kTuning.dip_scatter * scatter);
+  };
+  // Every offset that clears its threshold dips. The move H tracks on is the one-cylinder seek on
+  // the same head, but so are 2H, 3H … tracks on seeks alone (2, 3 … cylinders), and they dip too
+  // wherever those seeks are still faster than the head switch: H is their greatest common
+  // divisor, not the lowest foot (which noise may put at 2H).
+  unsigned g = 0;
   for (std::size_t j = 0; j < feet.size(); ++j) {
     const auto& f = feet[j];
     if (f.k_ms <= 0) continue;
-    const double thr = std::max(kTuning.dip_separation * (f.half_width_ms + d.hw_mode_ms), kTuning.dip_scatter * scatter);
+    const double thr = threshold(f);
     d.threshold_ms = std::max(d.threshold_ms, thr);
-    if (f.k_ms < d.k_mode_ms - thr && (!d.offset || f.k_ms < feet[d.offset - 1].k_ms)) d.offset = static_cast<unsigned>(j + 1);
+    if (f.k_ms < d.k_mode_ms - thr) {
+      g = std::gcd(g, static_cast<unsigned>(j + 1));
+      ++d.dips;
+    }
   }
+  d.offset = g;
+  d.offset_dips = g && feet[g - 1].k_ms > 0 && feet[g - 1].k_ms < d.k_mode_ms - threshold(feet[g - 1]);
+  if (!g) comb_dip(feet, scatter, d);
+  if (g && feet[g - 1].k_ms > 0) d.dip_threshold_ms = threshold(feet[g - 1]);
+  else if (g) d.dip_threshold_ms = std::max(kTuning.dip_separation * 2 * d.hw_mode_ms, kTuning.dip_scatter * scatter);
   return d;
 }
 
@@ -500,6 +566,19 @@ SawtoothFoot confirm_dip(IoEngine& io, Budget& budget, const TrackSeekInput& in,
   return a.f;
 }
 
+// The surfaces H told by the scan: the move to the same head one cylinder on measured again at
+// the full resolution of an aimed sweep (24 + 16 pairs, as where the surfaces are told), below
+// `at` (what the scan read) where the zone has room; else the scan's own foot `scan`.
+SawtoothFoot same_head_sweep(IoEngine& io, Budget& budget, const TrackSeekInput& in, const Track& tk, std::uint64_t at,
+                             unsigned H, const SawtoothFoot& scan, Rng& rng) {
+  const std::uint64_t cyl = std::uint64_t{tk.spt} * H;
+  const std::uint64_t need = (2 * (kTuning.coarse + kTuning.fine) + 4) * cyl;
+  if (at <= in.first_lba + 2 * cyl + need) return scan;
+  FootRun fr = find_foot(io, budget, {at - 2 * cyl, 2 * cyl, static_cast<std::int64_t>(cyl)}, tk, kTuning.coarse,
+                         kTuning.fine, rng);
+  return fr.err || fr.f.k_ms <= 0 ? scan : fr.f;
+}
+
 // Feet that rise with the offset from the first on, the first the lowest: j tracks down are j
 // cylinders, the seek curve itself (a surface-serpentine band, or a drive with one surface). In a
 // cylinder layout the first H − 1 offsets are head switches alike, and the H-th the dip.
@@ -572,6 +651,7 @@ void offset_scan(IoEngine& io, Budget& budget, const TrackSeekInput& in, const T
     std::vector<SawtoothFoot> b(sc.feet.begin() + H - 1, sc.feet.begin() + std::min<std::size_t>(sc.feet.size(), 2 * H - 1));
     std::sort(b.begin(), b.end(), [](const SawtoothFoot& x, const SawtoothFoot& y) { return x.k_ms < y.k_ms; });
     res.surfaces = H;
+    res.surfaces_found = true;
     res.notes.push_back(fmt::format("track_to_track: surfaces not told by the stream; of track offsets 1..{} the first "
                                     "{} cost the same and the moves from {} tracks down cost more ({:.3f} vs {:.3f} ms): "
                                     "one cylinder on, {} surfaces", sc.feet.size(), H - 1, H, b[b.size() / 2].k_ms,
@@ -590,12 +670,18 @@ void offset_scan(IoEngine& io, Budget& budget, const TrackSeekInput& in, const T
     return;
   }
   if (d.offset) {
-    const SawtoothFoot f = confirm_dip(io, budget, in, tk, at, d.offset, d.threshold_ms, rng);
+    // The offset and a multiple of it both dip, each in its own sweep and place: the prediction
+    // of a same-head move, replicated, and chance does not put two dips in that ratio. A lone dip
+    // is measured again against its neighbour.
+    const SawtoothFoot f = d.offset_dips && d.dips >= 2 ? same_head_sweep(io, budget, in, tk, at, d.offset, sc.feet[d.offset - 1], rng)
+                                                        : confirm_dip(io, budget, in, tk, at, d.offset, d.dip_threshold_ms, rng);
     if (f.k_ms > 0) {
       res.surfaces = d.offset;
+      res.surfaces_found = true;
       res.notes.push_back(fmt::format("track_to_track: surfaces not told by the stream; of track offsets 1..{} the "
-                                      "move {} tracks down is the fastest ({:.3f} vs {:.3f} ms): one cylinder, {} surfaces",
-                                      sc.feet.size(), d.offset, f.k_ms, d.k_mode_ms, d.offset));
+                                      "move {} tracks down costs less than the rest ({:.3f} vs {:.3f} ms; {} offsets dip, "
+                                      "all multiples of it): the same head one cylinder on, {} surfaces",
+                                      sc.feet.size(), d.offset, f.k_ms, d.k_mode_ms, d.dips, d.offset));
       set_seek(res, f, in, tk);
       return;
     }
@@ -605,11 +691,12 @@ void offset_scan(IoEngine& io, Budget& budget, const TrackSeekInput& in, const T
                                     sc.feet.size()));
     return;
   }
-  // Every offset costs the same: the one-cylinder seek takes no longer than a head switch, and
-  // not less by more than the scan could tell. The move to the next track is then the figure:
-  // a head switch in a cylinder layout (the same cost), the one-cylinder seek in a serpentine
-  // band, where the feet rise with the offset but too gently for the scan to tell (the median
-  // foot, taken here once, was the seek of ten cylinders there: 15-19 % high).
+  // Every offset costs the same: the move H tracks on (the one-cylinder seek on the same head)
+  // dips below the head switches by no more than the scan could tell, nor rises above them. The
+  // move to the next track is then the figure: a head switch in a cylinder layout (the same
+  // cost), the one-cylinder seek in a serpentine band, where the feet rise with the offset but
+  // too gently for the scan to tell (the median foot, taken here once, was the seek of ten
+  // cylinders there: 15-19 % high).
   res.notes.push_back(fmt::format("track_to_track: surfaces not told; track offsets 1..{} all cost the same ({:.3f} ms): "
                                   "a move to the next cylinder costs what a head switch does", sc.feet.size(), d.k_mode_ms));
   SawtoothFoot f = next_track();

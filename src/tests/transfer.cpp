@@ -594,6 +594,7 @@ void TransferRun::surfaces() {
     return;
   }
   res.surfaces_estimate = best;
+  res.surfaces_source = "streams";
   res.surfaces_confidence = static_cast<double>(votes[best]) / told;
   res.platters_estimate = (res.surfaces_estimate + 1) / 2;
   unsigned lo = res.surfaces_estimate, hi = res.surfaces_estimate;

@@ -62,7 +62,11 @@ struct TransferResult {
   Figure rotation_ms;               // (spt + spares) · sector time over the samples (0: unknown)
   int spares_per_track = -1;        // unused sectors on every track, fitted across zones (-1: not told)
   unsigned surfaces_estimate = 0;   // 0: could not be told from timing
-  double surfaces_confidence = 0;   // share of samples agreeing
+  double surfaces_confidence = 0;   // share of samples agreeing (0 where the probe told them)
+  // What told surfaces_estimate: "streams" (the switches' pattern, this test), "same-head probe"
+  // (the access test's track-to-track probe, set by the bench where the streams could not tell:
+  // head and cylinder switches that cost the same). Empty: not told.
+  std::string surfaces_source;
   // The period one place alone showed, when that is all there was: not reported, only a hint for
   // the track-to-track probe's aim (which checks it against its own timing).
   unsigned surfaces_hint = 0;

@@ -245,10 +245,9 @@ Truth assemble(const Model& m) {
   t.bytes_per_platter = static_cast<double>(t.capacity) * m.sector_bytes / m.platters;
   std::uint64_t used = w.cyl_lbas.size();
   while (used > 0 && w.cyl_lbas[used - 1] == 0) --used;
-  // The move to the next cylinder: the spec costs it max(1-cylinder seek, head switch) (the head
-  // switch overlaps the seek), so a datasheet's one-cylinder seek below the head switch shows in
-  // no timing at all. Equal to seek.ms(1) wherever the seek is the longer (every shared model).
-  t.track_to_track_ms = std::max(seek.ms(1), m.head_switch_ms);
+  // Track to track as the spec and datasheets mean it: the one-cylinder seek. (A move on the same
+  // head costs it alone; the head switch matters only where the head changes.)
+  t.track_to_track_ms = seek.ms(1);
   t.full_stroke_ms = seek.ms(static_cast<double>(used - 1));
   t.avg_seek_ms = detail::mean_seek({{0, used, 1.0}}, seek);
   t.avg_seek_random_lba_ms = detail::mean_seek(runs_of(w.cyl_lbas, used), seek);
