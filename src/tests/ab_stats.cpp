@@ -11,39 +11,6 @@ namespace ds::measure {
 
 namespace {
 
-// Continued fraction of the incomplete beta function, evaluated with the modified Lentz method
-// (the standard expansion, e.g. Abramowitz & Stegun 26.5.8).
-double beta_cf(double a, double b, double x) {
-  constexpr double tiny = 1e-300;
-  constexpr double eps = 1e-14;
-  const double qab = a + b, qap = a + 1, qam = a - 1;
-  double c = 1.0;
-  double d = 1.0 - qab * x / qap;
-  if (std::fabs(d) < tiny) d = tiny;
-  d = 1.0 / d;
-  double h = d;
-  for (int m = 1; m <= 500; ++m) {
-    const double m2 = 2.0 * m;
-    double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-    d = 1.0 + aa * d;
-    if (std::fabs(d) < tiny) d = tiny;
-    c = 1.0 + aa / c;
-    if (std::fabs(c) < tiny) c = tiny;
-    d = 1.0 / d;
-    h *= d * c;
-    aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-    d = 1.0 + aa * d;
-    if (std::fabs(d) < tiny) d = tiny;
-    c = 1.0 + aa / c;
-    if (std::fabs(c) < tiny) c = tiny;
-    d = 1.0 / d;
-    const double del = d * c;
-    h *= del;
-    if (std::fabs(del - 1.0) < eps) break;
-  }
-  return h;
-}
-
 double sample_sd(std::span<const double> v, double m) {
   if (v.size() < 2) return 0;
   double s = 0;
@@ -58,39 +25,6 @@ double spread_pct(std::span<const double> v, double m) {
 }
 
 }  // namespace
-
-double incomplete_beta(double a, double b, double x) {
-  if (!(x > 0)) return 0;
-  if (!(x < 1)) return 1;
-  const double ln_front = std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) +
-                          b * std::log1p(-x);
-  const double front = std::exp(ln_front);
-  // The continued fraction converges fast for x < (a+1)/(a+b+2); use the symmetry otherwise.
-  if (x < (a + 1) / (a + b + 2)) return front * beta_cf(a, b, x) / a;
-  return 1.0 - front * beta_cf(b, a, 1.0 - x) / b;
-}
-
-double student_t_cdf(double t, double df) {
-  if (!(df > 0)) return std::numeric_limits<double>::quiet_NaN();
-  if (std::isinf(t)) return t > 0 ? 1.0 : 0.0;
-  const double x = df / (df + t * t);
-  const double tail = 0.5 * incomplete_beta(df / 2.0, 0.5, x);  // P(T > |t|)
-  return t >= 0 ? 1.0 - tail : tail;
-}
-
-double student_t_quantile(double p, double df) {
-  if (!(p > 0 && p < 1) || !(df > 0)) return std::numeric_limits<double>::quiet_NaN();
-  if (p == 0.5) return 0;
-  if (p < 0.5) return -student_t_quantile(1 - p, df);
-  // Bisection on the monotone CDF: robust for every df, and cheap enough for a report.
-  double lo = 0, hi = 1;
-  while (student_t_cdf(hi, df) < p && hi < 1e12) hi *= 2;
-  for (int i = 0; i < 200 && hi - lo > 1e-12 * std::max(1.0, hi); ++i) {
-    const double mid = 0.5 * (lo + hi);
-    (student_t_cdf(mid, df) < p ? lo : hi) = mid;
-  }
-  return 0.5 * (lo + hi);
-}
 
 Expected<AbComparison> compare_arms(std::string test, std::string figure, std::span<const double> a,
                                     std::span<const double> b, const AbStatsOptions& opt) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "drivescope/expected.hpp"
+#include "tests/stats.hpp"
 
 namespace ds::measure {
 
@@ -40,12 +41,6 @@ struct AbComparison {
   bool spread_warning = false;
   std::string note;               // why the verdict is weak or missing, if it is
 };
-
-// Student's t distribution (df > 0): CDF and quantile (p in (0,1)).
-double student_t_cdf(double t, double df);
-double student_t_quantile(double p, double df);
-// Regularized incomplete beta I_x(a, b), for the t CDF.
-double incomplete_beta(double a, double b, double x);
 
 // Compare the per-round values of one figure. Needs at least 2 values per arm and a non-zero
 // mean for A (the percentages are relative to it); otherwise an error saying which.

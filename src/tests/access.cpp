@@ -337,7 +337,7 @@ void AccessRun::measure_overhead() {
     const double o = median(hits);
     if (third == 0 || o < best) {
       best = o;
-      best_u = kZ95 * kMadToSigma * mad(hits) / std::sqrt(static_cast<double>(hits.size()));
+      best_u = median_half_width(hits);
     }
   }
   res.overhead_ms = {best * kMsPerNs, best_u * kMsPerNs};
@@ -719,7 +719,7 @@ void AccessRun::full_stroke() {
   // about linear in its distance, so up to the share of the span left out.
   const double fs = mean(v) - base_ms;
   const double cut_share = static_cast<double>((lo - lo0) + (hi0 - hi)) / static_cast<double>(hi0 - lo0 + 1);
-  res.full_stroke_ms = {fs, kZ95 * stddev(v) / std::sqrt(static_cast<double>(v.size())) +
+  res.full_stroke_ms = {fs, mean_half_width(v) +
                                 res.overhead_ms.uncertainty + res.rotation_ms.uncertainty / 2 +
                                 (k.seek_model_floor + cut_share) * fs};
   if (lo > lo0 || hi < hi0)
@@ -752,10 +752,12 @@ void AccessRun::finer_rotation(const TrackSeekResult& tr) {
   if (locked) {
     // The phase-locked revolution stands: the others are fits of a layout.
   } else if (!buffered && rot_ns > 0 && plausible_rotation_ms(rot_ns * kMsPerNs, res.overhead_ms.value) &&
-      std::fabs(rot_ns * kMsPerNs - rev_ms()) <= kZ95 * res.rotation_ms.uncertainty &&
+      std::fabs(rot_ns * kMsPerNs - rev_ms()) <=
+          std::hypot(res.rotation_ms.uncertainty, opt.rotation_uncertainty_ns * kMsPerNs) &&
       opt.rotation_uncertainty_ns * kMsPerNs < res.rotation_ms.uncertainty) {
     // The transfer test's revolution, fitted across zones with the tracks' spare sectors
-    // counted, agrees with the backward-step fit and is the more exact of the two.
+    // counted, agrees with the backward-step fit (their difference inside the two 95 % half-widths
+    // combined, not 1.96 times one that is already 95 %) and is the more exact of the two.
     const double rel = std::max(k.stream_rotation_floor, opt.rotation_uncertainty_ns / rot_ns);
     res.rotation_ms = {rot_ns * kMsPerNs, rel * rot_ns * kMsPerNs};
     res.rpm = {60e9 / rot_ns, 60e9 / rot_ns * rel};
@@ -806,7 +808,7 @@ void AccessRun::seek_figures() {
   // Systematic part: random LBAs weight the outer zones (more sectors per cylinder), so this
   // LBA-weighted mean differs from a cylinder-uniform (datasheet) average by avg_seek_floor.
   const double seek = mean(normal) - base_ms;
-  res.avg_seek_ms = {seek, kZ95 * stddev(normal) / std::sqrt(static_cast<double>(normal.size())) +
+  res.avg_seek_ms = {seek, mean_half_width(normal) +
                                res.overhead_ms.uncertainty + res.rotation_ms.uncertainty / 2 +
                                k.avg_seek_floor * seek};
   seek_curve(bins);

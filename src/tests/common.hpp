@@ -14,6 +14,7 @@
 
 #include "drivescope/expected.hpp"
 #include "drivescope/io.hpp"
+#include "tests/stats.hpp"
 
 namespace ds::measure {
 
@@ -88,37 +89,6 @@ Span span_of(const IoTargetInfo& info, std::uint64_t span_blocks);
 // A plan of `count` consecutive reads of `blocks` blocks starting at `lba` (clipped to `end_lba`).
 std::vector<PlanEntry> sequential_plan(std::uint64_t lba, std::uint32_t blocks, std::size_t count,
                                        std::uint64_t end_lba);
-
-// ---- statistics (pure) ----
-// The constants of the normal distribution that the analyses' figures rest on. Each module uses
-// these names, so that a figure's interval and its outlier rules are read in one place.
-// A normal σ from the median absolute deviation, 1/Φ⁻¹(3/4): robust_sigma below, and every
-// outlier rule that counts "robust deviations".
-inline constexpr double kMadToSigma = 1.4826;
-// Half-width of a two-sided 95 % interval of a normal estimate, in standard errors.
-inline constexpr double kZ95 = 1.96;
-// The standard error of a sample median over that of the mean, for a normal sample: √(π/2).
-inline constexpr double kMedianSeFactor = 1.2533;
-// The first quartile of |x − y| for x, y independent N(0, σ²), in σ: √2 · Φ⁻¹(0.625). A noise
-// read from the smallest quarter of neighbours' differences (transfer_zones.cpp).
-inline constexpr double kAbsDiffQ1PerSigma = 0.4506;
-
-double mean(std::span<const double> v);
-double stddev(std::span<const double> v);
-double quantile(std::vector<double> v, double q);  // linear interpolation, q in [0,1]
-double median(std::vector<double> v);
-double mad(std::vector<double> v);  // median absolute deviation (unscaled)
-// A normal sample's σ from its MAD, which outliers barely move: exactly kMadToSigma · mad(v). Where
-// a further factor goes first (3 · kMadToSigma · mad(v)), callers keep that product as it is: the
-// doubles would differ in the last bit.
-double robust_sigma(std::vector<double> v);
-// The standard error of the median of v, for a normal sample: √(π/2) σ/√n, σ from the MAD.
-double median_se(const std::vector<double>& v);
-// slope_se: the slope's standard error from the residuals (0 with fewer than three points).
-struct LineFit { double slope = 0, intercept = 0, r2 = 0, slope_se = 0; };
-LineFit fit_line(std::span<const double> x, std::span<const double> y);
-// Spearman's rank correlation (ties share their mean rank); 0 with fewer than three pairs.
-double rank_correlation(std::span<const double> x, std::span<const double> y);
 
 // A deterministic 64-bit generator (splitmix64): plans are reproducible from the seed.
 class Rng {
