@@ -7,36 +7,20 @@
 #include <numeric>
 
 #include "tests/stream_probe.hpp"
+#include "tests/surface_scan.hpp"
+#include "tests/track_sweep.hpp"
 
 namespace ds::measure {
 
+using t2t::Aim;
+using t2t::find_foot;
+using t2t::FootRun;
+using t2t::frac;
+using t2t::kTuning;
+using t2t::set_seek;
+using t2t::Track;
+
 namespace {
-
-// The track-to-track probe's parameters (docs/methods.md, "access").
-struct TrackSeekTuning {
-  int grid = 2000;  // candidate wrap phases per revolution
-  unsigned coarse = 24;  // coarse sweep: one sample per 1/24 revolution
-  unsigned fine = 16;  // fine sweep inside the coarse gap that holds the foot
-  unsigned scan_coarse = 16;  // each offset of the surface scan: a coarser pair of sweeps
-  unsigned scan_fine = 12;
-  // Track offsets the scan tries when surfaces are not told: more than any drive has had (22
-  // heads, 11 platters, in 2026).
-  unsigned max_offset = 24;
-  std::uint64_t random_pairs = 200;  // random one-cylinder moves (random_moves, edge_fit)
-  std::size_t min_random_pairs = 24;
-  double edge_outlier = 0.002;  // edge_fit: floor density, a share of a uniform over a revolution
-  int edge_sigmas = 24;  // edge_fit: noise levels tried, 0 .. edge_max_sigma revolutions
-  double edge_max_sigma = 0.12;
-  double dip_separation = 1.5;  // a dip: below the median foot by 1.5× both half-widths
-  double dip_scatter = 4;  // and by 4 robust deviations of the feet across offsets
-  double min_inliers = 0.6;  // share of samples on the sawtooth for it to be believed
-  double rotation_agreement = 0.03;  // the stream's revolution against the rotation fit
-  std::size_t min_rising_feet = 8;  // feet a rise with the offset is judged on
-  double rising_correlation = 0.6;  // their rank correlation with the offset
-};
-constexpr TrackSeekTuning kTuning{};
-
-double frac(double x) { return x - std::floor(x); }
 
 struct Candidate {
   int inliers = 0;
@@ -100,20 +84,6 @@ SawtoothFoot sawtooth_foot(const std::vector<PhaseSample>& in, double rev_ms) {
 
 namespace {
 
-// Where a sweep reads: sources at top, top − step, top − 2·step, …; each target `delta` sectors
-// from its source (one cylinder up, or j tracks down in the surface scan).
-struct Aim {
-  std::uint64_t top = 0, step = 0;
-  std::int64_t delta = 0;
-};
-
-// The zone's track as the sweeps see it.
-struct Track {
-  std::uint32_t spt = 0, slots = 0;  // logical sectors; sector slots a revolution passes (+ spares)
-  int spares = 0;
-  double rev_ms = 0;
-};
-
 struct Sweep {
   std::vector<PhaseSample> samples;
   std::optional<Error> err;
@@ -143,14 +113,11 @@ Sweep sweep(IoEngine& io, Budget& budget, const Aim& aim, const Track& tk,
   return sw;
 }
 
-struct FootRun {
-  SawtoothFoot f;  // k_ms ≤ 0: no sawtooth
-  std::optional<Error> err;
-};
+}  // namespace
 
 // A coarse sweep finds the gap of the wrap to 1/coarse of a revolution, a fine sweep of that gap
 // (a little wider on each side) the foot inside it. The two use 2·(coarse + fine) reads below `top`.
-FootRun find_foot(IoEngine& io, Budget& budget, Aim aim, const Track& tk, unsigned coarse, unsigned fine, Rng& rng) {
+FootRun t2t::find_foot(IoEngine& io, Budget& budget, Aim aim, const Track& tk, unsigned coarse, unsigned fine, Rng& rng) {
   FootRun out;
   std::vector<std::uint32_t> c;
   for (unsigned i = 0; i < coarse; ++i) c.push_back(static_cast<std::uint32_t>(i * tk.spt / coarse));
@@ -174,43 +141,7 @@ FootRun find_foot(IoEngine& io, Budget& budget, Aim aim, const Track& tk, unsign
   return out;
 }
 
-// The scan's step between sources, in tracks: at least 2, and no multiple of it equal to j, j − 1
-// or j − 2, so that no source lies on a track an earlier target read, or read ahead into (up to two
-// tracks above it).
-std::uint64_t scan_step(unsigned j) {
-  for (unsigned s = 2;; ++s) {
-    bool ok = j % s != 0;
-    for (unsigned q = 1; q <= 2 && q < j; ++q) ok &= (j - q) % s != 0;
-    if (ok) return s;
-  }
-}
-
-std::uint64_t scan_tracks(unsigned j) { return (kTuning.scan_coarse + kTuning.scan_fine) * scan_step(j) + j + 4; }
-
-struct Scan {
-  std::vector<SawtoothFoot> feet;  // feet[j − 1]: target j tracks below the source
-  std::optional<Error> err;
-};
-
-// Surfaces not told: the one-cylinder move on the same head is among the offsets j = 1, 2, … (at
-// j = H), each a head switch, a cylinder switch with one (max(seek, head switch)), or at j = H the
-// one-cylinder seek alone. Each offset's foot
-// from its own sweep, the regions one below the other from `top` down.
-Scan scan_offsets(IoEngine& io, Budget& budget, std::uint64_t top, unsigned max_j, const Track& tk, Rng& rng) {
-  Scan sc;
-  for (unsigned j = 1; j <= max_j && !budget.exhausted(); ++j) {
-    Aim aim{top, scan_step(j) * tk.spt, -static_cast<std::int64_t>(j) * tk.spt};
-    FootRun fr = find_foot(io, budget, aim, tk, kTuning.scan_coarse, kTuning.scan_fine, rng);
-    if (fr.err) {
-      sc.err = fr.err;
-      break;
-    }
-    if (budget.exhausted()) break;  // a sweep the budget cut short is not a foot
-    sc.feet.push_back(fr.f);
-    top -= scan_tracks(j) * tk.spt;
-  }
-  return sc;
-}
+namespace {
 
 // Without an aim: n moves from a random sector of a cylinder-sized stretch to a random sector of
 // the stretch one cylinder on (a one-cylinder move whatever the surfaces' sizes), appended to `l`.
@@ -259,12 +190,14 @@ FootRun random_move_foot(IoEngine& io, Budget& budget, std::uint64_t top, std::u
   return out;
 }
 
+}  // namespace
+
 // The seek is the foot less the command overhead and one sector's media time. 95 % half-width:
 // where the foot can lie, the overhead's own uncertainty, and a whole sector of quantisation: the
 // head reads from the first sector start after the seek ends, so where within that sector the seek
 // ended is not seen, and the foot's phase is read to a sector either way (on a noise-free drive
 // the half-sector term left a steady 1.3 % offset outside the interval).
-void set_seek(TrackSeekResult& res, const SawtoothFoot& f, const TrackSeekInput& in, const Track& tk) {
+void t2t::set_seek(TrackSeekResult& res, const SawtoothFoot& f, const TrackSeekInput& in, const Track& tk) {
   const double sector_ms = tk.rev_ms / tk.slots;
   const double seek = f.k_ms - in.overhead_ms - sector_ms;
   if (seek <= 0 || seek >= tk.rev_ms) {
@@ -274,6 +207,8 @@ void set_seek(TrackSeekResult& res, const SawtoothFoot& f, const TrackSeekInput&
   }
   res.seek_ms = {seek, f.half_width_ms + in.overhead_uncertainty_ms + sector_ms};
 }
+
+namespace {
 
 // Surfaces of their own size (or a track the revolution does not confirm) with the surfaces told:
 // the random one-cylinder moves above the streams, or below them where the zone ends first.
@@ -397,75 +332,6 @@ SawtoothFoot edge_fit(const std::vector<double>& l, double rev_ms) {
 
 namespace {
 
-// No offset dips alone: the comb of every multiple of H (H, 2H, … as far as the scan went, at
-// least two), each below the median foot by its resolution, and their mean below it by the
-// scatter test's 4 deviations scaled to the mean of that many feet. The least such H.
-void comb_dip(const std::vector<SawtoothFoot>& feet, double scatter, DipFinding& d) {
-  for (std::size_t H = 2; 2 * H <= feet.size(); ++H) {
-    double sum = 0;
-    unsigned n = 0;
-    bool all = true;
-    for (std::size_t j = H; j <= feet.size(); j += H) {
-      const auto& f = feet[j - 1];
-      all &= f.k_ms > 0 && f.k_ms < d.k_mode_ms - kTuning.dip_separation * (f.half_width_ms + d.hw_mode_ms);
-      sum += f.k_ms;
-      ++n;
-    }
-    const double thr = kTuning.dip_scatter * scatter / std::sqrt(static_cast<double>(n));
-    if (all && n >= 2 && sum / n < d.k_mode_ms - thr) {
-      d.offset = static_cast<unsigned>(H);
-      d.dips = n;
-      d.offset_dips = true;
-      d.dip_threshold_ms = thr;
-      return;
-    }
-  }
-}
-
-}  // namespace
-
-DipFinding find_dip(const std::vector<SawtoothFoot>& feet) {
-  DipFinding d;
-  std::vector<double> k, hw;
-  for (auto& f : feet)
-    if (f.k_ms > 0) {
-      k.push_back(f.k_ms);
-      hw.push_back(f.half_width_ms);
-    }
-  if (k.size() < 3) return d;
-  d.k_mode_ms = median(k);
-  d.hw_mode_ms = median(hw);
-  // The feet's own scatter across offsets (most of them are the same switch): host latency and
-  // overhead jitter move a foot by more than its resolution says.
-  const double scatter = robust_sigma(k);
-  auto threshold = [&](const SawtoothFoot& f) {
-    return std::max(kTuning.dip_separation * (f.half_width_ms + d.hw_mode_ms), kTuning.dip_scatter * scatter);
-  };
-  // Every offset that clears its threshold dips. The move H tracks on is the one-cylinder seek on
-  // the same head, but so are 2H, 3H … tracks on seeks alone (2, 3 … cylinders), and they dip too
-  // wherever those seeks are still faster than the head switch: H is their greatest common
-  // divisor, not the lowest foot (which noise may put at 2H).
-  unsigned g = 0;
-  for (std::size_t j = 0; j < feet.size(); ++j) {
-    const auto& f = feet[j];
-    if (f.k_ms <= 0) continue;
-    const double thr = threshold(f);
-    d.threshold_ms = std::max(d.threshold_ms, thr);
-    if (f.k_ms < d.k_mode_ms - thr) {
-      g = std::gcd(g, static_cast<unsigned>(j + 1));
-      ++d.dips;
-    }
-  }
-  d.offset = g;
-  d.offset_dips = g && feet[g - 1].k_ms > 0 && feet[g - 1].k_ms < d.k_mode_ms - threshold(feet[g - 1]);
-  if (!g) comb_dip(feet, scatter, d);
-  if (g && feet[g - 1].k_ms > 0) d.dip_threshold_ms = threshold(feet[g - 1]);
-  else if (g) d.dip_threshold_ms = std::max(kTuning.dip_separation * 2 * d.hw_mode_ms, kTuning.dip_scatter * scatter);
-  return d;
-}
-
-namespace {
-
 // The zone's own layout, from a stream at a third of it (or another place clear of the ranges
 // to avoid) and a second stream after it.
 struct ZoneLayout {
@@ -545,165 +411,6 @@ void cylinder_sweep(IoEngine& io, Budget& budget, const TrackSeekInput& in, cons
   else if (!lw.err) res.notes.push_back("track_to_track: too few random moves completed; not measured");
 }
 
-// One offset out of 24 below the rest may be chance: the dip and its neighbour again, at full
-// resolution, below `at` (what the scan read). Returns the dip's new foot, or k_ms 0 when the
-// re-measure does not confirm it.
-SawtoothFoot confirm_dip(IoEngine& io, Budget& budget, const TrackSeekInput& in, const Track& tk, std::uint64_t at,
-                         unsigned D, double scan_threshold, Rng& rng) {
-  const unsigned nb = D > 1 ? D - 1 : D + 1;
-  const std::uint64_t low = in.first_lba + 2 * tk.spt;
-  const std::uint64_t span_d = (kTuning.coarse + kTuning.fine) * scan_step(D) + D + 4;
-  const std::uint64_t span_n = (kTuning.coarse + kTuning.fine) * scan_step(nb) + nb + 4;
-  if (at <= low + (span_d + span_n) * tk.spt) return {};
-  FootRun a = find_foot(io, budget, {at, scan_step(D) * tk.spt, -static_cast<std::int64_t>(D) * tk.spt}, tk, kTuning.coarse,
-                        kTuning.fine, rng);
-  if (a.err || a.f.k_ms <= 0) return {};
-  at -= span_d * tk.spt;
-  FootRun c = find_foot(io, budget, {at, scan_step(nb) * tk.spt, -static_cast<std::int64_t>(nb) * tk.spt}, tk, kTuning.coarse,
-                        kTuning.fine, rng);
-  const double thr = kTuning.dip_separation * (a.f.half_width_ms + c.f.half_width_ms);
-  if (c.f.k_ms <= 0 || a.f.k_ms >= c.f.k_ms - std::max(thr, scan_threshold / 2)) return {};
-  return a.f;
-}
-
-// The surfaces H told by the scan: the move to the same head one cylinder on measured again at
-// the full resolution of an aimed sweep (24 + 16 pairs, as where the surfaces are told), below
-// `at` (what the scan read) where the zone has room; else the scan's own foot `scan`.
-SawtoothFoot same_head_sweep(IoEngine& io, Budget& budget, const TrackSeekInput& in, const Track& tk, std::uint64_t at,
-                             unsigned H, const SawtoothFoot& scan, Rng& rng) {
-  const std::uint64_t cyl = std::uint64_t{tk.spt} * H;
-  const std::uint64_t need = (2 * (kTuning.coarse + kTuning.fine) + 4) * cyl;
-  if (at <= in.first_lba + 2 * cyl + need) return scan;
-  FootRun fr = find_foot(io, budget, {at - 2 * cyl, 2 * cyl, static_cast<std::int64_t>(cyl)}, tk, kTuning.coarse,
-                         kTuning.fine, rng);
-  return fr.err || fr.f.k_ms <= 0 ? scan : fr.f;
-}
-
-// Feet that rise with the offset from the first on, the first the lowest: j tracks down are j
-// cylinders, the seek curve itself (a surface-serpentine band, or a drive with one surface). In a
-// cylinder layout the first H − 1 offsets are head switches alike, and the H-th the dip.
-bool rising_feet(const std::vector<SawtoothFoot>& feet) {
-  std::vector<double> j, k;
-  for (std::size_t i = 0; i < feet.size(); ++i)
-    if (feet[i].k_ms > 0) j.push_back(static_cast<double>(i + 1)), k.push_back(feet[i].k_ms);
-  if (k.size() < kTuning.min_rising_feet || feet[0].k_ms <= 0 || feet[1].k_ms <= 0) return false;
-  for (std::size_t i = 1; i < feet.size(); ++i)
-    if (feet[i].k_ms > 0 && feet[i].k_ms < feet.front().k_ms - feet.front().half_width_ms) return false;
-  // Rising from the first step on: a cylinder layout whose one-cylinder seek outlasts a head
-  // switch rises too, but only at offset H (step_up below).
-  if (feet[1].k_ms - feet[0].k_ms <= kTuning.dip_separation * (feet[0].half_width_ms + feet[1].half_width_ms)) return false;
-  return rank_correlation(j, k) >= kTuning.rising_correlation;
-}
-
-// Offsets 1 .. H − 1 alike (head switches), then a step up that holds from offset H (the move to
-// the same head one cylinder on) to 2H − 1 (one cylinder and a head switch): a cylinder layout
-// whose one-cylinder seek outlasts its head switch. The step must clear the feet's resolution
-// and the spread of the flat part. Returns H (at least 3: with H = 2 the first offset alone is
-// the flat part, and a serpentine band's rise looks the same), or 0.
-unsigned step_up(const std::vector<SawtoothFoot>& feet) {
-  const std::size_t n = feet.size();
-  for (std::size_t p = 2; p + 2 < n; ++p) {  // p flat offsets; the step at offset p + 1
-    double lo = 1e300, hi = -1e300, hw_a = 0, lo_b = 1e300, hw_b = 0;
-    bool all = true;
-    for (std::size_t i = 0; i < p; ++i) {
-      all &= feet[i].k_ms > 0;
-      lo = std::min(lo, feet[i].k_ms), hi = std::max(hi, feet[i].k_ms), hw_a = std::max(hw_a, feet[i].half_width_ms);
-    }
-    const std::size_t end = std::min(n, 2 * (p + 1) - 1);  // offsets H .. 2H − 1
-    for (std::size_t i = p; i < end; ++i) {
-      all &= feet[i].k_ms > 0;
-      lo_b = std::min(lo_b, feet[i].k_ms), hw_b = std::max(hw_b, feet[i].half_width_ms);
-    }
-    const double step = lo_b - hi;
-    if (all && end - p >= 2 && step > kTuning.dip_separation * (hw_a + hw_b) && step > hi - lo) return static_cast<unsigned>(p + 1);
-  }
-  return 0;
-}
-
-// Surfaces not told: the feet of the moves to the next 24 tracks, from `top` down.
-void offset_scan(IoEngine& io, Budget& budget, const TrackSeekInput& in, const Track& tk, std::uint64_t top,
-                 unsigned max_j, Rng& rng, TrackSeekResult& res) {
-  res.at_lba = top;
-  Scan sc = scan_offsets(io, budget, top, max_j, tk, rng);
-  res.error = sc.err;
-  DipFinding d = find_dip(sc.feet);
-  if (!d.k_mode_ms) {
-    res.notes.push_back("track_to_track: the track-offset scan found no sawtooth; not measured");
-    return;
-  }
-  std::uint64_t at = top;  // below what the scan read
-  for (unsigned j = 1; j <= sc.feet.size(); ++j) at -= scan_tracks(j) * tk.spt;
-  // The move to the next track, measured again at full resolution where the zone has room, else
-  // the scan's own foot.
-  auto next_track = [&] {
-    SawtoothFoot f = sc.feet.front();
-    const std::uint64_t low = in.first_lba + 2 * tk.spt;
-    if (at > low + (kTuning.coarse + kTuning.fine + 4) * scan_step(1) * tk.spt) {
-      FootRun a = find_foot(io, budget, {at, scan_step(1) * tk.spt, -static_cast<std::int64_t>(tk.spt)}, tk, kTuning.coarse,
-                            kTuning.fine, rng);
-      if (a.err) res.error = a.err;
-      if (a.f.k_ms > 0) f = a.f;
-    }
-    return f;
-  };
-  if (const unsigned H = d.offset ? 0 : step_up(sc.feet)) {
-    // The moves from H tracks on are the one-cylinder seek (with or without a head switch).
-    std::vector<SawtoothFoot> b(sc.feet.begin() + H - 1, sc.feet.begin() + std::min<std::size_t>(sc.feet.size(), 2 * H - 1));
-    std::sort(b.begin(), b.end(), [](const SawtoothFoot& x, const SawtoothFoot& y) { return x.k_ms < y.k_ms; });
-    res.surfaces = H;
-    res.surfaces_found = true;
-    res.notes.push_back(fmt::format("track_to_track: surfaces not told by the stream; of track offsets 1..{} the first "
-                                    "{} cost the same and the moves from {} tracks down cost more ({:.3f} vs {:.3f} ms): "
-                                    "one cylinder on, {} surfaces", sc.feet.size(), H - 1, H, b[b.size() / 2].k_ms,
-                                    sc.feet.front().k_ms, H));
-    set_seek(res, b[b.size() / 2], in, tk);
-    return;
-  }
-  if (rising_feet(sc.feet)) {
-    // The move to the next track is the one-cylinder seek.
-    const SawtoothFoot f = next_track();
-    res.notes.push_back(fmt::format("track_to_track: surfaces not told; the moves 1..{} tracks down cost more the "
-                                    "farther they go ({:.3f} to {:.3f} ms): each track is a cylinder on from the last "
-                                    "(a surface-serpentine layout, or one surface), so the move to the next track is "
-                                    "the one-cylinder seek", sc.feet.size(), sc.feet.front().k_ms, sc.feet.back().k_ms));
-    set_seek(res, f, in, tk);
-    return;
-  }
-  if (d.offset) {
-    // The offset and a multiple of it both dip, each in its own sweep and place: the prediction
-    // of a same-head move, replicated, and chance does not put two dips in that ratio. A lone dip
-    // is measured again against its neighbour.
-    const SawtoothFoot f = d.offset_dips && d.dips >= 2 ? same_head_sweep(io, budget, in, tk, at, d.offset, sc.feet[d.offset - 1], rng)
-                                                        : confirm_dip(io, budget, in, tk, at, d.offset, d.dip_threshold_ms, rng);
-    if (f.k_ms > 0) {
-      res.surfaces = d.offset;
-      res.surfaces_found = true;
-      res.notes.push_back(fmt::format("track_to_track: surfaces not told by the stream; of track offsets 1..{} the "
-                                      "move {} tracks down costs less than the rest ({:.3f} vs {:.3f} ms; {} offsets dip, "
-                                      "all multiples of it): the same head one cylinder on, {} surfaces",
-                                      sc.feet.size(), d.offset, f.k_ms, d.k_mode_ms, d.dips, d.offset));
-      set_seek(res, f, in, tk);
-      return;
-    }
-  }
-  if (sc.feet.size() < 12) {
-    res.notes.push_back(fmt::format("track_to_track: surfaces not told and only {} track offsets scanned; not measured",
-                                    sc.feet.size()));
-    return;
-  }
-  // Every offset costs the same: the move H tracks on (the one-cylinder seek on the same head)
-  // dips below the head switches by no more than the scan could tell, nor rises above them. The
-  // move to the next track is then the figure: a head switch in a cylinder layout (the same
-  // cost), the one-cylinder seek in a serpentine band, where the feet rise with the offset but
-  // too gently for the scan to tell (the median foot, taken here once, was the seek of ten
-  // cylinders there: 15-19 % high).
-  res.notes.push_back(fmt::format("track_to_track: surfaces not told; track offsets 1..{} all cost the same ({:.3f} ms): "
-                                  "a move to the next cylinder costs what a head switch does", sc.feet.size(), d.k_mode_ms));
-  SawtoothFoot f = next_track();
-  f.half_width_ms += d.threshold_ms;
-  set_seek(res, f, in, tk);
-}
-
 }  // namespace
 
 TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, Budget& budget) {
@@ -745,7 +452,7 @@ TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, B
   if (!H) {
     max_j = kTuning.max_offset;
     need = 0;
-    for (unsigned j = 1; j <= max_j; ++j) need += scan_tracks(j) * spt;
+    for (unsigned j = 1; j <= max_j; ++j) need += t2t::scan_tracks(j) * spt;
   }
   const std::uint64_t start = z.probed_end + 4 * std::max<std::uint64_t>(cyl, 4 * spt);
   std::uint64_t b = t.first_track_lba + ((start - std::min(start, t.first_track_lba)) / spt + 1) * spt;
@@ -756,7 +463,7 @@ TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, B
     else b = t.first_track_lba - ((t.first_track_lba - low) / spt) * spt;
     // The scan looks at as many offsets as the room allows (at least 12: more surfaces than most
     // drives have).
-    while (max_j > 12 && b + need > std::min(z.loc, in.last_lba)) need -= scan_tracks(max_j--) * spt;
+    while (max_j > 12 && b + need > std::min(z.loc, in.last_lba)) need -= t2t::scan_tracks(max_j--) * spt;
     if (b + need > std::min(z.loc, in.last_lba)) {
       res.notes.push_back("track_to_track: the zone is too small for the sweep; not measured");
       return res;
@@ -764,7 +471,7 @@ TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, B
   }
   Rng rng(in.seed * 31 + 7);
   if (H) cylinder_sweep(io, budget, in, tk, b, b + need - 2 * cyl, cyl, rng, res);
-  else offset_scan(io, budget, in, tk, b + need - 4 * spt, max_j, rng, res);
+  else t2t::offset_scan(io, budget, in, tk, b + need - 4 * spt, max_j, rng, res);
   return res;
 }
 

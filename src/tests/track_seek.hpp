@@ -68,19 +68,6 @@ std::uint32_t pin_track_size(std::uint64_t start_a, std::uint64_t start_b, std::
 // than 8 latencies.
 SawtoothFoot edge_fit(const std::vector<double>& latencies_ms, double rev_ms);
 
-// Pure: the track offsets whose feet lie clearly below the others' (their median): the moves to
-// the same head 1, 2 … cylinders on, at multiples of the surface count, when surfaces were not
-// told. `offset` is their greatest common divisor (the one-cylinder move); 0 when none dips.
-struct DipFinding {
-  unsigned offset = 0;                  // 1-based track offset of the one-cylinder move (0: none)
-  double k_mode_ms = 0, hw_mode_ms = 0;  // the median foot and half-width (0: fewer than 3 feet)
-  double threshold_ms = 0;              // the largest separation any offset had to clear
-  double dip_threshold_ms = 0;          // the separation `offset` had to clear
-  unsigned dips = 0;                    // offsets that dip (all multiples of `offset`)
-  bool offset_dips = false;             // `offset` itself is one of them
-};
-DipFinding find_dip(const std::vector<SawtoothFoot>& feet);
-
 TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, Budget& budget);
 
 }  // namespace ds::measure

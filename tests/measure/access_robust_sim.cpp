@@ -12,6 +12,7 @@
 #include "tests/access.hpp"
 #include "tests/bench.hpp"
 #include "tests/slow_regions.hpp"
+#include "tests/surface_scan.hpp"
 #include "tests/track_seek.hpp"
 
 using namespace ds::measure;
