@@ -131,32 +131,42 @@ struct BreakdownSums {
   }
 };
 
-json breakdown_json(const measure::Trace& trace, const ReplayBreakdowns& parts) {
-  if (parts.empty()) return json();
+constexpr const char* kBreakdownSubsets[3] = {"all", "reads", "writes"};
+
+// The sums over the trace's requests that have a breakdown (none: on a target without one).
+std::optional<BreakdownSums> breakdown_sums(const measure::Trace& trace, const ReplayBreakdowns& parts) {
+  if (parts.empty()) return std::nullopt;
   BreakdownSums s;
   for (std::size_t i = 0; i < parts.size() && i < trace.requests.size(); ++i)
     if (parts[i]) s.add(*parts[i], trace.requests[i].write);
+  return s;
+}
+
+json breakdown_json(const std::optional<BreakdownSums>& s) {
+  if (!s) return json();
   json names = json::array();
   for (const auto& [name, part] : sim::kServiceParts) names.push_back(name);
   json out = {{"parts", names}};
-  const char* subset[3] = {"all", "reads", "writes"};
-  for (int k = 0; k < 3; ++k) out[subset[k]] = {{"count", s.count[k]}, {"mean_ms", parts_json(s.sum[k], s.count[k])}};
+  for (int k = 0; k < 3; ++k)
+    out[kBreakdownSubsets[k]] = {{"count", s->count[k]}, {"mean_ms", parts_json(s->sum[k], s->count[k])}};
   return out;
 }
 
-std::string breakdown_text(const json& b) {
-  if (b.is_null()) return "";
-  std::string s = "\nWhere the simulated drive's time went (mean ms per request):\n";
-  s += fmt::format("  {:<8}", "subset");
-  for (const auto& name : b["parts"]) s += fmt::format(" {:>9}", name.get<std::string>());
-  s += fmt::format(" {:>9}\n", "total");
-  for (const char* subset : {"all", "reads", "writes"}) {
-    if (b[subset]["count"].get<std::size_t>() == 0) continue;
-    s += fmt::format("  {:<8}", subset);
-    for (const auto& name : b["parts"]) s += fmt::format(" {:9.3f}", b[subset]["mean_ms"][name.get<std::string>()].get<double>());
-    s += fmt::format(" {:9.3f}\n", b[subset]["mean_ms"]["total"].get<double>());
+std::string breakdown_text(const std::optional<BreakdownSums>& s) {
+  if (!s) return "";
+  std::string out = "\nWhere the simulated drive's time went (mean ms per request):\n";
+  out += fmt::format("  {:<8}", "subset");
+  for (const auto& [name, part] : sim::kServiceParts) out += fmt::format(" {:>9}", name);
+  out += fmt::format(" {:>9}\n", "total");
+  for (int k = 0; k < 3; ++k) {
+    if (s->count[k] == 0) continue;
+    const double n = static_cast<double>(s->count[k]);
+    out += fmt::format("  {:<8}", kBreakdownSubsets[k]);
+    for (const auto& [name, part] : sim::kServiceParts)
+      out += fmt::format(" {:9.3f}", static_cast<double>(s->sum[k].*part) * 1e-6 / n);
+    out += fmt::format(" {:9.3f}\n", static_cast<double>(s->sum[k].total()) * 1e-6 / n);
   }
-  return s;
+  return out;
 }
 
 }  // namespace
@@ -175,7 +185,7 @@ Report replay_report(const ReplayRequest& req, const measure::Trace& trace, cons
     if (req.breakdown_per_request && r.requests.size() == parts.size() && parts[i])
       reqs.back()["breakdown_ms"] = parts_json(*parts[i], 1);
   }
-  const json breakdown = breakdown_json(trace, parts);
+  const auto sums = breakdown_sums(trace, parts);
   json replay = {{"trace", req.trace_path},
                  {"format", measure::to_string(trace.format)},
                  {"variant", trace.variant},
@@ -189,7 +199,7 @@ Report replay_report(const ReplayRequest& req, const measure::Trace& trace, cons
                  {"planned_requests", r.planned},
                  {"complete", !r.stopped},
                  {"error", r.stopped ? json(r.stopped->message) : json()},
-                 {"breakdown", breakdown}};
+                 {"breakdown", breakdown_json(sums)}};
   json comps = json::array();
   for (const auto& c : r.comparisons) comps.push_back(comparison_json(c));
   replay["comparisons"] = comps;
@@ -206,7 +216,7 @@ Report replay_report(const ReplayRequest& req, const measure::Trace& trace, cons
   rep.text += "Service times:\n" + distribution_line("replayed", r.service);
   if (!r.comparisons.empty()) rep.text += distribution_line("measured", r.comparisons.front().measured);
   rep.text += comparisons_text(r.comparisons);
-  rep.text += breakdown_text(breakdown);
+  rep.text += breakdown_text(sums);
   if (r.stopped) {
     // What completed before the failure is reported above; the run's status says it is partial,
     // and a failure of the device itself (not of the trace) is exit 5 like every other test's.

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -531,15 +532,12 @@ namespace {
 // The counters print as "0x1f" (scsi_sysfs.c: show_iostat_counterbits, "0x%llx").
 std::optional<std::uint64_t> read_hex_counter(const fs::path& p) {
   const auto s = read_attr(p);
-  if (!s || s->size() < 3 || s->size() > 18 || (*s)[0] != '0' || ((*s)[1] != 'x' && (*s)[1] != 'X'))
-    return std::nullopt;
+  if (!s || s->size() < 3 || (*s)[0] != '0' || ((*s)[1] != 'x' && (*s)[1] != 'X')) return std::nullopt;
   std::uint64_t v = 0;
-  for (std::size_t i = 2; i < s->size(); ++i) {
-    const char c = static_cast<char>(std::tolower(static_cast<unsigned char>((*s)[i])));
-    const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-    if (d < 0) return std::nullopt;
-    v = v * 16 + static_cast<std::uint64_t>(d);
-  }
+  const char* end = s->data() + s->size();
+  // from_chars checks the digits and the overflow; it would also take a sign, which "0x" rules out.
+  const auto [ptr, ec] = std::from_chars(s->data() + 2, end, v, 16);
+  if (ec != std::errc{} || ptr != end) return std::nullopt;
   return v;
 }
 }  // namespace

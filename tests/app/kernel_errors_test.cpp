@@ -46,7 +46,7 @@ TEST_CASE("kernel counters: parsed as the kernel prints them, refused otherwise"
   CHECK(c->failed == 1);
   CHECK(c->timed_out == 0);
   CHECK(ds::sysfs::kernel_io_counts("/dev/sda", d.root));
-  for (const char* bad : {"12", "0x", "0xZZ", "", "0x12345678901234567"}) {
+  for (const char* bad : {"12", "0x", "0xZZ", "", "0x12345678901234567", "0x-1", "0x1 2"}) {
     d.counters(bad, "0x1", "0x0");
     CHECK_MESSAGE(!ds::sysfs::kernel_io_counts("sda", d.root), bad);
   }
