@@ -109,6 +109,29 @@ std::map<std::string, double> bench_figures(const measure::BenchResult& r) {
   return m;
 }
 
+std::map<std::string, double> bench_figure_uncertainties(const measure::BenchResult& r) {
+  std::map<std::string, double> m;
+  namespace K = measure::key;
+  // Only where bench_figures keeps the figure itself (measured: finite, not zero).
+  auto put_u = [&m](std::string name, const measure::Figure& f) {
+    if (std::isfinite(f.value) && f.value != 0 && std::isfinite(f.uncertainty)) m[std::move(name)] = f.uncertainty;
+  };
+  if (r.access) {
+    namespace A = K::access;
+    const char* test = K::tests::access;
+    put_u(figure(test, A::avg_seek_ms), r.access->avg_seek_ms);
+    put_u(figure(test, A::full_stroke_ms), r.access->full_stroke_ms);
+    put_u(figure(test, A::track_to_track_ms), r.access->track_to_track_ms);
+    put_u(figure(test, A::rotation_ms), r.access->rotation_ms);
+  }
+  if (r.transfer) {
+    put_u(figure(K::tests::transfer, K::transfer::outer_mb_s), r.transfer->outer_mb_s);
+    put_u(figure(K::tests::transfer, K::transfer::inner_mb_s), r.transfer->inner_mb_s);
+  }
+  if (r.cache) put_u(figure(K::tests::cache, K::cache::burst_mb_s), r.cache->burst_mb_s);
+  return m;
+}
+
 bool figure_before(std::string_view a, std::string_view b) {
   const auto at_a = a.find('@'), at_b = b.find('@');
   const std::string_view name_a = a.substr(0, at_a), name_b = b.substr(0, at_b);
@@ -191,6 +214,7 @@ void measure_arm(Target& t, const AbOptions& o, unsigned round, int arm, AbArmRu
     }
     for (const auto& [name, err] : b->errors) run.errors.push_back(name + ": " + err.message);
     for (auto& [k, v] : bench_figures(*b)) run.figures[k] = v;
+    for (auto& [k, u] : bench_figure_uncertainties(*b)) run.uncertainties[k] = u;
     // A device that failed under a test ends the comparison (exit 5, features restored): its
     // arms would go on measuring a failing drive, and the difference would be the failure's.
     for (const auto& [name, err] : b->errors)
@@ -376,6 +400,7 @@ Report ab_report(const AbResult& r) {
                           {"verification", run.verification},
                           {"message", run.set_message},
                           {"figures", run.figures},
+                          {"uncertainties", run.uncertainties},
                           {"errors", run.errors}});
   ab["restore"] = {{"restored", r.restored}, {"messages", r.restore_messages},
                    {"state_file", r.state_file.empty() ? json(nullptr) : json(r.state_file)}};

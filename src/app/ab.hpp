@@ -50,6 +50,9 @@ struct AbArmRun {
   std::string verification;  // verified | not_reported | mismatch
   std::string set_message;
   std::map<std::string, double> figures;  // "test/figure" → value
+  // The run's own 95 % half-width of each figure that states one (a seek, a zone's rate…), so a
+  // round can be held against the others' intervals; latency statistics state none.
+  std::map<std::string, double> uncertainties;
   std::vector<std::string> errors;
 };
 
@@ -80,6 +83,8 @@ struct AbResult {
 // The figures of one bench result that an A/B compares: "access/read.mean_ms",
 // "transfer/outer_mb_s", ... (figures the test could not measure, i.e. zero, are left out).
 std::map<std::string, double> bench_figures(const measure::BenchResult& r);
+// The 95 % half-widths the bench states for those of its figures that carry one (same names).
+std::map<std::string, double> bench_figure_uncertainties(const measure::BenchResult& r);
 // The order of the compared figures: by name, and a block-size figure ("blocksize/read_mb_s@4096")
 // by its size as a number, so that 4 KiB comes before 64 KiB and 1 MiB last (as text,
 // "@1048576" sorts first).

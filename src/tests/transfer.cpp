@@ -137,7 +137,8 @@ TransferPoint point_of(std::uint64_t lba, const TrackStructure& t, double steady
   pt.mb_s = (steady ? steady_bytes_s : t.sustained_bytes_s) * 1e-6;
   // Where the stream's own rate stands in for mixed losses, the structure still says what the
   // stream would have read without them.
-  pt.lossless_mb_s = rates_only || !(t.lossless_bytes_s > 0) ? pt.mb_s : t.lossless_bytes_s * 1e-6;
+  pt.lossless_told = !rates_only && t.lossless_bytes_s > 0;
+  pt.lossless_mb_s = pt.lossless_told ? t.lossless_bytes_s * 1e-6 : pt.mb_s;
   pt.media_mb_s = t.media_bytes_s * 1e-6;
   pt.sectors_per_track = t.sectors_per_track;
   pt.spt_uncertainty = t.spt_uncertainty;

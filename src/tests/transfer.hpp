@@ -34,6 +34,7 @@ struct TransferPoint {
   std::uint64_t lba = 0;
   double mb_s = 0;          // sustained rate over whole cylinders (or the raw rate)
   double lossless_mb_s = 0; // the same without the switches' lost revolutions (= mb_s where not told)
+  bool lossless_told = false;  // lossless_mb_s is the structure's (not mb_s for want of one)
   double media_mb_s = 0;    // rate while reading inside a track
   std::uint32_t sectors_per_track = 0;
   double spt_uncertainty = 0;
@@ -114,6 +115,20 @@ bool same_zone(const TransferPoint& a, const TransferPoint& b);
 std::vector<TransferZone> zones_from_points(const std::vector<TransferPoint>& pts,
                                             std::uint64_t span_blocks, std::uint32_t block_bytes,
                                             double rel_rate_step = 0.015);
+// The share of a sample's time spent reading rather than waiting out lost revolutions (a switch
+// that overran its skew), pooled over every sample that told both rates: the mean of
+// mb_s/lossless_mb_s over samples of about equal duration is the drive's reading time over all
+// their time, and its 95 % half-width (Student t over the samples). (The mean of lossless/mb_s − 1
+// weighs a lossy sample as if it had read as much as the others: on a quiet wd1200jd it read the
+// outer zone 1.5 % low.) Losses are the drive's, at about one chance per track (each track a
+// revolution and a switch), so one share holds across the surface, and a zone of three samples
+// need not rest on the few losses those met.
+struct LossShare {
+  double reading = 1, half_width = 0;
+  std::size_t samples = 0;  // samples pooled (0: none told both rates)
+};
+LossShare pooled_loss_share(const std::vector<const TransferPoint*>& points);
+
 // The invariant every reported zone list keeps: zones in LBA order, each non-empty, the first from
 // LBA 0, each starting right after the one before, the last ending at span_blocks − 1.
 bool zones_tile_span(const std::vector<TransferZone>& zones, std::uint64_t span_blocks);

@@ -19,6 +19,8 @@ struct ZonesTuning {
   double pooled_spread = 0.005;   // media rates this far apart in one zone: several surfaces
   double layout_agreement = 0.6;  // share of samples that must agree on the surfaces
   std::size_t all_falling = 7;    // rates only: this many neighbour differences, all falls, are a decline
+  std::size_t min_pooled_samples = 3;  // samples a pooled loss share rests on (pooled_loss_share)
+  double min_pooled_loss = 0.01;  // and the share of time lost (2 × sample_rate_resolution)
 };
 constexpr ZonesTuning kZones{};
 }  // namespace
@@ -217,6 +219,20 @@ double drop_rate_spikes(std::vector<const TransferPoint*>& use, double rel) {
 
 }  // namespace
 
+LossShare pooled_loss_share(const std::vector<const TransferPoint*>& points) {
+  LossShare ls;
+  std::vector<double> g;
+  for (auto* p : points)
+    if (p->lossless_told && p->mb_s > 0 && p->lossless_mb_s > 0) {
+      g.push_back(p->mb_s / p->lossless_mb_s);
+    }
+  ls.samples = g.size();
+  if (g.empty()) return ls;
+  ls.reading = mean(g);
+  ls.half_width = mean_half_width(g);
+  return ls;
+}
+
 unsigned most_voted(const std::map<unsigned, int>& votes) {
   return std::max_element(votes.begin(), votes.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
 }
@@ -278,6 +294,17 @@ std::vector<TransferZone> zones_from_points(const std::vector<TransferPoint>& pt
     else groups.push_back({use[i]});
   }
   if (by_spt) pool_rising_groups(groups);
+  // Where samples lost revolutions, each zone's rate is its samples' lossless rates times the
+  // share of time spent reading pooled over all of them (a zone's few samples meet few losses:
+  // on a WD1200JD-shaped drive whose quiet AAM level loses one switch in nine, the outer rate of
+  // an A/B's rounds had swung by several %). Where none did, the rates are the samples' own.
+  const LossShare loss = by_spt ? pooled_loss_share(use) : LossShare{};
+  // Pooled only where the losses cost more than twice what one sample resolves (0.5 %): below
+  // that a zone's own samples weigh them within the interval's floor, and pooling would only
+  // add its assumption that losses are spread evenly. Serpentine and dual-actuator drives lose
+  // about 0.6 % to rare events of a place (a seek to the next band), and spreading those over
+  // every zone had put their zones' intervals off the truth (coverage 100 -> 94 % on exos2x14).
+  const bool pooled = loss.samples >= kZones.min_pooled_samples && 1 - loss.reading >= kZones.min_pooled_loss;
   // Zone z + 1 starts midway between the last sample of z and its own first, and always after
   // the former: the points are sorted and no LBA is in two groups, so the zones tile the span.
   auto start_of = [&](std::size_t z) {
@@ -289,13 +316,15 @@ std::vector<TransferZone> zones_from_points(const std::vector<TransferPoint>& pt
     tz.first_lba = z == 0 ? 0 : start_of(z);
     tz.last_lba = z + 1 == groups.size() ? span - 1 : start_of(z + 1) - 1;
     std::vector<double> r;
-    for (auto* p : without_outliers(groups[z])) r.push_back(p->mb_s);
+    for (auto* p : without_outliers(groups[z]))
+      r.push_back(pooled && p->lossless_told ? p->lossless_mb_s * loss.reading : p->mb_s);
     tz.mb_s = mean(r);
     // 95 % half-width: the samples' spread, plus the resolution of one sample's rate (it rests on
     // about one cylinder: which surfaces it crossed and the few switches it saw move it by up to
-    // ~0.5 % on the simulated /2 drives, docs/accuracy.md), which more samples do not shrink.
-    tz.mb_s_uncertainty = (r.size() > 1 ? kZ95 * stddev(r) / std::sqrt(static_cast<double>(r.size())) : 0) +
-                          kZones.sample_rate_resolution * tz.mb_s;
+    // ~0.5 % on the simulated /2 drives, docs/accuracy.md), which more samples do not shrink, plus
+    // the pooled loss share's own interval, which every zone shares.
+    tz.mb_s_uncertainty = mean_half_width(r) + kZones.sample_rate_resolution * tz.mb_s +
+                          (pooled ? tz.mb_s * loss.half_width / loss.reading : 0);
     // The most common sectors-per-track of the group (single fits can be off by a few).
     std::map<unsigned, int> votes;
     std::vector<double> media;
