@@ -207,6 +207,14 @@ Expected<NcqResult> run_ncq(Target& t, const NcqOptions& o) {
     if (!stack->all_restored()) r.warnings.push_back("the scheduler could not be restored: " + r.host.scheduler_note);
   }
   if (q) {
+    // Depths measured before a failed read are kept, and the failure is the run's: exit 5 and the
+    // LBA, as when the first depth fails (a drive failing every 7th read through virtio-blk had
+    // exited 0 with the failure only in the notes).
+    if (q->error) {
+      r.queue_error = q->error->message;
+      r.queue_device_failed = device_failure(*q->error);
+      r.warnings.push_back("queue test failed: " + r.queue_error);
+    }
     r.queue = std::move(*q);
     r.effective = r.queue->verdict.reorders;
   } else {

@@ -6,6 +6,7 @@
 
 #include "app/ab.hpp"
 #include "app/bench.hpp"
+#include "app/kernel_errors.hpp"
 #include "app/progress.hpp"
 #include "app/restore.hpp"
 #include "cli/cli.hpp"
@@ -99,6 +100,9 @@ Action add_ab(CLI::App& app) {
     const bool json_lines = o->progress == "json";
     const auto& tests = opts->tests;
     const unsigned rounds = opts->rounds;
+    // Failures the kernel retried away over all rounds: a slow read that was a drive's error
+    // recovery would tilt the comparison (the same watch as bench's and replay's).
+    const app::KernelErrorWatch kernel(t->block_name);
     auto r = app::run_ab(
         *t, *opts, [&guard] { return guard.interrupted(); },
         [&](unsigned round, char arm, std::string_view test) {
@@ -109,7 +113,9 @@ Action add_ab(CLI::App& app) {
     if (!r) return emit(r.error(), o->json);
     if (json_lines && !r->interrupted && !r->device_error && !tests.empty())
       print_ab_progress(tests, rounds, rounds - 1, 'B', tests.back(), 1);
-    return emit(app::ab_report(*r), o->json);
+    app::Report rep = app::ab_report(*r);
+    kernel.finish(rep, r->device_error.has_value());
+    return emit(rep, o->json);
   };
 }
 

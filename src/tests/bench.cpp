@@ -104,7 +104,14 @@ Options sampling_options(const BenchOptions& opt, double budget_s, const BenchRe
 }
 
 void bench_queue(IoEngine& io, const BenchOptions& opt, double budget_s, const ProgressFn* pf, BenchResult& r) {
-  keep(r, "queue", run_queue(io, sampling_options<QueueOptions>(opt, budget_s, r), pf), r.queue);
+  auto q = run_queue(io, sampling_options<QueueOptions>(opt, budget_s, r), pf);
+  if (q) {
+    // Depths measured before a failed I/O are kept; the failure still counts (exit 5/3).
+    if (q->error) r.errors.emplace_back("queue", *q->error);
+    r.queue = std::move(*q);
+  } else {
+    r.errors.emplace_back("queue", q.error());
+  }
 }
 
 void bench_patterns(IoEngine& io, const BenchOptions& opt, double budget_s, const ProgressFn* pf, BenchResult& r) {

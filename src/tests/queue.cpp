@@ -286,6 +286,7 @@ Expected<QueueResult> run_queue(IoEngine& io, const QueueOptions& opt, const Pro
         if (res.depths.back().ios == 0) res.depths.pop_back();
         if (res.depths.empty()) return *loop.error;
         res.notes.push_back(fmt::format("depth {}: {}", d, loop.error->message));
+        res.error = loop.error;
         break;
     }
     break;

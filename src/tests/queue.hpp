@@ -88,6 +88,9 @@ struct QueueResult {
   double drive_time_s = 0;
   std::vector<std::string> notes;
   bool interrupted = false;
+  // A depth that failed after others were measured: those are kept, and the failure still
+  // counts (exit 5 for a device error, as every test's).
+  std::optional<Error> error;
 };
 
 Expected<QueueResult> run_queue(IoEngine& io, const QueueOptions& opt,

@@ -4,6 +4,7 @@
 // or no queue does not. On reordering drives IOPS at depth 32 must be at least twice depth 1.
 #include <doctest/doctest.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -162,6 +163,52 @@ TEST_CASE("queue: bad depths are refused before any I/O") {
   CHECK_FALSE(ds::measure::run_queue(*t->io, o).ok());
   o.depths = {};
   CHECK_FALSE(ds::measure::run_queue(*t->io, o).ok());
+}
+
+namespace {
+// A drive whose reads fail (EIO) once `good` of them have completed: a drive that fails mid-run.
+class FailsAfter final : public ds::IoEngine {
+ public:
+  FailsAfter(ds::IoEngine& in, std::size_t good) : in_(in), left_(good) {}
+  const ds::IoTargetInfo& info() const override { return in_.info(); }
+  std::int64_t now_ns() override { return in_.now_ns(); }
+  ds::Expected<std::size_t> submit(std::span<const ds::IoRequest> r) override { return in_.submit(r); }
+  ds::Expected<std::size_t> reap(std::span<ds::IoCompletion> out, std::size_t min_events,
+                                 std::chrono::milliseconds timeout) override {
+    auto r = in_.reap(out, min_events, timeout);
+    if (!r) return r;
+    for (std::size_t i = 0; i < *r; ++i) {
+      if (left_ == 0) out[i].result = -EIO;
+      else --left_;
+    }
+    return r;
+  }
+  void idle(std::chrono::nanoseconds d) override { in_.idle(d); }
+  std::size_t in_flight() const override { return in_.in_flight(); }
+
+ private:
+  ds::IoEngine& in_;
+  std::size_t left_;
+};
+}  // namespace
+
+TEST_CASE("queue: a drive that fails after some depths keeps them and says so as an error") {
+  auto t = ds::sim::open("sim:raptor");
+  REQUIRE(t.ok());
+  ds::measure::QueueOptions o;
+  o.depths = {1, 2, 4, 8};
+  o.budget_s = 4;
+  // Enough good reads for depth 1 and part of the run, not for all four depths.
+  FailsAfter io(*t->io, 300);
+  auto q = ds::measure::run_queue(io, o);
+  REQUIRE(q.ok());
+  CHECK_FALSE(q->depths.empty());
+  CHECK(q->depths.size() < 4);
+  REQUIRE(q->error);
+  CHECK(q->error->code == EIO);
+  // A drive that fails the first read: no depth, an error.
+  FailsAfter dead(*t->io, 0);
+  CHECK_FALSE(ds::measure::run_queue(dead, o).ok());
 }
 
 TEST_CASE("queue verdict: no positioning cost -> inconclusive; flat and linear -> no") {

@@ -133,6 +133,18 @@ if [ -n "$NA" ] && [ -n "$NB" ]; then
   ds nth-$NB bench "/dev/$NB" --tests access --span 64MiB --budget 3 --quiet --json
   device_failed nth-$NB 0 $((64 * 2048 - 1))
   check "nth-$NB: virtio-blk has no SCSI counters: no kernel_io" null "$(jq -c '.target.kernel_io' /tmp/nth-$NB.out 2>/dev/null)"
+  # ab over the hidden failures: the comparison completes, says what the kernel counted, and
+  # leaves the feature as it was; ncq on virtio-blk meets a failure and names its LBA.
+  wc0=$($DS write-cache "/dev/$NA" --json 2>/dev/null | jq -r '.feature.state.value.enabled' 2>/dev/null)
+  ds abn-$NA ab "/dev/$NA" --feature write-cache=on,off --tests access --span 64MiB --rounds 2 --budget 1 \
+    --state-dir $ST --quiet --json
+  check "abn-$NA: ab over hidden failures: exit status" 0 "$DS_RC"
+  check_true "abn-$NA: kernel_io counts the failed commands" test "$(jq -r '.target.kernel_io.failed_commands // 0' /tmp/abn-$NA.out 2>/dev/null)" -gt 0
+  check_true "abn-$NA: a warning says the kernel hid failures" contains "$(cat /tmp/abn-$NA.err)" "retries the kernel hid"
+  check "abn-$NA: the write cache as it was" "$wc0" \
+    "$($DS write-cache "/dev/$NA" --json 2>/dev/null | jq -r '.feature.state.value.enabled' 2>/dev/null)"
+  ds ncqn-$NB ncq "/dev/$NB" --json
+  device_failed ncqn-$NB 0 $(( $(cat /sys/block/$NB/size) - 1 ))
   { echo "fio version 2 iolog"; echo "/dev/x add"; echo "/dev/x open"
     for i in $(seq 0 29); do echo "/dev/x read $((i * 1048576)) 4096"; done
     echo "/dev/x close"; } > /tmp/nth.iolog
