@@ -6,33 +6,25 @@
 #include <cerrno>
 #include <utility>
 
+#include "forwarding_io.hpp"
 #include "sim/sim.hpp"
 #include "tests/bench.hpp"
 
 namespace {
 
 // Like the CLI's StoppableIo: after `after` submits the stop flag is up and submits fail.
-class StopAfter final : public ds::IoEngine {
+class StopAfter final : public ds::measure::testing::ForwardingIo {
  public:
-  StopAfter(ds::IoEngine& in, std::size_t after) : in_(in), left_(after) {}
+  StopAfter(ds::IoEngine& in, std::size_t after) : ForwardingIo(in), left_(after) {}
   bool stopped = false;
-  const ds::IoTargetInfo& info() const override { return in_.info(); }
-  std::int64_t now_ns() override { return in_.now_ns(); }
   ds::Expected<std::size_t> submit(std::span<const ds::IoRequest> reqs) override {
     if (left_ == 0) stopped = true;
     if (stopped) return ds::make_error("interrupted", ECANCELED);
     --left_;
     return in_.submit(reqs.first(1));
   }
-  ds::Expected<std::size_t> reap(std::span<ds::IoCompletion> out, std::size_t min_events,
-                                 std::chrono::milliseconds timeout) override {
-    return in_.reap(out, min_events, timeout);
-  }
-  void idle(std::chrono::nanoseconds d) override { in_.idle(d); }
-  std::size_t in_flight() const override { return in_.in_flight(); }
 
  private:
-  ds::IoEngine& in_;
   std::size_t left_;
 };
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "drivescope/io.hpp"
+#include "forwarding_io.hpp"
 
 namespace ds::measure::testing {
 
@@ -24,14 +25,11 @@ struct HostNoise {
   std::uint64_t seed = 1;
 };
 
-class NoisyIo final : public ds::IoEngine {
+class NoisyIo final : public ForwardingIo {
  public:
-  NoisyIo(ds::IoEngine& inner, HostNoise n) : in_(inner), n_(n), s_(n.seed * 0x9E3779B97F4A7C15ull + 1) {
+  NoisyIo(ds::IoEngine& inner, HostNoise n) : ForwardingIo(inner), n_(n), s_(n.seed * 0x9E3779B97F4A7C15ull + 1) {
     next_recal_ns_ = in_.now_ns() + static_cast<std::int64_t>(uniform() * n_.recal_every_s * 1e9);
   }
-  const ds::IoTargetInfo& info() const override { return in_.info(); }
-  std::int64_t now_ns() override { return in_.now_ns(); }
-  ds::Expected<std::size_t> submit(std::span<const ds::IoRequest> reqs) override { return in_.submit(reqs); }
   ds::Expected<std::size_t> reap(std::span<ds::IoCompletion> out, std::size_t min_events,
                                  std::chrono::milliseconds timeout) override {
     auto r = in_.reap(out, min_events, timeout);
@@ -49,8 +47,6 @@ class NoisyIo final : public ds::IoEngine {
     }
     return r;
   }
-  void idle(std::chrono::nanoseconds d) override { in_.idle(d); }
-  std::size_t in_flight() const override { return in_.in_flight(); }
 
  private:
   double uniform() {
@@ -62,7 +58,6 @@ class NoisyIo final : public ds::IoEngine {
     return (static_cast<double>(z >> 11) + 0.5) / 9007199254740992.0;
   }
   double normal() { return std::sqrt(-2 * std::log(uniform())) * std::cos(6.283185307179586 * uniform()); }
-  ds::IoEngine& in_;
   HostNoise n_;
   std::uint64_t s_;
   std::int64_t next_recal_ns_ = 0;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "forwarding_io.hpp"
 #include "sim/sim.hpp"
 #include "tests/queue.hpp"
 #include "../support/ideal_gain.hpp"
@@ -167,12 +168,9 @@ TEST_CASE("queue: bad depths are refused before any I/O") {
 
 namespace {
 // A drive whose reads fail (EIO) once `good` of them have completed: a drive that fails mid-run.
-class FailsAfter final : public ds::IoEngine {
+class FailsAfter final : public ds::measure::testing::ForwardingIo {
  public:
-  FailsAfter(ds::IoEngine& in, std::size_t good) : in_(in), left_(good) {}
-  const ds::IoTargetInfo& info() const override { return in_.info(); }
-  std::int64_t now_ns() override { return in_.now_ns(); }
-  ds::Expected<std::size_t> submit(std::span<const ds::IoRequest> r) override { return in_.submit(r); }
+  FailsAfter(ds::IoEngine& in, std::size_t good) : ForwardingIo(in), left_(good) {}
   ds::Expected<std::size_t> reap(std::span<ds::IoCompletion> out, std::size_t min_events,
                                  std::chrono::milliseconds timeout) override {
     auto r = in_.reap(out, min_events, timeout);
@@ -183,11 +181,8 @@ class FailsAfter final : public ds::IoEngine {
     }
     return r;
   }
-  void idle(std::chrono::nanoseconds d) override { in_.idle(d); }
-  std::size_t in_flight() const override { return in_.in_flight(); }
 
  private:
-  ds::IoEngine& in_;
   std::size_t left_;
 };
 }  // namespace
