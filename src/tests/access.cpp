@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 
+#include "tests/rotation.hpp"
 #include "tests/slow_regions.hpp"
 #include "tests/spindle.hpp"
 #include "tests/track_seek.hpp"
@@ -32,7 +33,6 @@ struct AccessTuning {
   std::size_t min_chain_steps = 3;      // a chain's median needs this many media steps
   double buffered_margin_ms = 0.5;      // over a cache hit: a step this quick came from the buffer
   double rotation_fit_floor = 0.01;     // stated resolution of the backward-step fit
-  double stream_rotation_floor = 1e-4;  // stated resolution of a stream's revolution
   // Reads a fixed distance apart (the revolution from the spread of their waits).
   std::uint64_t wait_reads = 400;
   std::uint64_t wait_distance_div = 50;  // the distance: this share of the span
@@ -223,9 +223,12 @@ struct AccessRun {
   Budget budget;
   Ctx c;
   Rng rng;
-  bool buffered = false;  // the drive's buffer answered the backward steps
+  // What every phase learned of the revolution, and what the arbiter (rotation.hpp) made of it.
+  RotationEvidence rot_ev;
+  RotationVerdict rot;
+  double wait_sigma_ms = 0;  // the rotational waits' noise, where they gave the revolution
   // What a random read costs besides its seek (half a revolution, the overhead and one block), and
-  // the revolution the slow-read thresholds assume, both as the rotation phase left them.
+  // the revolution the slow-read thresholds assume, both from the revolution as it stands.
   double base_ms = 0, rev_assumed_ms = kTuning.no_rotation_ms;
   // The random reads: where, how long, how far from the previous one; which were slow.
   std::vector<std::uint64_t> lbas, dists;
@@ -236,8 +239,6 @@ struct AccessRun {
   std::vector<std::uint64_t> anchor_lbas;
   std::vector<AnchorRead> anchor_reads;
   std::size_t anchor_hits = 0;
-  bool locked = false;  // the revolution is the phase-locked one
-  bool seeded = false;  // rev_ms() is only a seed for the lock (rotation_from_step_median)
   Rng anchor_rng;
   unsigned next_anchor = 0;
   std::uint64_t prev_random = 0;  // the last random read's LBA (the next is never just after it)
@@ -251,7 +252,8 @@ struct AccessRun {
         anchor_rng(o.seed ^ kTuning.anchor_seed_mix) {}
 
   std::uint64_t span() const { return c.span; }
-  double rev_ms() const { return res.rotation_ms.value; }
+  // The revolution as it stands, or the seed the phase lock scans around (0: none).
+  double rev_ms() const { return rot.estimate.ms; }
   double slow_margin_ms() const { return std::max(kTuning.slow_margin_ms, kTuning.slow_margin_rev * rev_assumed_ms); }
   void report(double f) const {
     if (progress && *progress) (*progress)("access", f, budget.used_s());
@@ -288,9 +290,9 @@ struct AccessRun {
 
   void measure_overhead();
   void measure_rotation();
+  void decide_rotation();
+  void note_rotation();
   void rotation_from_waits(Ctx& rc, Budget& rot_budget, std::int64_t charged);
-  void rotation_from_step_median(const BackwardSteps& bs);
-  void unseed_rotation();
   // One chunk of the sweep's plan: its random reads and the anchor re-reads among them.
   struct SweepChunk {
     std::vector<std::uint64_t> lbas;
@@ -343,6 +345,79 @@ void AccessRun::measure_overhead() {
   res.overhead_ms = {best * kMsPerNs, best_u * kMsPerNs};
 }
 
+// The revolution as the arbiter (rotation.hpp) decides it from the evidence so far, and what
+// rests on it: the rpm, the slow-read thresholds' revolution and the access model's base. A seed
+// steers the phase lock only: no rpm, and the thresholds keep their assumed revolution. A new
+// reason is noted.
+void AccessRun::decide_rotation() {
+  const RotationReason before = rot.reason;
+  rot = arbitrate_rotation(rot_ev);
+  if (rot.reason != before) note_rotation();
+  res.rotation_source = rot.stands() ? rot.source : RotationSource::none;
+  res.rotation_reason = rot.reason;
+  const RotationEstimate r = rot.estimate;
+  if (rot.stands()) {
+    res.rotation_ms = {r.ms, r.half_width_ms};
+    res.rpm = {60e3 / r.ms, 60e3 / r.ms * r.half_width_ms / r.ms};
+    rev_assumed_ms = r.ms;
+    base_ms = r.ms / 2 + res.overhead_ms.value + res.sector_ms.value;
+  } else {
+    res.rotation_ms = {0, 0};
+    res.rpm = {0, 0};
+    rev_assumed_ms = kTuning.no_rotation_ms;
+    base_ms = 0;
+  }
+}
+
+// Why the revolution is what it is, where the probe that decided it did not already say so (the
+// phase lock and the step fit report themselves).
+void AccessRun::note_rotation() {
+  using R = RotationReason;
+  const RotationEvidence& e = rot_ev;
+  switch (rot.reason) {
+    case R::buffered_waits:
+      res.notes.push_back(fmt::format("rotation: most backward steps were served from the drive's buffer; from the "
+                                      "spread of rotational waits of reads a fixed distance apart (noise σ {:.3f} ms)",
+                                      wait_sigma_ms));
+      break;
+    case R::buffered_no_waits:
+      res.notes.push_back("rotation: most backward steps took no longer than a cache hit (the drive's buffer "
+                          "answers them, or there is no platter: solid state) and reads a fixed distance apart "
+                          "show no rotational wait; not measured, and so no seek figures");
+      break;
+    case R::step_line_implausible:
+      res.notes.push_back(fmt::format(
+          "rotation: backward-step reads take {:.3f} ms against {:.3f} ms for a cache hit: not one "
+          "revolution (2-40 ms on any disk, at least 4 cache hits); not a rotating target, so no "
+          "rpm, no seek figures and no track layout", e.step_fit->ms, e.hit_ms));
+      break;
+    case R::seed_awaits_lock:
+      res.notes.push_back(fmt::format("rotation: the backward-step latencies do not fit a line (host jitter over their "
+                                      "k-block differences?); their median, {:.3f} ms less a cache hit, only seeds the "
+                                      "phase lock", *e.step_median_ms));
+      break;
+    case R::seed_implausible:
+      res.notes.push_back("rotation: the backward-step latencies do not fit one revolution "
+                          "(solid state or a non-rotating target?)");
+      break;
+    case R::seed_not_confirmed:
+      res.notes.push_back("rotation: not measured: the phase lock did not confirm the backward steps' median, so no "
+                          "rpm and no seek figures");
+      break;
+    case R::finer_transfer:
+      res.notes.push_back("rotation: from the transfer test's zones (track size and sector time, spare sectors "
+                          "per track fitted)");
+      break;
+    case R::finer_stream:
+      res.notes.push_back("rotation: from the track stream of the track-to-track probe (track size x sector time)");
+      break;
+    case R::locked:
+    case R::step_line:
+    case R::no_steps:
+      break;
+  }
+}
+
 // Where the buffer, not the platter, answered most backward steps, whatever line the few others
 // make is not trusted. The spread of the rotational waits of reads a fixed distance apart
 // (wait_width.hpp) gives the revolution, to a few per cent but calibrated (its interval held the
@@ -357,57 +432,17 @@ void AccessRun::rotation_from_waits(Ctx& rc, Budget& rot_budget, std::int64_t ch
     c.err = rc.err;
     return;
   }
-  if (ww.rev_ms > 0 && plausible_rotation_ms(ww.rev_ms, res.overhead_ms.value)) {
-    res.rotation_ms = {ww.rev_ms, ww.half_width_ms};
-    res.rpm = {60e3 / ww.rev_ms, 60e3 / ww.rev_ms * ww.half_width_ms / ww.rev_ms};
-    res.notes.push_back(fmt::format("rotation: most backward steps were served from the drive's buffer; from the "
-                                    "spread of rotational waits of reads a fixed distance apart (noise σ {:.3f} ms)",
-                                    ww.sigma_ms));
-  } else {
-    res.notes.push_back("rotation: most backward steps took no longer than a cache hit (the drive's buffer "
-                        "answers them, or there is no platter: solid state) and reads a fixed distance apart "
-                        "show no rotational wait; not measured, and so no seek figures");
-  }
+  if (ww.rev_ms > 0) rot_ev.waits = RotationEstimate{ww.rev_ms, ww.half_width_ms};
+  wait_sigma_ms = ww.sigma_ms;
 }
 
-// The backward steps' line has no falling slope: their k·sector differences (1 to 8 blocks, a
-// fraction of a per cent of a revolution) drowned in the host's jitter (2 of 11 runs through a
-// QEMU guest), or there is no platter. Each step still waits about one revolution, so their
-// median less a cache hit seeds the phase lock's ±25 % scan; the revolution stands only if the
-// lock then finds it (unseed_rotation), never as this rough figure.
-void AccessRun::rotation_from_step_median(const BackwardSteps& bs) {
-  std::vector<double> l;
-  for (auto& [step, ns] : bs.kl) l.push_back(ns);
-  const double rough_ms = l.empty() ? 0 : median(l) * kMsPerNs - res.overhead_ms.value;
-  if (!(rough_ms > 0) || !plausible_rotation_ms(rough_ms, res.overhead_ms.value)) {
-    res.notes.push_back("rotation: the backward-step latencies do not fit one revolution "
-                        "(solid state or a non-rotating target?)");
-    return;
-  }
-  res.rotation_ms = {rough_ms, 0};
-  seeded = true;
-  res.notes.push_back(fmt::format("rotation: the backward-step latencies do not fit a line (host jitter over their "
-                                  "k-block differences?); their median, {:.3f} ms less a cache hit, only seeds the "
-                                  "phase lock", rough_ms));
-}
-
-// Without a lock the seed is no figure: rotation, rpm and everything built on them unmeasured.
-void AccessRun::unseed_rotation() {
-  if (!seeded || locked) return;
-  res.rotation_ms = {0, 0};
-  res.rpm = {0, 0};
-  res.sector_ms = {0, 0};
-  rev_assumed_ms = kTuning.no_rotation_ms;
-  base_ms = 0;
-  res.notes.push_back("rotation: not measured: the phase lock did not confirm the backward steps' median, so no "
-                      "rpm and no seek figures");
-}
-
-// 2. Rotation: chains of backward steps (backward_steps above), at most a quarter of the budget.
+// 2. Rotation: chains of backward steps (backward_steps above), at most a quarter of the budget;
+//    where the buffer served most of them, the waits of reads a fixed distance apart.
 void AccessRun::measure_rotation() {
   const auto& k = kTuning;
   Budget rot_budget = budget.part(k.rotation_share);
   Ctx rc{io, rot_budget, span(), {}, false, 0};
+  rot_ev.hit_ms = res.overhead_ms.value;
   const BackwardSteps bs = backward_steps(rc, rng, res.overhead_ms.value / kMsPerNs);
   const auto charged = rot_budget.used_ns();
   budget.charge(charged);
@@ -420,30 +455,29 @@ void AccessRun::measure_rotation() {
         "rotation: {} of {} backward steps were served from the drive's buffer (it reads a track from where "
         "the head lands, a zero-latency read, or keeps it): the fit uses only steps read from the media "
         "right after another media read", bs.buffered, bs.steps));
-  auto [rot, sec] = fit_rotation(bs.kl);
-  buffered = 2 * bs.buffered > bs.steps;
-  if (buffered) return rotation_from_waits(rc, rot_budget, charged);
-  if (rot > 0 && !plausible_rotation_ms(rot * kMsPerNs, res.overhead_ms.value)) {
-    // A line through noise on a device without platters (RAM, flash, a file in the page cache)
-    // can have a falling slope; its intercept is then a latency, not a revolution.
-    res.notes.push_back(fmt::format(
-        "rotation: backward-step reads take {:.3f} ms against {:.3f} ms for a cache hit: not one "
-        "revolution (2-40 ms on any disk, at least 4 cache hits); not a rotating target, so no "
-        "rpm, no seek figures and no track layout", rot * kMsPerNs, res.overhead_ms.value));
-    return;
+  auto [rot_ns, sec] = fit_rotation(bs.kl);
+  rot_ev.buffered = 2 * bs.buffered > bs.steps;
+  if (rot_ev.buffered) {
+    rotation_from_waits(rc, rot_budget, charged);
+    if (c.err) return;
+  } else if (rot_ns > 0) {
+    // Uncertainty: spread of the per-chain estimates latency + k·sector. The fit's error on the
+    // simulated drives reaches 1 % (a chain's median is off by part of a sector): the interval is
+    // never narrower than that.
+    std::vector<double> est;
+    for (auto& [step, l] : bs.kl) est.push_back(l + step * sec);
+    const double u = std::max(kZ95 * kMadToSigma * mad(est) / std::sqrt(static_cast<double>(est.size())),
+                              k.rotation_fit_floor * rot_ns);
+    rot_ev.step_fit = RotationEstimate{rot_ns * kMsPerNs, u * kMsPerNs};
+    if (plausible_rotation_ms(rot_ns * kMsPerNs, rot_ev.hit_ms)) res.sector_ms = {sec * kMsPerNs, 0};
+  } else {
+    // No falling line: the steps' k·sector differences drowned in the host's jitter (2 of 11
+    // runs through a QEMU guest), or there is no platter. Each step still waits about a revolution.
+    std::vector<double> l;
+    for (auto& [step, ns] : bs.kl) l.push_back(ns);
+    rot_ev.step_median_ms = l.empty() ? 0 : median(l) * kMsPerNs - res.overhead_ms.value;
   }
-  if (rot <= 0) return rotation_from_step_median(bs);
-  // Uncertainty: spread of the per-chain estimates latency + k·sector. The fit's error on the
-  // simulated drives reaches 1 % (a chain's median is off by part of a sector): the interval is
-  // never narrower than that. The stream of the track-to-track probe, when there is one,
-  // replaces this figure below.
-  std::vector<double> est;
-  for (auto& [step, l] : bs.kl) est.push_back(l + step * sec);
-  const double u = std::max(kZ95 * kMadToSigma * mad(est) / std::sqrt(static_cast<double>(est.size())),
-                            k.rotation_fit_floor * rot);
-  res.rotation_ms = {rot * kMsPerNs, u * kMsPerNs};
-  res.rpm = {60e9 / rot, 60e9 / rot * (u / rot)};
-  res.sector_ms = {sec * kMsPerNs, 0};
+  decide_rotation();
 }
 
 // The sweep's next chunk of reads, `done` of its `n` random reads taken: up to kTuning.chunk more
@@ -551,26 +585,23 @@ void AccessRun::random_reads() {
 //     sectors alike. It replaces the rotation phase's figure, and the transfer test's and the
 //     track probe's below are not taken in its place.
 void AccessRun::lock_rotation() {
-  if (anchor_reads.empty() || rev_ms() <= 0) return;
-  const double rel = std::max(kTuning.lock_scan_rel, kTuning.lock_scan_sigmas * res.rotation_ms.uncertainty / rev_ms());
+  rot_ev.lock_tried = true;
+  if (anchor_reads.empty() || rev_ms() <= 0) return decide_rotation();
+  const double rel = std::max(kTuning.lock_scan_rel, kTuning.lock_scan_sigmas * rot.estimate.half_width_ms / rev_ms());
   const SpindleFit f = fit_spindle(anchor_reads, rev_ms() / kMsPerNs, rel);
   if (f.revolution_ns <= 0) {
     res.notes.push_back(fmt::format("rotation: the {} re-reads of {} blocks ({} more from the buffer) did not lock "
                                     "onto one revolution within ±{:.1f} % of {:.3f} ms (phase coherence {:.2f})",
                                     anchor_reads.size(), anchor_lbas.size(), anchor_hits,
                                     100 * rel, rev_ms(), f.coherence));
-    return;
+    return decide_rotation();
   }
-  const double T = f.revolution_ns * kMsPerNs, u = f.half_width_ns * kMsPerNs;
-  res.rotation_ms = {T, u};
-  res.rpm = {60e3 / T, 60e3 / T * u / T};
-  locked = true;
-  rev_assumed_ms = T;
-  base_ms = T / 2 + res.overhead_ms.value + res.sector_ms.value;
+  rot_ev.lock = RotationEstimate{f.revolution_ns * kMsPerNs, f.half_width_ns * kMsPerNs};
   res.notes.push_back(fmt::format("rotation: phase-locked: {} re-reads of {} blocks over {:.1f} s lie on combs one "
                                   "revolution apart (residual σ {:.1f} µs, {} off the comb left out{})",
                                   f.used, anchor_lbas.size(), f.span_s, f.residual_sd_ns * 1e-3, f.outliers,
                                   anchor_hits ? fmt::format(", {} served from the buffer", anchor_hits) : ""));
+  decide_rotation();
 }
 
 // The sweep's reads judged against the latency model of their seek distances (slow_regions.hpp):
@@ -743,36 +774,16 @@ TrackSeekInput AccessRun::track_seek_input() const {
   return ti;
 }
 
-// A finer revolution than the backward-step fit, where one stands: the transfer test's (fitted
-// across zones) when it agrees with the fit and is more exact, else the track probe's stream's.
-// A phase-locked revolution, or one where the buffer answered the backward steps, stays.
+// Finer revolutions than the backward-step fit, to the arbiter: the transfer test's (fitted
+// across zones with the tracks' spare sectors counted) and the track probe's stream's (an integer
+// track size × fitted sector time; one sector off is 1/spt of it). A phase-locked revolution, or
+// one where the buffer answered the backward steps, stays (rotation.hpp).
 void AccessRun::finer_rotation(const TrackSeekResult& tr) {
-  const auto& k = kTuning;
-  const double rot_ns = opt.rotation_ns;
-  if (locked) {
-    // The phase-locked revolution stands: the others are fits of a layout.
-  } else if (!buffered && rot_ns > 0 && plausible_rotation_ms(rot_ns * kMsPerNs, res.overhead_ms.value) &&
-      std::fabs(rot_ns * kMsPerNs - rev_ms()) <=
-          std::hypot(res.rotation_ms.uncertainty, opt.rotation_uncertainty_ns * kMsPerNs) &&
-      opt.rotation_uncertainty_ns * kMsPerNs < res.rotation_ms.uncertainty) {
-    // The transfer test's revolution, fitted across zones with the tracks' spare sectors
-    // counted, agrees with the backward-step fit (their difference inside the two 95 % half-widths
-    // combined, not 1.96 times one that is already 95 %) and is the more exact of the two.
-    const double rel = std::max(k.stream_rotation_floor, opt.rotation_uncertainty_ns / rot_ns);
-    res.rotation_ms = {rot_ns * kMsPerNs, rel * rot_ns * kMsPerNs};
-    res.rpm = {60e9 / rot_ns, 60e9 / rot_ns * rel};
-    res.notes.push_back("rotation: from the transfer test's zones (track size and sector time, spare sectors "
-                        "per track fitted)");
-  } else if (tr.rotation_ns > 0 && !buffered) {
-    // A revolution from a stream (integer track size × fitted sector time) is exact to a few
-    // parts per million when the track size is right. (Where the buffer answered the backward
-    // steps, only within the interval the waits gave.) The track size is an integer fitted from
-    // boundaries: one sector off is 1/spt of it.
-    const double rel = std::max(k.stream_rotation_floor, 1.0 / tr.sectors_per_track);
-    res.rotation_ms = {tr.rotation_ns * kMsPerNs, rel * tr.rotation_ns * kMsPerNs};
-    res.rpm = {60e9 / tr.rotation_ns, 60e9 / tr.rotation_ns * rel};
-    res.notes.push_back("rotation: from the track stream of the track-to-track probe (track size x sector time)");
-  }
+  if (opt.rotation_ns > 0)
+    rot_ev.transfer = RotationEstimate{opt.rotation_ns * kMsPerNs, opt.rotation_uncertainty_ns * kMsPerNs};
+  if (tr.rotation_ns > 0 && tr.sectors_per_track > 0)
+    rot_ev.stream = RotationEstimate{tr.rotation_ns * kMsPerNs, tr.rotation_ns * kMsPerNs / tr.sectors_per_track};
+  decide_rotation();
 }
 
 // 6. Track to track: inside one zone, with that zone's own layout (track_seek.hpp). The probe's
@@ -896,10 +907,6 @@ Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt, const 
   if (run.c.err) return run.fail();
   run.measure_rotation();
   if (run.c.err) return run.fail();
-  if (run.rev_ms() > 0) {
-    run.rev_assumed_ms = run.rev_ms();
-    run.base_ms = run.rev_ms() / 2 + run.res.overhead_ms.value + run.res.sector_ms.value;
-  }
   run.report(0.1);
   run.random_reads();
   if (run.lat_ms.size() < 10)
@@ -908,7 +915,6 @@ Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt, const 
   if (run.c.err) return run.fail();
   run.res.read = stats(run.lat_ms);
   run.lock_rotation();
-  run.unseed_rotation();
   run.find_slow_regions();
   run.full_stroke();
   run.track_to_track();

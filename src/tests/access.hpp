@@ -9,6 +9,7 @@
 
 #include "drivescope/io.hpp"
 #include "tests/common.hpp"
+#include "tests/rotation.hpp"
 
 namespace ds::measure {
 
@@ -81,6 +82,10 @@ struct AccessResult {
   std::optional<LatencyStats> write;
   Figure rotation_ms;
   Figure rpm;
+  // Where rotation_ms came from, and why it is what it is (rotation.hpp's arbiter): tests assert
+  // on these codes, the notes say the same in words.
+  RotationSource rotation_source = RotationSource::none;
+  RotationReason rotation_reason = RotationReason::no_steps;
   Figure overhead_ms;     // cache-hit latency of one block: command overhead + its transfer
   Figure sector_ms;       // media time of one block, from the rotation fit
   Figure avg_seek_ms;
@@ -99,14 +104,6 @@ struct AccessResult {
   std::vector<std::string> notes;
   std::uint32_t block_bytes = 512;  // size of every single-block read: the logical block
 };
-
-// Pure analyses, exposed for unit tests.
-// Chains of backward steps: latency(k) = rotation − k·sector (mod rotation). Returns
-// {rotation_ns, sector_ns}; zeros when the fit fails.
-std::pair<double, double> fit_rotation(const std::vector<std::pair<unsigned, double>>& k_lat_ns);
-// A fitted revolution is believed only if a disk could turn that fast or slow (2-40 ms) and it is
-// many cache hits long (`hit_ms`): a device without platters gives a noise fit of about a hit.
-bool plausible_rotation_ms(double rotation_ms, double hit_ms);
 
 Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt,
                                   const ProgressFn* progress = nullptr);

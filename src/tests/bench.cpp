@@ -301,6 +301,7 @@ void withhold_mechanics(BenchResult& r) {
   }
   if (auto& a = r.access) {
     a->rotation_ms = a->rpm = a->sector_ms = {};
+    a->rotation_source = RotationSource::none;
     a->avg_seek_ms = a->full_stroke_ms = a->track_to_track_ms = {};
     a->seek_curve.clear();
   }
@@ -435,6 +436,8 @@ json access_json(const AccessResult& a) {
   j[K::rpm_uncertainty] = unc(a.rpm);
   j[K::rotation_ms] = fig(a.rotation_ms);
   j[K::rotation_uncertainty_ms] = unc(a.rotation_ms);
+  const char* source = rotation_source_name(a.rotation_source);
+  j[K::rotation_source] = source ? json(source) : json(nullptr);
   j[K::command_overhead_ms] = fig(a.overhead_ms);
   j[K::avg_seek_ms] = fig(a.avg_seek_ms);
   j[K::avg_seek_uncertainty_ms] = unc(a.avg_seek_ms);
@@ -620,7 +623,8 @@ std::string bench_to_text(const BenchResult& r) {
     line("read mean / p50 / p99", fmt::format("{:.2f} / {:.2f} / {:.2f} ms", a.read.mean_ms, a.read.p50_ms, a.read.p99_ms));
     if (a.write)
       line("write mean / p50 / p99", fmt::format("{:.2f} / {:.2f} / {:.2f} ms", a.write->mean_ms, a.write->p50_ms, a.write->p99_ms));
-    line("rotation", pm(a.rotation_ms, "ms", 3));
+    const char* rotation_source = rotation_source_name(a.rotation_source);
+    line("rotation", pm(a.rotation_ms, "ms", 3) + (rotation_source ? fmt::format(" (from the {})", rotation_source) : ""));
     line("rpm", pm(a.rpm, "", 0));
     line("command overhead", pm(a.overhead_ms, "ms", 3));
     line("average seek", pm(a.avg_seek_ms, "ms"));

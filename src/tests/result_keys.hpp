@@ -19,7 +19,7 @@
   X(access) X(transfer) X(cache) X(blocksize) X(queue) X(patterns) X(actuators) X(rmw) X(positioning) X(errors) X(drive_time_s)
 #define DS_KEYS_ACCESS(X)                                                                                  \
   X(block_bytes) X(read) X(write) X(rpm_estimate) X(rpm_uncertainty) X(rotation_ms)                        \
-  X(rotation_uncertainty_ms) X(command_overhead_ms) X(avg_seek_ms) X(avg_seek_uncertainty_ms)              \
+  X(rotation_uncertainty_ms) X(rotation_source) X(command_overhead_ms) X(avg_seek_ms) X(avg_seek_uncertainty_ms)              \
   X(track_to_track_ms) X(track_to_track_uncertainty_ms) X(full_stroke_ms) X(full_stroke_uncertainty_ms)    \
   X(slow_regions) X(slow_spikes) X(outliers) X(seek_curve) X(map) X(reads) X(slow_threshold_ms)            \
   X(drive_time_s) X(notes)

@@ -310,9 +310,11 @@ TEST_CASE("backward steps drowned in host jitter: the phase lock, seeded by thei
       if (a.rpm.value > 0) {
         ++locked_from_seed;
         CHECK(std::fabs(a.rpm.value - 10000) <= 10);
+        CHECK(a.rotation_source == RotationSource::phase_lock);
       } else {
         CHECK(a.rotation_ms.value == 0);
         CHECK(a.avg_seek_ms.value == 0);
+        CHECK(a.rotation_reason == RotationReason::seed_not_confirmed);
       }
     }
   MESSAGE(locked_from_seed << " of " << seeded_runs << " seeded runs locked");
