@@ -247,7 +247,8 @@ Report ncq_report(const Target& t, const NcqResult& r) {
   json eff{{"reorders", opt_b(r.effective)},
            {"measured", r.queue.has_value()}};
   if (r.queue) {
-    eff["confidence"] = std::round(r.queue->verdict.confidence * 1000) / 1000;
+    const auto& c = r.queue->verdict.confidence;
+    eff["confidence"] = c ? json(std::round(*c * 1000) / 1000) : json(nullptr);
     eff["evidence"] = r.queue->verdict.evidence;
     eff["no_positioning_cost"] = r.queue->verdict.no_positioning_cost;
     eff["parallel_service"] = r.queue->verdict.parallel_service;
@@ -277,9 +278,8 @@ Report ncq_report(const Target& t, const NcqResult& r) {
                    r.host.depth ? fmt::format(", host queue depth {}", *r.host.depth) : std::string(),
                    r.host.source);
   if (r.queue) {
-    o += fmt::format("  effective: {} (confidence {:.0f} %)\n             ({})\n",
-                     !r.effective ? "inconclusive" : *r.effective ? "yes, the drive reorders" : "no",
-                     r.queue->verdict.confidence * 100, r.queue->verdict.evidence);
+    o += fmt::format("  effective: {}\n             ({})\n", measure::reorder_verdict_text(r.queue->verdict),
+                     r.queue->verdict.evidence);
   } else {
     o += fmt::format("  effective: not measured{}\n", r.queue_error.empty() ? "" : ": " + r.queue_error);
   }

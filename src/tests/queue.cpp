@@ -15,8 +15,6 @@ namespace {
 double r3(double v) { return std::round(v * 1000) / 1000; }
 double r4(double v) { return std::round(v * 10000) / 10000; }
 
-double phi(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
-
 // The method's parameters (docs/methods.md, "Read queuing"), in one place.
 struct QueueTuning {
   // A depth's figures count once this many latencies are in.
@@ -29,11 +27,6 @@ struct QueueTuning {
   // (tests/positioning.hpp: the one rule for every test), or a spread under no_cost_cv of the
   // mean (a device that answers in the same time wherever a read lands).
   double no_cost_cv = 0.08;
-  // ... said with more confidence when clearly so.
-  double clearly_no_cost_median_ms = 0.3;
-  double clearly_no_cost_cv = 0.03;
-  double clearly_no_cost_confidence = 0.95;
-  double no_cost_confidence = 0.8;
   unsigned min_deepest = 4;                // shallower than this: too shallow to judge
   // Gain threshold deepest^gain_threshold_exponent: the midpoint in log space between "flat"
   // (gain 1) and the weakest SPTF gain (d^(1/3)).
@@ -43,8 +36,8 @@ struct QueueTuning {
   double arrival_min_latency_exponent = 0.8;  // the diagonal ridge
   double reorder_min_overtaken = 0.25;     // share of completions out of order when reordering
   double reorder_gain_ceiling_exponent = 0.65;  // about d^(1/2), with room
-  double parallel_confidence = 0.7;
-  double undecided_confidence = 0.5;
+  // A verdict's confidence is computed (normal approximations), and never stated above this: the
+  // approximations hold in the bulk, not in the far tail.
   double max_confidence = 0.999;
   // The closed loop per depth: an equal share of the budget (at least min_depth_s), up to
   // hard_limit_factor times it, and at least min_ios_per_depth·depth + min_ios_base I/Os.
@@ -98,17 +91,42 @@ void fit_exponents(const std::vector<QueueDepthResult>& depths, ReorderVerdict& 
   v.latency_exponent = fit_line(lx, llat).slope;
 }
 
+// The one-sided confidence that an estimate `margin` away from its threshold, on the verdict's
+// side, with standard error `se`, lies on that side: Φ(margin/se), capped.
+double side_confidence(double margin, double se) {
+  if (!(se > 0)) return margin > 0 ? kTuning.max_confidence : 0.5;
+  return std::min(kTuning.max_confidence, normal_cdf(margin / se));
+}
+
+// The confidence that depth 1's true median lies under the mechanical floor: the sign test (how
+// many of n reads came in under it, against n/2 with standard deviation √n/2).
+double median_under_floor_confidence(const QueueDepthResult& d1) {
+  const double floor_ns = kMechanicalMedianFloorMs * 1e6;
+  double n = 0, under = 0;
+  for (const auto& b : d1.histogram.buckets()) {
+    n += static_cast<double>(b.count);
+    if (static_cast<double>(b.upper) < floor_ns) under += static_cast<double>(b.count);
+  }
+  return n > 0 ? side_confidence(under - n / 2, std::sqrt(n) / 2) : 0;
+}
+
+// The confidence that the latencies' true coefficient of variation lies under `limit`: its
+// standard error for n values, cv·√((1 + 2cv²)/(2n)) (McKay's approximation).
+double cv_under_confidence(double cv, double n, double limit) {
+  return side_confidence(limit - cv, cv * std::sqrt((1 + 2 * cv * cv) / (2 * n)));
+}
+
 // Depth 1's latencies say whether there is any positioning cost a queue could save. They need
 // enough reads, not a well-known IOPS: a loop device whose host stalls a few reads by milliseconds
 // has its IOPS known to +-50 % and its median still at 8 us (targets ctest, 2 runs in 10 before).
+// Either sign suffices, so the verdict is as sure as the surer of the two.
 bool no_positioning_cost(const QueueDepthResult& d1, ReorderVerdict& v) {
   const QueueTuning& t = kTuning;
   const double cv1 = d1.stddev_ms / d1.mean_ms;
   if (d1.p50_ms >= kMechanicalMedianFloorMs && cv1 >= t.no_cost_cv) return false;
   v.no_positioning_cost = true;
-  v.confidence = d1.p50_ms < t.clearly_no_cost_median_ms || cv1 < t.clearly_no_cost_cv
-                     ? t.clearly_no_cost_confidence
-                     : t.no_cost_confidence;
+  v.confidence = std::max(median_under_floor_confidence(d1),
+                          cv_under_confidence(cv1, static_cast<double>(d1.ios), t.no_cost_cv));
   v.evidence = fmt::format(
       "no positioning cost to save: depth-1 reads take {:.3f} ms (median; mean {:.3f} ms, spread {:.0f} % of "
       "the mean), unlike a mechanical access", d1.p50_ms, d1.mean_ms, cv1 * 100);
@@ -140,7 +158,6 @@ ReorderVerdict judge_reordering(const std::vector<QueueDepthResult>& depths) {
   }
   const auto [d1, deep, vague] = pick_depths(depths);
   if (!d1 || !deep) {
-    v.confidence = 0;
     v.evidence = fmt::format("depth 1's IOPS is known only to +-{:.0f} %: nothing to compare against",
                              196 * first->iops_rel_se);
     return v;
@@ -156,7 +173,6 @@ ReorderVerdict judge_reordering(const std::vector<QueueDepthResult>& depths) {
   fit_exponents(depths, v);
   const QueueTuning& t = kTuning;
   if (v.deepest < t.min_deepest) {
-    v.confidence = t.undecided_confidence;
     v.evidence = v.unjudged.empty()
                      ? fmt::format("at most {} requests were outstanding: too shallow to judge", v.deepest)
                      : fmt::format("no depth of {} or more with IOPS known well enough to judge ({})",
@@ -179,24 +195,29 @@ ReorderVerdict judge_reordering(const std::vector<QueueDepthResult>& depths) {
     // actuators, flash channels, an emulator's thread pool), not reordering.
     const double ceiling = std::pow(static_cast<double>(v.deepest), t.reorder_gain_ceiling_exponent);
     if (v.overtaken_share < t.reorder_min_overtaken || v.iops_gain > ceiling) {
+      // Two things must hold: IOPS grow (the gain over the threshold), and not by reordering (few
+      // overtaken, or a gain beyond what reordering can give). Without knowing how they depend on
+      // each other, P(both) is at least P(A) + P(B) − 1 (Fréchet).
       v.parallel_service = true;
-      v.confidence = t.parallel_confidence;
+      const double n = static_cast<double>(deep->ios), p = v.overtaken_share;
+      const double few_overtaken = side_confidence(t.reorder_min_overtaken - p, std::sqrt(std::max(p * (1 - p), 1 / n) / n));
+      const double beyond_ceiling = side_confidence(std::log(v.iops_gain) - std::log(ceiling), se);
+      v.confidence = std::max(0.0, normal_cdf(z) + std::max(few_overtaken, beyond_ceiling) - 1);
       v.evidence = fmt::format("IOPS grow with depth through parallel service, not reordering "
                                "(gain above x{:.1f} or under 25 % served out of order): ", ceiling) + numbers;
       return v;
     }
     v.reorders = true;
-    v.confidence = std::min(t.max_confidence, phi(z));
+    v.confidence = side_confidence(z, 1);
     v.evidence = "reorders: " + numbers;
     return v;
   }
   if (v.iops_gain < threshold && v.latency_exponent >= t.arrival_min_latency_exponent) {
     v.reorders = false;
-    v.confidence = std::min(t.max_confidence, phi(-z));
+    v.confidence = side_confidence(-z, 1);
     v.evidence = "serves in arrival order: " + numbers;
     return v;
   }
-  v.confidence = t.undecided_confidence;
   v.evidence = "IOPS and latency disagree: " + numbers;
   return v;
 }
@@ -326,7 +347,7 @@ nlohmann::json queue_to_json(const QueueResult& r) {
   const auto& v = r.verdict;
   return json{{K::depths, std::move(depths)},
               {K::reorders, v.reorders ? json(*v.reorders) : json(nullptr)},
-              {K::confidence, r3(v.confidence)},
+              {K::confidence, v.confidence ? json(r3(*v.confidence)) : json(nullptr)},
               {K::evidence, v.evidence},
               {K::iops_gain, r3(v.iops_gain)},
               {K::iops_exponent, r3(v.iops_exponent)},
@@ -336,6 +357,14 @@ nlohmann::json queue_to_json(const QueueResult& r) {
               {K::block_bytes, r.block_bytes},
               {K::drive_time_s, r3(r.drive_time_s)},
               {K::notes, r.notes}};
+}
+
+std::string reorder_verdict_text(const ReorderVerdict& v) {
+  const char* what = v.reorders               ? (*v.reorders ? "yes" : "no")
+                     : v.no_positioning_cost  ? "no positioning cost to save"
+                     : v.parallel_service     ? "no: parallel service"
+                                              : "inconclusive";
+  return v.confidence ? fmt::format("{} (confidence {:.1f} %)", what, *v.confidence * 100) : std::string(what);
 }
 
 std::string queue_to_text(const QueueResult& r) {
@@ -365,10 +394,7 @@ std::string queue_to_text(const QueueResult& r) {
                                                 : fmt::format("{}({})", d.depth, d.reached_depth),
                      d.iops, d.mean_ms, d.p50_ms, d.p99_ms, d.overtaken_share * 100, bands);
   }
-  const auto& v = r.verdict;
-  o += fmt::format("reorders: {} (confidence {:.0f} %)\n  {}\n",
-                   v.reorders ? (*v.reorders ? "yes" : "no") : "inconclusive", v.confidence * 100,
-                   v.evidence);
+  o += fmt::format("reorders: {}\n  {}\n", reorder_verdict_text(r.verdict), r.verdict.evidence);
   for (const auto& n : r.notes) o += "  note: " + n + "\n";
   return o;
 }

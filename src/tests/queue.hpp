@@ -65,7 +65,9 @@ struct QueueDepthResult {
 // What the shape says. reorders: true / false / nullopt (inconclusive).
 struct ReorderVerdict {
   std::optional<bool> reorders;
-  double confidence = 0;          // 0..1: how sure the verdict (or "inconclusive") is
+  // 0..1, computed: how sure the verdict (reorders or not, no positioning cost, parallel
+  // service) is; none where there is no verdict.
+  std::optional<double> confidence;
   double iops_gain = 0;           // IOPS at the deepest depth / IOPS at depth 1
   double iops_exponent = 0;       // slope of log IOPS against log depth
   double latency_exponent = 0;    // slope of log mean latency against log depth (1 = linear)
@@ -79,6 +81,9 @@ struct ReorderVerdict {
 
 // Pure: judges per-depth figures (depth 1 must be present).
 ReorderVerdict judge_reordering(const std::vector<QueueDepthResult>& depths);
+// The verdict in a few words, with its confidence where it has one: "yes (confidence 99.9 %)",
+// "no positioning cost to save (confidence 97.0 %)", "inconclusive".
+std::string reorder_verdict_text(const ReorderVerdict& v);
 
 struct QueueResult {
   std::vector<QueueDepthResult> depths;

@@ -20,6 +20,8 @@ double stddev(std::span<const double> v) {
   return std::sqrt(s / static_cast<double>(v.size() - 1));
 }
 
+double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
+
 double quantile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());

@@ -39,6 +39,10 @@ LineFit fit_line(std::span<const double> x, std::span<const double> y);
 // Spearman's rank correlation (ties share their mean rank); 0 with fewer than three pairs.
 double rank_correlation(std::span<const double> x, std::span<const double> y);
 
+// The standard normal CDF Φ(z): the one-sided confidence that an estimate z standard errors on one
+// side of a threshold lies on that side.
+double normal_cdf(double z);
+
 // Student's t distribution (df > 0): CDF and quantile (p in (0,1)).
 double student_t_cdf(double t, double df);
 double student_t_quantile(double p, double df);
