@@ -80,55 +80,53 @@ Expected<std::optional<fs::path>> ab_state_file(const Target& t, const AbOptions
   return std::optional<fs::path>{dir / state_file_name(t.spec, t.block_name)};
 }
 
-std::map<std::string, double> bench_figures(const measure::BenchResult& r) {
-  std::map<std::string, double> m;
+namespace {
+
+// Every figure an A/B compares, named, with its 95 % half-width where the test states one: the
+// one list both bench_figures and bench_figure_uncertainties read.
+template <class Visit>
+void visit_bench_figures(const measure::BenchResult& r, Visit&& visit) {
   namespace K = measure::key;
+  auto plain = [&visit](std::string name, double v) { visit(std::move(name), measure::Figure{v, NAN}); };
   if (r.access) {
     namespace A = K::access;
     namespace L = K::latency;
     const auto& a = *r.access;
     const char* test = K::tests::access;
-    put(m, figure(test, A::read, L::mean_ms), a.read.mean_ms);
-    put(m, figure(test, A::read, L::p50_ms), a.read.p50_ms);
-    put(m, figure(test, A::read, L::p99_ms), a.read.p99_ms);
-    put(m, figure(test, A::avg_seek_ms), a.avg_seek_ms.value);
-    put(m, figure(test, A::full_stroke_ms), a.full_stroke_ms.value);
-    put(m, figure(test, A::track_to_track_ms), a.track_to_track_ms.value);
-    put(m, figure(test, A::rotation_ms), a.rotation_ms.value);
-    if (a.write) put(m, figure(test, A::write, L::mean_ms), a.write->mean_ms);
+    plain(figure(test, A::read, L::mean_ms), a.read.mean_ms);
+    plain(figure(test, A::read, L::p50_ms), a.read.p50_ms);
+    plain(figure(test, A::read, L::p99_ms), a.read.p99_ms);
+    visit(figure(test, A::avg_seek_ms), a.avg_seek_ms);
+    visit(figure(test, A::full_stroke_ms), a.full_stroke_ms);
+    visit(figure(test, A::track_to_track_ms), a.track_to_track_ms);
+    visit(figure(test, A::rotation_ms), a.rotation_ms);
+    if (a.write) plain(figure(test, A::write, L::mean_ms), a.write->mean_ms);
   }
   if (r.transfer) {
-    put(m, figure(K::tests::transfer, K::transfer::outer_mb_s), r.transfer->outer_mb_s.value);
-    put(m, figure(K::tests::transfer, K::transfer::inner_mb_s), r.transfer->inner_mb_s.value);
+    visit(figure(K::tests::transfer, K::transfer::outer_mb_s), r.transfer->outer_mb_s);
+    visit(figure(K::tests::transfer, K::transfer::inner_mb_s), r.transfer->inner_mb_s);
   }
-  if (r.cache) put(m, figure(K::tests::cache, K::cache::burst_mb_s), r.cache->burst_mb_s.value);
+  if (r.cache) visit(figure(K::tests::cache, K::cache::burst_mb_s), r.cache->burst_mb_s);
   if (r.blocksize)
     for (const auto& row : r.blocksize->rows)
-      put(m, fmt::format("{}@{}", figure(K::tests::blocksize, K::blocksize_row::read_mb_s), row.block_bytes),
-          row.read_mb_s);
+      plain(fmt::format("{}@{}", figure(K::tests::blocksize, K::blocksize_row::read_mb_s), row.block_bytes),
+            row.read_mb_s);
+}
+
+}  // namespace
+
+std::map<std::string, double> bench_figures(const measure::BenchResult& r) {
+  std::map<std::string, double> m;
+  visit_bench_figures(r, [&m](std::string name, const measure::Figure& f) { put(m, name, f.value); });
   return m;
 }
 
 std::map<std::string, double> bench_figure_uncertainties(const measure::BenchResult& r) {
   std::map<std::string, double> m;
-  namespace K = measure::key;
   // Only where bench_figures keeps the figure itself (measured: finite, not zero).
-  auto put_u = [&m](std::string name, const measure::Figure& f) {
+  visit_bench_figures(r, [&m](std::string name, const measure::Figure& f) {
     if (std::isfinite(f.value) && f.value != 0 && std::isfinite(f.uncertainty)) m[std::move(name)] = f.uncertainty;
-  };
-  if (r.access) {
-    namespace A = K::access;
-    const char* test = K::tests::access;
-    put_u(figure(test, A::avg_seek_ms), r.access->avg_seek_ms);
-    put_u(figure(test, A::full_stroke_ms), r.access->full_stroke_ms);
-    put_u(figure(test, A::track_to_track_ms), r.access->track_to_track_ms);
-    put_u(figure(test, A::rotation_ms), r.access->rotation_ms);
-  }
-  if (r.transfer) {
-    put_u(figure(K::tests::transfer, K::transfer::outer_mb_s), r.transfer->outer_mb_s);
-    put_u(figure(K::tests::transfer, K::transfer::inner_mb_s), r.transfer->inner_mb_s);
-  }
-  if (r.cache) put_u(figure(K::tests::cache, K::cache::burst_mb_s), r.cache->burst_mb_s);
+  });
   return m;
 }
 

@@ -11,13 +11,6 @@ namespace ds::measure {
 
 namespace {
 
-double sample_sd(std::span<const double> v, double m) {
-  if (v.size() < 2) return 0;
-  double s = 0;
-  for (double x : v) s += (x - m) * (x - m);
-  return std::sqrt(s / static_cast<double>(v.size() - 1));
-}
-
 double spread_pct(std::span<const double> v, double m) {
   if (v.empty() || m == 0) return 0;
   auto [lo, hi] = std::minmax_element(v.begin(), v.end());
@@ -47,8 +40,8 @@ Expected<AbComparison> compare_arms(std::string test, std::string figure, std::s
   c.mean_a = mean(a);
   c.mean_b = mean(b);
   if (c.mean_a == 0) return make_error(what + ": arm A's mean is 0, so a difference in % is undefined");
-  c.sd_a = sample_sd(a, c.mean_a);
-  c.sd_b = sample_sd(b, c.mean_b);
+  c.sd_a = stddev(a);
+  c.sd_b = stddev(b);
   c.diff = c.mean_b - c.mean_a;
   const double scale = 100.0 / std::fabs(c.mean_a);
   c.diff_pct = c.diff * scale;

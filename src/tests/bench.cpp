@@ -27,6 +27,14 @@ void keep(BenchResult& r, const char* name, Expected<T>&& e, std::optional<T>& s
   else r.errors.emplace_back(name, e.error());
 }
 
+// Keeps a result that may end with an error (what was measured before a failed I/O): the
+// result stays, the failure still counts (exit 5/3).
+template <class T>
+void keep_partial(BenchResult& r, const char* name, Expected<T>&& e, std::optional<T>& slot) {
+  if (e && e->error) r.errors.emplace_back(name, *e->error);
+  keep(r, name, std::move(e), slot);
+}
+
 // One runner per test: the test's options from the bench's, its share of the budget, and its
 // result (or error) into r.
 using TestRunner = void (*)(IoEngine& io, const BenchOptions& opt, double budget_s, const ProgressFn* pf,
@@ -81,14 +89,7 @@ void bench_blocksize(IoEngine& io, const BenchOptions& opt, double budget_s, con
   o.budget_s = budget_s;
   o.allow_write = opt.allow_write;
   o.span_blocks = r.span_blocks;
-  auto b = run_blocksize(io, o, pf);
-  if (b) {
-    // Sizes measured before a failed I/O are kept; the failure still counts (exit 5/3).
-    if (b->error) r.errors.emplace_back("blocksize", *b->error);
-    r.blocksize = std::move(*b);
-  } else {
-    r.errors.emplace_back("blocksize", b.error());
-  }
+  keep_partial(r, "blocksize", run_blocksize(io, o, pf), r.blocksize);
 }
 
 // The options every sampling test shares: its budget, the plan's seed, the span, and leave to
@@ -104,14 +105,7 @@ Options sampling_options(const BenchOptions& opt, double budget_s, const BenchRe
 }
 
 void bench_queue(IoEngine& io, const BenchOptions& opt, double budget_s, const ProgressFn* pf, BenchResult& r) {
-  auto q = run_queue(io, sampling_options<QueueOptions>(opt, budget_s, r), pf);
-  if (q) {
-    // Depths measured before a failed I/O are kept; the failure still counts (exit 5/3).
-    if (q->error) r.errors.emplace_back("queue", *q->error);
-    r.queue = std::move(*q);
-  } else {
-    r.errors.emplace_back("queue", q.error());
-  }
+  keep_partial(r, "queue", run_queue(io, sampling_options<QueueOptions>(opt, budget_s, r), pf), r.queue);
 }
 
 void bench_patterns(IoEngine& io, const BenchOptions& opt, double budget_s, const ProgressFn* pf, BenchResult& r) {

@@ -223,9 +223,7 @@ LossShare pooled_loss_share(const std::vector<const TransferPoint*>& points) {
   LossShare ls;
   std::vector<double> g;
   for (auto* p : points)
-    if (p->lossless_told && p->mb_s > 0 && p->lossless_mb_s > 0) {
-      g.push_back(p->mb_s / p->lossless_mb_s);
-    }
+    if (p->lossless_told && p->mb_s > 0 && p->lossless_mb_s > 0) g.push_back(p->mb_s / p->lossless_mb_s);
   ls.samples = g.size();
   if (g.empty()) return ls;
   ls.reading = mean(g);
