@@ -3,15 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <map>
 
+#include "tests/access_io.hpp"
+#include "tests/access_rotation.hpp"
 #include "tests/rotation.hpp"
 #include "tests/slow_regions.hpp"
 #include "tests/spindle.hpp"
 #include "tests/track_seek.hpp"
-#include "tests/wait_width.hpp"
 
 namespace ds::measure {
 
@@ -19,24 +19,11 @@ namespace {
 
 // The method's parameters (docs/methods.md, "Access time").
 struct AccessTuning {
-  // Rotation: the step sizes of the backward chains (blocks per step).
-  std::array<unsigned, 5> chain_steps{1, 2, 3, 5, 8};
   // Command overhead: re-reads of one block at three places, the quickest kept.
   int hit_places = 3;
   int hit_reads = 9;                    // per place; the first goes to the media
-  // Rotation from backward steps.
+  // Rotation (access_rotation.cpp has the probe's own parameters).
   double rotation_share = 0.25;         // of the budget
-  int rotation_reps = 3;                // chains per step size, every step read from the media
-  int rotation_max_reps = 24;           // … and at most, on a drive whose buffer serves most steps
-  unsigned chain_length = 10;
-  std::uint64_t chain_margin = 1000;    // chains start this far inside the span
-  std::size_t min_chain_steps = 3;      // a chain's median needs this many media steps
-  double buffered_margin_ms = 0.5;      // over a cache hit: a step this quick came from the buffer
-  double rotation_fit_floor = 0.01;     // stated resolution of the backward-step fit
-  // Reads a fixed distance apart (the revolution from the spread of their waits).
-  std::uint64_t wait_reads = 400;
-  std::uint64_t wait_distance_div = 50;  // the distance: this share of the span
-  std::uint64_t wait_step = 262144;      // blocks each place creeps per pair (half of it: the offset)
   // Random reads.
   unsigned samples = 1500;              // at most, unless the options say otherwise
   unsigned min_reads = 200;             // in any case (budget left): the figure everyone wants
@@ -79,44 +66,9 @@ struct AccessTuning {
 };
 constexpr AccessTuning kTuning{};
 
-constexpr double kMsPerNs = 1e-6;
-
-struct Ctx {
-  IoEngine& io;
-  Budget& budget;
-  std::uint64_t span;
-  std::optional<Error> err;    // a failed I/O: the test ends with it
-  bool spent = false;          // the budget ended a plan early: an end, not a failure
-  std::uint64_t last_lba = 0;  // the last LBA read: the start of the next read's seek
-};
-
-// Run a QD1 plan of single-block reads; returns latencies in ns (negative for not completed).
-// With `since_previous`, each read after the first is timed from the previous one's completion
-// instead of its own submission: the same in virtual time, and on a real host it leaves out the
-// reader's own time between the two (through a TCG guest 25-50 us, which made a backward step's
-// revolution 0.4-0.9 % short: docs/serve.md).
-std::vector<double> qd1(Ctx& c, const std::vector<std::uint64_t>& lbas, bool write = false,
-                        std::vector<std::int64_t>* complete_ns = nullptr, bool since_previous = false) {
-  std::vector<PlanEntry> plan;
-  plan.reserve(lbas.size());
-  for (auto l : lbas) plan.push_back({l, 1, write});
-  RunOptions ro;
-  ro.queue_depth = 1;
-  RunResult r = run_plan(c.io, plan, ro, c.budget);
-  if (failed(r.stop) && !c.err) c.err = r.error;
-  c.spent = c.spent || r.stop == StopReason::budget_spent;
-  std::vector<double> out(lbas.size(), -1);
-  if (complete_ns) complete_ns->assign(lbas.size(), 0);
-  for (std::size_t i = 0; i < lbas.size(); ++i)
-    if (r.done[i]) {
-      const bool chained = since_previous && i > 0 && r.done[i - 1];
-      out[i] = static_cast<double>(r.samples[i].complete_ns -
-                                   (chained ? r.samples[i - 1].complete_ns : r.samples[i].submit_ns));
-      if (complete_ns) (*complete_ns)[i] = r.samples[i].complete_ns;
-      c.last_lba = lbas[i];
-    }
-  return out;
-}
+using access_detail::Ctx;
+using access_detail::kMsPerNs;
+using access_detail::qd1;
 
 LatencyStats stats(const std::vector<double>& ms) {
   LatencyStats s;
@@ -127,91 +79,6 @@ LatencyStats stats(const std::vector<double>& ms) {
   s.p99_ms = quantile(ms, 0.99);
   s.stderr_ms = stddev(ms) / std::sqrt(static_cast<double>(ms.size()));
   return s;
-}
-
-// Chains of backward steps x, x−k, x−2k, … Each step finds the wanted block just passed, so it
-// waits one revolution less k blocks; the fit over k gives both (fit_rotation).
-// A drive that reads a track from wherever the head lands (zero-latency read) or keeps the track
-// serves most steps from its buffer: a step that took no longer than a cache hit and a margin was
-// buffered, and a media read after it starts at an unknown phase. Only steps read from the media
-// right after another media read count; such a drive leaves about one a chain, so more chains are
-// read (they are cheap: the buffered steps cost a cache hit each) until every step size has three.
-struct BackwardSteps {
-  std::vector<std::pair<unsigned, double>> kl;  // step size, latency in ns
-  std::size_t buffered = 0, steps = 0;
-};
-
-// The steps of one chain (latencies `l` in ns, negative: failed) that count: read from the media
-// (no faster than `buffered_ns`) right after another media read. Every completed step is counted
-// in `out`, and so is each one the buffer served.
-std::vector<double> media_steps(const std::vector<double>& l, double buffered_ns, BackwardSteps& out) {
-  std::vector<double> steps;
-  for (std::size_t i = 1; i < l.size(); ++i) {
-    if (l[i] < 0) continue;
-    ++out.steps;
-    const bool buffered = l[i] < buffered_ns;
-    out.buffered += buffered;
-    if (!buffered && l[i - 1] >= buffered_ns) steps.push_back(l[i]);
-  }
-  return steps;
-}
-
-BackwardSteps backward_steps(Ctx& rc, Rng& rng, double hit_ns) {
-  const auto& k_ = kTuning;
-  // Per step size, the chain with the lowest median: a chain that crosses a slow (defect) region
-  // only ever reads slower, so it must not pull the fit (one did: 2315 rpm for 7200). Chains with
-  // fewer than three counted steps pool theirs.
-  std::map<unsigned, double> best;
-  std::map<unsigned, std::vector<double>> pool;
-  auto settled = [&] {
-    for (unsigned k : k_.chain_steps)
-      if (!best.count(k) && pool[k].size() < k_.min_chain_steps) return false;
-    return true;
-  };
-  BackwardSteps out;
-  const double buffered_ns = hit_ns + k_.buffered_margin_ms / kMsPerNs;
-  for (int rep = 0; rep < k_.rotation_max_reps && !rc.budget.exhausted() && (rep < k_.rotation_reps || !settled()); ++rep) {
-    for (unsigned k : k_.chain_steps) {
-      const std::uint64_t x = k_.chain_margin + rng.below(rc.span - 2 * k_.chain_margin);
-      std::vector<std::uint64_t> chain;
-      for (unsigned i = 0; i < k_.chain_length; ++i) chain.push_back(x - i * k);
-      auto l = qd1(rc, chain, false, nullptr, true);
-      if (rc.err) return out;
-      const std::vector<double> steps = media_steps(l, buffered_ns, out);
-      if (steps.size() >= k_.min_chain_steps) {
-        const double m = median(steps);
-        if (!best.count(k) || m < best[k]) best[k] = m;
-      } else {
-        pool[k].insert(pool[k].end(), steps.begin(), steps.end());
-      }
-      if (rc.spent) break;
-    }
-  }
-  for (unsigned k : k_.chain_steps) {
-    if (best.count(k)) out.kl.emplace_back(k, best[k]);
-    else if (pool[k].size() >= k_.min_chain_steps) out.kl.emplace_back(k, median(pool[k]));
-  }
-  return out;
-}
-
-// Reads alternating between two places a fixed distance apart, each at a random sector: the
-// rotational wait of each is uniform over a revolution and the seek about the same
-// (wait_width.hpp). The random offset spans many tracks: over two or three the phases wrap
-// unevenly and the waits are not uniform (a 7200 rpm drive came out 3 % short with 2048 blocks).
-// Both places creep forward every pair, onto blocks no read before them brought into the buffer.
-std::vector<double> forward_waits(Ctx& rc, Rng& rng) {
-  const auto& k = kTuning;
-  const std::uint64_t D = rc.span / k.wait_distance_div;
-  const std::uint64_t step = std::min<std::uint64_t>(k.wait_step, rc.span / (4 * k.wait_reads));
-  std::vector<std::uint64_t> chain;
-  const std::uint64_t a0 = rng.below(rc.span - D - k.wait_reads * step);
-  for (std::uint64_t i = 0; i < k.wait_reads; ++i)
-    chain.push_back(a0 + (i / 2) * step + (i % 2 ? D : 0) + rng.below(step / 2));
-  auto l = qd1(rc, chain);
-  std::vector<double> ms;
-  for (std::size_t i = 1; i < l.size(); ++i)
-    if (l[i] >= 0 && l[i - 1] >= 0) ms.push_back(l[i] * kMsPerNs);
-  return ms;
 }
 
 // The test's state from one phase to the next.
@@ -291,8 +158,6 @@ struct AccessRun {
   void measure_overhead();
   void measure_rotation();
   void decide_rotation();
-  void note_rotation();
-  void rotation_from_waits(Ctx& rc, Budget& rot_budget, std::int64_t charged);
   // One chunk of the sweep's plan: its random reads and the anchor re-reads among them.
   struct SweepChunk {
     std::vector<std::uint64_t> lbas;
@@ -352,7 +217,8 @@ void AccessRun::measure_overhead() {
 void AccessRun::decide_rotation() {
   const RotationReason before = rot.reason;
   rot = arbitrate_rotation(rot_ev);
-  if (rot.reason != before) note_rotation();
+  if (rot.reason != before)
+    if (auto note = access_detail::rotation_note(rot.reason, rot_ev, wait_sigma_ms)) res.notes.push_back(*note);
   res.rotation_source = rot.stands() ? rot.source : RotationSource::none;
   res.rotation_reason = rot.reason;
   const RotationEstimate r = rot.estimate;
@@ -369,114 +235,25 @@ void AccessRun::decide_rotation() {
   }
 }
 
-// Why the revolution is what it is, where the probe that decided it did not already say so (the
-// phase lock and the step fit report themselves).
-void AccessRun::note_rotation() {
-  using R = RotationReason;
-  const RotationEvidence& e = rot_ev;
-  switch (rot.reason) {
-    case R::buffered_waits:
-      res.notes.push_back(fmt::format("rotation: most backward steps were served from the drive's buffer; from the "
-                                      "spread of rotational waits of reads a fixed distance apart (noise σ {:.3f} ms)",
-                                      wait_sigma_ms));
-      break;
-    case R::buffered_no_waits:
-      res.notes.push_back("rotation: most backward steps took no longer than a cache hit (the drive's buffer "
-                          "answers them, or there is no platter: solid state) and reads a fixed distance apart "
-                          "show no rotational wait; not measured, and so no seek figures");
-      break;
-    case R::step_line_implausible:
-      res.notes.push_back(fmt::format(
-          "rotation: backward-step reads take {:.3f} ms against {:.3f} ms for a cache hit: not one "
-          "revolution (2-40 ms on any disk, at least 4 cache hits); not a rotating target, so no "
-          "rpm, no seek figures and no track layout", e.step_fit->ms, e.hit_ms));
-      break;
-    case R::seed_awaits_lock:
-      res.notes.push_back(fmt::format("rotation: the backward-step latencies do not fit a line (host jitter over their "
-                                      "k-block differences?); their median, {:.3f} ms less a cache hit, only seeds the "
-                                      "phase lock", *e.step_median_ms));
-      break;
-    case R::seed_implausible:
-      res.notes.push_back("rotation: the backward-step latencies do not fit one revolution "
-                          "(solid state or a non-rotating target?)");
-      break;
-    case R::seed_not_confirmed:
-      res.notes.push_back("rotation: not measured: the phase lock did not confirm the backward steps' median, so no "
-                          "rpm and no seek figures");
-      break;
-    case R::finer_transfer:
-      res.notes.push_back("rotation: from the transfer test's zones (track size and sector time, spare sectors "
-                          "per track fitted)");
-      break;
-    case R::finer_stream:
-      res.notes.push_back("rotation: from the track stream of the track-to-track probe (track size x sector time)");
-      break;
-    case R::locked:
-    case R::step_line:
-    case R::no_steps:
-      break;
-  }
-}
-
-// Where the buffer, not the platter, answered most backward steps, whatever line the few others
-// make is not trusted. The spread of the rotational waits of reads a fixed distance apart
-// (wait_width.hpp) gives the revolution, to a few per cent but calibrated (its interval held the
-// truth on 130 of 136 simulated zero-latency runs). Finer revolutions are not taken in its place:
-// the transfer test's, standing alone, was 1-4 % off on a tenth of those drives (once 78 %), and
-// the track probe's stream stated ±1/track size held the truth in half; each checked against this
-// interval still could not vouch for a finer one.
-void AccessRun::rotation_from_waits(Ctx& rc, Budget& rot_budget, std::int64_t charged) {
-  const WaitWidth ww = wait_width_fit(forward_waits(rc, rng));
-  budget.charge(rot_budget.used_ns() - charged);
-  if (rc.err) {
-    c.err = rc.err;
-    return;
-  }
-  if (ww.rev_ms > 0) rot_ev.waits = RotationEstimate{ww.rev_ms, ww.half_width_ms};
-  wait_sigma_ms = ww.sigma_ms;
-}
-
-// 2. Rotation: chains of backward steps (backward_steps above), at most a quarter of the budget;
-//    where the buffer served most of them, the waits of reads a fixed distance apart.
+// 2. Rotation (access_rotation.hpp): backward steps, or the waits of reads a fixed distance apart
+//    where the drive's buffer answered most steps; at most a quarter of the budget.
 void AccessRun::measure_rotation() {
-  const auto& k = kTuning;
-  Budget rot_budget = budget.part(k.rotation_share);
+  Budget rot_budget = budget.part(kTuning.rotation_share);
   Ctx rc{io, rot_budget, span(), {}, false, 0};
-  rot_ev.hit_ms = res.overhead_ms.value;
-  const BackwardSteps bs = backward_steps(rc, rng, res.overhead_ms.value / kMsPerNs);
-  const auto charged = rot_budget.used_ns();
-  budget.charge(charged);
+  const access_detail::RotationProbe p = access_detail::probe_rotation(rc, rng, res.overhead_ms.value);
+  budget.charge(rot_budget.used_ns());
   if (rc.err) {
     c.err = rc.err;
     return;
   }
-  if (bs.buffered)
+  if (p.buffered_steps)
     res.notes.push_back(fmt::format(
         "rotation: {} of {} backward steps were served from the drive's buffer (it reads a track from where "
         "the head lands, a zero-latency read, or keeps it): the fit uses only steps read from the media "
-        "right after another media read", bs.buffered, bs.steps));
-  auto [rot_ns, sec] = fit_rotation(bs.kl);
-  rot_ev.buffered = 2 * bs.buffered > bs.steps;
-  if (rot_ev.buffered) {
-    rotation_from_waits(rc, rot_budget, charged);
-    if (c.err) return;
-  } else if (rot_ns > 0) {
-    // Uncertainty: spread of the per-chain estimates latency + k·sector. The fit's error on the
-    // simulated drives reaches 1 % (a chain's median is off by part of a sector): the interval is
-    // never narrower than that.
-    std::vector<double> est;
-    for (auto& [step, l] : bs.kl) est.push_back(l + step * sec);
-    const double u = std::max(kZ95 * kMadToSigma * mad(est) / std::sqrt(static_cast<double>(est.size())),
-                              k.rotation_fit_floor * rot_ns);
-    rot_ev.step_fit = RotationEstimate{rot_ns * kMsPerNs, u * kMsPerNs};
-    if (plausible_rotation_ms(rot_ns * kMsPerNs, rot_ev.hit_ms)) res.sector_ms = {sec * kMsPerNs, 0};
-  } else {
-    // No falling line: the steps' k·sector differences drowned in the host's jitter (2 of 11
-    // runs through a QEMU guest), or there is no platter. Each step still waits about a revolution.
-    std::vector<double> l;
-    for (auto& [step, ns] : bs.kl) l.push_back(ns);
-    rot_ev.step_median_ms = l.empty() ? 0 : median(l) * kMsPerNs - res.overhead_ms.value;
-  }
+        "right after another media read", p.buffered_steps, p.steps));
+  rot_ev = p.evidence;
+  res.sector_ms = {p.sector_ms, 0};
+  wait_sigma_ms = p.wait_sigma_ms;
   decide_rotation();
 }
 
@@ -545,7 +322,7 @@ void AccessRun::file_sweep_reads(const SweepChunk& ch, const std::vector<double>
 //    least `at_least` (budget left).
 //    The reads go in chunks: sweep_chunk plans each, file_sweep_reads files what they took.
 void AccessRun::sweep(unsigned n, unsigned at_least, double share) {
-  const double hit_ms = res.overhead_ms.value + kTuning.buffered_margin_ms;
+  const double hit_ms = res.overhead_ms.value + access_detail::kBufferedMarginMs;
   for (unsigned done = 0; done < n && !budget.exhausted() &&
                           (done < at_least || budget.used_s() < share * budget.limit_s());) {
     const SweepChunk ch = sweep_chunk(done, n);
