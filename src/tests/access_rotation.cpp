@@ -118,13 +118,13 @@ std::vector<double> forward_waits(Ctx& rc, Rng& rng) {
 }
 
 // The step line's revolution and its interval: the spread of the per-chain estimates latency +
-// k·sector. The fit's error on the simulated drives reaches 1 % (a chain's median is off by part
-// of a sector): the interval is never narrower than that.
+// k·sector, plus the fit's systematic error, which on the simulated drives reaches 1 % (a chain's
+// median is off by part of a sector).
 RotationEstimate step_line(const BackwardSteps& bs, double rot_ns, double sec_ns) {
   std::vector<double> est;
   for (auto& [step, l] : bs.kl) est.push_back(l + step * sec_ns);
-  const double u = std::max(kZ95 * kMadToSigma * mad(est) / std::sqrt(static_cast<double>(est.size())),
-                            kProbe.rotation_fit_floor * rot_ns);
+  const double u = with_systematic(kZ95 * kMadToSigma * mad(est) / std::sqrt(static_cast<double>(est.size())),
+                                   kProbe.rotation_fit_floor * rot_ns);
   return {rot_ns * kMsPerNs, u * kMsPerNs};
 }
 

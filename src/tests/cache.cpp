@@ -260,9 +260,10 @@ void CacheRun::burst_rate(const std::vector<double>& x, const std::vector<double
                                     f.slope - hw > 0 ? fmt::format("{:.1f}", 1.0 / ((f.slope - hw) * 1e3)) : "unbounded"));
     return;
   }
-  // The interval of 1/slope is not symmetric: its wider side as the half-width.
-  res.burst_mb_s = {hit_rate_mb_s, std::max(1.0 / ((f.slope - hw) * 1e3) - hit_rate_mb_s,
-                                            kTuning.burst_floor * hit_rate_mb_s)};
+  // The interval of 1/slope is not symmetric: its wider side as the half-width, plus the stated
+  // resolution.
+  res.burst_mb_s = {hit_rate_mb_s, with_systematic(1.0 / ((f.slope - hw) * 1e3) - hit_rate_mb_s,
+                                                   kTuning.burst_floor * hit_rate_mb_s)};
 }
 
 // 2. Cache size: r regions of the largest hit size, read once then re-read; the most data still

@@ -51,9 +51,9 @@ RotationVerdict verdict(RotationSource s, RotationReason r, RotationEstimate e =
 }
 
 // A revolution fitted from a layout (zones, a stream) is exact to a few parts per million when its
-// track size is right; it is stated to no better than kStreamRotationFloor.
+// track size is right; kStreamRotationFloor is its stated resolution.
 RotationEstimate floored(const RotationEstimate& e) {
-  return {e.ms, std::max(kStreamRotationFloor * e.ms, e.half_width_ms)};
+  return {e.ms, with_systematic(e.half_width_ms, kStreamRotationFloor * e.ms)};
 }
 
 // The transfer test's revolution replaces the step line when it is one a disk can have, agrees

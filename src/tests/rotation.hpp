@@ -73,7 +73,8 @@ struct RotationVerdict {
 // and for a seed, which never stands.
 const char* rotation_source_name(RotationSource s);
 
-// A stream's or the zones' revolution is stated to no better than this share of itself.
+// The stated resolution of a stream's or the zones' revolution, a share of itself, added to its
+// half-width (stats.hpp, with_systematic).
 inline constexpr double kStreamRotationFloor = 1e-4;
 
 // The precedence, rotation first: the phase lock; where the buffer served the steps, the waits'

@@ -60,4 +60,12 @@ double mean_half_width(std::span<const double> v);
 // The 95 % half-width of the median of v: t95(n − 1) · median_se(v) (0 with fewer than two values).
 double median_half_width(const std::vector<double>& v);
 
+// The one rule for a figure with a random part and a systematic one (a method's known bias, a
+// stated resolution): the random 95 % half-width plus the systematic bound. A bound is no σ:
+// in quadrature it would be treated as if it could cancel, and max() would drop the random part
+// wherever the bound is the larger.
+inline double with_systematic(double random_half_width, double systematic_bound) {
+  return random_half_width + systematic_bound;
+}
+
 }  // namespace ds::measure

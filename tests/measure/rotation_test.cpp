@@ -77,7 +77,7 @@ TEST_CASE("rotation arbiter: the transfer test's revolution replaces the line on
   e.transfer = RotationEstimate{6.0, 0.00001};
   RotationVerdict v = arbitrate_rotation(e);
   CHECK(v.source == S::transfer_zones);
-  CHECK(v.estimate.half_width_ms == doctest::Approx(6.0 * kStreamRotationFloor));  // floored
+  CHECK(v.estimate.half_width_ms == doctest::Approx(0.00001 + 6.0 * kStreamRotationFloor));  // + resolution
   e.transfer = RotationEstimate{6.2, 0.001};  // 0.17 ms off: outside both intervals combined
   CHECK(arbitrate_rotation(e).source == S::step_fit);
   e.transfer = RotationEstimate{6.0, 0.08};  // agrees, but no finer than the line
@@ -95,7 +95,7 @@ TEST_CASE("rotation arbiter: the track stream refines the line where the zones d
   RotationVerdict v = arbitrate_rotation(e);
   CHECK(v.source == S::track_stream);
   CHECK(v.reason == R::finer_stream);
-  CHECK(v.estimate.half_width_ms == doctest::Approx(0.006));
+  CHECK(v.estimate.half_width_ms == doctest::Approx(0.006 + 6.0 * kStreamRotationFloor));
   e.transfer = RotationEstimate{6.0001, 0.0005};  // agrees and is finer: the zones first
   CHECK(arbitrate_rotation(e).source == S::transfer_zones);
 }
