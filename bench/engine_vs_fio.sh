@@ -36,7 +36,7 @@ trap cleanup EXIT
 # --- the engine driver, built from the engine's own sources (independent of the other areas)
 g++ -std=c++20 -O2 -g -DNDEBUG -I"$SRC/include" -I"$SRC/src" \
   "$HERE/aio_randread.cpp" "$SRC/src/io/aio_engine.cpp" "$SRC/src/io/histogram.cpp" \
-  "$SRC/src/tests/queue.cpp" "$SRC/src/tests/runner.cpp" "$SRC/src/tests/common.cpp" \
+  "$SRC/src/tests/queue.cpp" "$SRC/src/tests/runner.cpp" "$SRC/src/tests/common.cpp" "$SRC/src/tests/stats.cpp" \
   -o "$WORK/aio_randread" -laio -lfmt
 
 # --- the target
