@@ -15,6 +15,7 @@
 #include "app/kernel_errors.hpp"
 #include "app/restore.hpp"
 #include "app/target.hpp"
+#include "report/measure_report.hpp"
 #include "tests/bench.hpp"
 #include "tests/result_keys.hpp"
 
@@ -242,14 +243,14 @@ Expected<Report> bench_target(Target& target, const BenchRequest& req, const mea
   auto res = measure::run_bench(io, bo, progress);
   if (!res) return res.error();
   const bool interrupted = req.stop && req.stop();
-  r.json[measure::key::kDocumentKey] = measure::bench_to_json(*res);
+  r.json[measure::key::kDocumentKey] = report::bench_to_json(*res);
   r.json["settings"] = {{"tests", bo.tests}, {"seed", bo.seed}, {"budget_s", bo.budget_s},
                         {"write", bo.allow_write},
                         {"span_bytes", bo.span_bytes ? nlohmann::json(*bo.span_bytes) : nlohmann::json()},
                         {"offset_bytes", w->first}, {"rates_only", bo.transfer_rates_only}};
   const std::string from = w->first ? fmt::format(", from byte {}; positions count from there", w->first) : "";
   r.text = fmt::format("drivescope bench {} ({}{})\n\n", req.target, to_string(t->kind), from) +
-           measure::bench_to_text(*res);
+           report::bench_to_text(*res);
   for (const auto& [test, err] : res->errors) {
     // A module's own message may name its test already ("access: span too small").
     const bool named = err.message.starts_with(test + ": ");

@@ -11,6 +11,7 @@
 #include "drivescope/commands.hpp"
 #include "probe/scsi_decode.hpp"
 #include "probe/sysfs.hpp"
+#include "report/measure_report.hpp"
 #include "tests/result_keys.hpp"
 
 namespace ds::app {
@@ -265,7 +266,7 @@ Report ncq_report(const Target& t, const NcqResult& r) {
     rep.json["identify"] = {{"ncq", {{"supported", ncq}, {"depth", ncq ? opt_u(r.claim.depth) : json(nullptr)}}},
                             {"tcq", {{"supported", tcq}, {"depth", tcq ? opt_u(r.claim.depth) : json(nullptr)}}}};
   }
-  if (r.queue) rep.json[measure::key::kDocumentKey] = {{measure::key::tests::queue, measure::queue_to_json(*r.queue)}};
+  if (r.queue) rep.json[measure::key::kDocumentKey] = {{measure::key::tests::queue, report::queue_to_json(*r.queue)}};
 
   std::string& o = rep.text;
   o = fmt::format("Command queuing on {}\n", t.spec);
@@ -278,7 +279,7 @@ Report ncq_report(const Target& t, const NcqResult& r) {
                    r.host.depth ? fmt::format(", host queue depth {}", *r.host.depth) : std::string(),
                    r.host.source);
   if (r.queue) {
-    o += fmt::format("  effective: {}\n             ({})\n", measure::reorder_verdict_text(r.queue->verdict),
+    o += fmt::format("  effective: {}\n             ({})\n", report::reorder_verdict_text(r.queue->verdict),
                      r.queue->verdict.evidence);
   } else {
     o += fmt::format("  effective: not measured{}\n", r.queue_error.empty() ? "" : ": " + r.queue_error);
@@ -287,7 +288,7 @@ Report ncq_report(const Target& t, const NcqResult& r) {
   if (r.host.scheduler_switched) sched += " (switched from " + r.host.original_scheduler + ")";
   if (!r.host.scheduler_note.empty()) sched += "; " + r.host.scheduler_note;
   o += "  scheduler: " + sched + "\n";
-  if (r.queue) o += "\n" + measure::queue_to_text(*r.queue);
+  if (r.queue) o += "\n" + report::queue_to_text(*r.queue);
   o += "\n" + r.sentence + ".\n";
   rep.warnings = r.warnings;
   if (!r.queue_error.empty()) rep.exit_code = r.queue_device_failed ? kExitDevice : kExitPartial;

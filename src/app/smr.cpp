@@ -9,6 +9,7 @@
 #include "probe/identify.hpp"
 #include "probe/scsi_decode.hpp"
 #include "probe/scsi_probe.hpp"
+#include "report/measure_report.hpp"
 
 namespace ds::app {
 
@@ -218,7 +219,7 @@ Report smr_report(const Target& t, const SmrResult& r) {
            {"cleans_when_idle", p && p->cleans_when_idle ? json(*p->cleans_when_idle) : json(nullptr)},
            {"evidence", r.evidence},
            {"hints", hints},
-           {"probe", p ? measure::smr_probe_to_json(*p) : json(nullptr)}};
+           {"probe", p ? report::smr_probe_to_json(*p) : json(nullptr)}};
   rep.json = json{{"drivescope", {{"version", version()}}},
                   {"target", {{"kind", to_string(t.kind)}, {"name", t.spec}}},
                   {"smr", smr},

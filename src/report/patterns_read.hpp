@@ -1,5 +1,5 @@
 // Reading the patterns test's section of a bench document (tests.patterns, written by
-// measure::patterns_to_json): a flat `cells` array, one cell per pattern, queue depth and write
+// report::patterns_to_json): a flat `cells` array, one cell per pattern, queue depth and write
 // share, and the seed's summary figures beside it. Shared by the charts, the HTML tables and
 // `compare`, so that all three read the same keys.
 #pragma once
@@ -59,7 +59,7 @@ inline std::vector<std::string> pattern_names(const std::vector<PatternRow>& row
 }
 
 // The document's own average over loads of a pattern, for the patterns the test averages
-// (measure::patterns_to_json): the key, or null for the others.
+// (report::patterns_to_json): the key, or null for the others.
 inline const char* pattern_average_key(const std::string& pattern) {
   namespace P = measure::key::patterns;
   if (pattern == "fileserver") return P::fileserver_average_iops;

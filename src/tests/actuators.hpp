@@ -13,8 +13,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "drivescope/expected.hpp"
 #include "drivescope/io.hpp"
 #include "tests/common.hpp"
@@ -54,8 +52,5 @@ inline constexpr double kIndependentGain = 1.4;
 
 Expected<ActuatorsResult> run_actuators(IoEngine& io, const ActuatorsOptions& opt,
                                         const ProgressFn* progress = nullptr);
-
-nlohmann::json actuators_to_json(const ActuatorsResult& r);
-std::string actuators_to_text(const ActuatorsResult& r);
 
 }  // namespace ds::measure

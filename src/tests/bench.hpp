@@ -7,8 +7,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "drivescope/io.hpp"
 #include "tests/access.hpp"
 #include "tests/actuators.hpp"
@@ -66,8 +64,5 @@ std::vector<std::string> bench_test_names();
 
 // An unknown test name is an error before any I/O is done.
 Expected<BenchResult> run_bench(IoEngine& io, const BenchOptions& opt, const ProgressFn& progress = {});
-
-nlohmann::json bench_to_json(const BenchResult& r);  // the object that goes under "tests"
-std::string bench_to_text(const BenchResult& r);
 
 }  // namespace ds::measure

@@ -12,8 +12,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "drivescope/expected.hpp"
 #include "drivescope/io.hpp"
 #include "tests/common.hpp"
@@ -80,8 +78,5 @@ Expected<PatternsResult> run_patterns(IoEngine& io, const PatternsOptions& opt,
 
 // Σ IOPS(q)/q over the given (depth, IOPS) pairs.
 double workstation_rating(const std::vector<std::pair<unsigned, double>>& iops_by_depth);
-
-nlohmann::json patterns_to_json(const PatternsResult& r);  // goes under tests.patterns
-std::string patterns_to_text(const PatternsResult& r);
 
 }  // namespace ds::measure

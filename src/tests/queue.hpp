@@ -20,8 +20,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "drivescope/expected.hpp"
 #include "drivescope/io.hpp"
 #include "io/histogram.hpp"
@@ -81,9 +79,6 @@ struct ReorderVerdict {
 
 // Pure: judges per-depth figures (depth 1 must be present).
 ReorderVerdict judge_reordering(const std::vector<QueueDepthResult>& depths);
-// The verdict in a few words, with its confidence where it has one: "yes (confidence 99.9 %)",
-// "no positioning cost to save (confidence 97.0 %)", "inconclusive".
-std::string reorder_verdict_text(const ReorderVerdict& v);
 
 struct QueueResult {
   std::vector<QueueDepthResult> depths;
@@ -103,7 +98,5 @@ Expected<QueueResult> run_queue(IoEngine& io, const QueueOptions& opt,
 
 // The object that goes under tests.queue: depths[] {depth, iops, mean_ms, p50_ms, p99_ms,
 // histogram[] {lower_ms, upper_ms, count}, ...}, reorders (true/false/null), confidence, ...
-nlohmann::json queue_to_json(const QueueResult& r);
-std::string queue_to_text(const QueueResult& r);
 
 }  // namespace ds::measure

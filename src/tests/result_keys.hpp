@@ -1,7 +1,7 @@
 // The keys of the bench results (the "tests" object of a bench, ab or scan document, product.md),
-// each spelled once. The writers (bench_to_json and the modules' *_to_json) and the readers
-// (src/report: prom, compare, charts, html, the scan table) name a key only through these
-// constants, so a renamed key is renamed everywhere or does not compile.
+// each spelled once. The writers (src/report/measure_report.hpp: bench_to_json and the other
+// tests' *_to_json) and the readers (src/report: prom, compare, charts, html, the scan table) name
+// a key only through these constants, so a renamed key is renamed everywhere or does not compile.
 // tests/measure/result_keys_test.cpp checks that the writers emit exactly the keys listed here,
 // each where its object says, that docs/schema/drivescope-output.schema.json describes every one
 // and no other, and that no file of src/report spells one as a literal.

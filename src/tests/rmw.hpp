@@ -15,8 +15,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "drivescope/expected.hpp"
 #include "drivescope/io.hpp"
 #include "tests/common.hpp"
@@ -68,8 +66,5 @@ struct RmwResult {
 };
 
 Expected<RmwResult> run_rmw(IoEngine& io, const RmwOptions& opt, const ProgressFn* progress = nullptr);
-
-nlohmann::json rmw_to_json(const RmwResult& r);
-std::string rmw_to_text(const RmwResult& r);
 
 }  // namespace ds::measure

@@ -20,8 +20,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "drivescope/expected.hpp"
 #include "drivescope/io.hpp"
 #include "tests/common.hpp"
@@ -78,7 +76,5 @@ inline constexpr double kLogLikeRatio = 4;
 
 Expected<SmrProbeResult> run_smr_probe(IoEngine& io, const SmrProbeOptions& opt,
                                        const ProgressFn* progress = nullptr);
-
-nlohmann::json smr_probe_to_json(const SmrProbeResult& r);
 
 }  // namespace ds::measure

@@ -11,6 +11,7 @@
 #include "sim/model.hpp"
 #include "sim/sim.hpp"
 #include "truth.hpp"
+#include "report/measure_report.hpp"
 #include "tests/actuators.hpp"
 #include "tests/bench.hpp"
 
@@ -84,12 +85,12 @@ TEST_CASE("actuators: bench runs it by name and writes tests.actuators") {
   auto r = ds::measure::run_bench(*t->io, o);
   REQUIRE(r.ok());
   REQUIRE(r->actuators);
-  const auto j = ds::measure::bench_to_json(*r);
+  const auto j = ds::report::bench_to_json(*r);
   REQUIRE(j.contains("actuators"));
   CHECK(j["actuators"]["ranges"].size() == 2);
   CHECK(j["actuators"]["gain"].get<double>() > 1.4);
   CHECK(j["actuators"]["independent"] == true);
-  CHECK(ds::measure::bench_to_text(*r).find("two independent actuators") != std::string::npos);
+  CHECK(ds::report::bench_to_text(*r).find("two independent actuators") != std::string::npos);
 }
 
 // The access test on the dual-actuator preset. With the ranges the drive reports, a read's seek

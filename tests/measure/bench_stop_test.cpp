@@ -8,6 +8,7 @@
 
 #include "forwarding_io.hpp"
 #include "sim/sim.hpp"
+#include "report/measure_report.hpp"
 #include "tests/bench.hpp"
 
 namespace {
@@ -50,7 +51,7 @@ TEST_CASE("bench: the test the stop request cuts short is under errors, the ones
     CHECK_FALSE(r->cache.has_value());  // asked for, never started
     CHECK_FALSE(r->actuators.has_value());
     CHECK_FALSE(r->positioning.has_value());
-    const auto j = ds::measure::bench_to_json(*r);
+    const auto j = ds::report::bench_to_json(*r);
     CHECK(j["errors"].contains(cut));
   }
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "sim/sim.hpp"
+#include "report/measure_report.hpp"
 #include "tests/patterns.hpp"
 
 namespace {
@@ -69,10 +70,10 @@ TEST_CASE("patterns: tables, averages and workstation rating on a simulated driv
   double avg = 0;
   for (unsigned q : {1u, 2u, 4u, 8u, 16u, 32u, 64u, 128u, 256u}) avg += r->cell("webserver", q)->iops;
   CHECK(*r->webserver_average_iops == doctest::Approx(avg / 9));
-  auto text = ds::measure::patterns_to_text(*r);
+  auto text = ds::report::patterns_to_text(*r);
   CHECK(text.find("database (8 KB random)") != std::string::npos);
   CHECK(text.find("workstation rating") != std::string::npos);
-  auto j = ds::measure::patterns_to_json(*r);
+  auto j = ds::report::patterns_to_json(*r);
   CHECK(j["cells"].size() == 79);
   CHECK(j["workstation_rating"].is_number());
   MESSAGE("raptor: workstation rating " << *r->workstation_rating << ", fileserver avg "

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/sim.hpp"
+#include "report/measure_report.hpp"
 #include "tests/bench.hpp"
 #include "tests/positioning.hpp"
 #include "tests/transfer.hpp"
@@ -113,7 +114,7 @@ TEST_CASE("bench on a device without mechanics: one verdict, and no zone, surfac
     REQUIRE(r->queue.has_value());
     CHECK_FALSE(r->queue->verdict.reorders.has_value());
     CHECK(r->queue->verdict.no_positioning_cost);
-    const auto j = ds::measure::bench_to_json(*r);
+    const auto j = ds::report::bench_to_json(*r);
     CHECK(j["positioning"]["mechanical"] == false);
     CHECK(j["transfer"]["zones"].empty());
   }

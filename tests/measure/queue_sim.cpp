@@ -11,6 +11,7 @@
 
 #include "forwarding_io.hpp"
 #include "sim/sim.hpp"
+#include "report/measure_report.hpp"
 #include "tests/queue.hpp"
 #include "../support/ideal_gain.hpp"
 
@@ -137,7 +138,7 @@ TEST_CASE("queue: JSON has the documented keys, histogram buckets sum to the cou
   o.budget_s = 4;
   auto r = ds::measure::run_queue(*t->io, o);
   REQUIRE(r.ok());
-  auto j = ds::measure::queue_to_json(*r);
+  auto j = ds::report::queue_to_json(*r);
   REQUIRE(j["depths"].size() == 3);
   for (const auto& d : j["depths"]) {
     for (const char* k : {"depth", "iops", "mean_ms", "p99_ms", "histogram"}) CHECK(d.contains(k));
@@ -151,7 +152,7 @@ TEST_CASE("queue: JSON has the documented keys, histogram buckets sum to the cou
     CHECK(sum == d["ios"].get<std::uint64_t>());
   }
   CHECK(j["reorders"].is_boolean());
-  auto text = ds::measure::queue_to_text(*r);
+  auto text = ds::report::queue_to_text(*r);
   CHECK(text.find("reorders: yes") != std::string::npos);
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sim/sim.hpp"
+#include "report/measure_report.hpp"
 #include "tests/bench.hpp"
 #include "tests/result_keys.hpp"
 
@@ -86,7 +87,7 @@ ds::measure::BenchResult full_result() {
 }
 
 const json& full_document() {
-  static const json doc = ds::measure::bench_to_json(full_result());
+  static const json doc = ds::report::bench_to_json(full_result());
   return doc;
 }
 

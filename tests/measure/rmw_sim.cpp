@@ -8,6 +8,7 @@
 
 #include "sim/drive.hpp"
 #include "sim/sim.hpp"
+#include "report/measure_report.hpp"
 #include "tests/bench.hpp"
 #include "tests/rmw.hpp"
 
@@ -78,7 +79,7 @@ TEST_CASE("rmw: without writes, the claimed sector size and that the timing need
   CHECK(r->verdict.find("IDENTIFY word 106 claims 4096-byte physical sectors behind 512-byte logical ones (512e)") !=
         std::string::npos);
   CHECK(r->verdict.find("needs writes") != std::string::npos);
-  const auto j = ds::measure::rmw_to_json(*r);
+  const auto j = ds::report::rmw_to_json(*r);
   CHECK(j["measured"] == false);
   CHECK(j["penalty_ms"].is_null());
   CHECK(j["claimed_by"] == "IDENTIFY word 106");

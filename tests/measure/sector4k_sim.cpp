@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/sim.hpp"
+#include "report/measure_report.hpp"
 #include "tests/access.hpp"
 #include "tests/bench.hpp"
 #include "tests/queue.hpp"
@@ -112,7 +113,7 @@ TEST_CASE("4Kn drive: the queue test's random reads are single 4096-byte sectors
   CHECK(q->block_bytes == 4096);
   check_aligned(rec.seen);
   for (const auto& r : rec.seen) CHECK(r.length_bytes == 4096);
-  CHECK(ds::measure::queue_to_json(*q)["block_bytes"] == 4096);
+  CHECK(ds::report::queue_to_json(*q)["block_bytes"] == 4096);
 }
 
 TEST_CASE("4Kn drive: every bench test runs, sends nothing below a sector and reports 4096-byte blocks") {
@@ -126,7 +127,7 @@ TEST_CASE("4Kn drive: every bench test runs, sends nothing below a sector and re
   REQUIRE(r.ok());
   CHECK(r->errors.empty());
   check_aligned(rec.seen);
-  const auto j = ds::measure::bench_to_json(*r);
+  const auto j = ds::report::bench_to_json(*r);
   CHECK(j["access"]["block_bytes"] == 4096);
   CHECK(j["queue"]["block_bytes"] == 4096);
   CHECK(j["blocksize"]["rows"][0]["block_bytes"] == 4096);  // the sweep starts at one sector

@@ -11,6 +11,7 @@
 #include "accuracy_lib.hpp"
 #include "sim/model.hpp"
 #include "sim/sim.hpp"
+#include "report/measure_report.hpp"
 #include "tests/blocksize.hpp"
 #include "tests/stream_probe.hpp"
 #include "tests/transfer.hpp"
@@ -139,7 +140,7 @@ TEST_CASE("no slow region told in the transfer test where the drive has none") {
 
 TEST_CASE("bench JSON has the documented paths") {
   const auto& r = runs().front();
-  auto j = ds::measure::bench_to_json(r.result);
+  auto j = ds::report::bench_to_json(r.result);
   for (const char* p : {"/access/read/mean_ms", "/access/read/p50_ms", "/access/read/p99_ms",
                         "/access/rpm_estimate", "/access/rotation_ms", "/access/avg_seek_ms",
                         "/access/track_to_track_ms", "/access/full_stroke_ms", "/access/slow_regions",
@@ -152,7 +153,7 @@ TEST_CASE("bench JSON has the documented paths") {
   }
   CHECK(j["transfer"]["zones"][0].contains("first_lba"));
   CHECK(j["transfer"]["points"][0].contains("mb_s"));
-  auto text = ds::measure::bench_to_text(r.result);
+  auto text = ds::report::bench_to_text(r.result);
   CHECK(text.find("transfer") != std::string::npos);
   CHECK(text.find("rpm") != std::string::npos);
 }

@@ -171,7 +171,7 @@ TEST_CASE("compare: two drives side by side, rows lined up by label, marks on kn
 
 TEST_CASE("compare: patterns give the average over loads and the workstation rating") {
   auto pat = [](double scale) {
-    // The cells as measure::patterns_to_json writes them, without its summary figures, so that
+    // The cells as report::patterns_to_json writes them, without its summary figures, so that
     // the rating and the average are computed here (tests/app/report_real_test.cpp covers the
     // binary's own documents).
     json cells = json::array();

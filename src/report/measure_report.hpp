@@ -1,0 +1,37 @@
+// Writers of the measurement results (src/tests): the JSON objects that go under a document's
+// "tests" key and the text a command prints. The measurement library returns values; what a
+// value is called, how it is rounded and how a withheld figure is said live here.
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/actuators.hpp"
+#include "tests/bench.hpp"
+#include "tests/patterns.hpp"
+#include "tests/queue.hpp"
+#include "tests/rmw.hpp"
+#include "tests/smr.hpp"
+
+namespace ds::report {
+
+nlohmann::json bench_to_json(const measure::BenchResult& r);  // the object that goes under "tests"
+std::string bench_to_text(const measure::BenchResult& r);
+
+nlohmann::json queue_to_json(const measure::QueueResult& r);
+std::string queue_to_text(const measure::QueueResult& r);
+// The queue verdict in a few words: "yes (confidence 99.9 %)", "no: parallel service", ...
+std::string reorder_verdict_text(const measure::ReorderVerdict& v);
+
+nlohmann::json patterns_to_json(const measure::PatternsResult& r);  // goes under tests.patterns
+std::string patterns_to_text(const measure::PatternsResult& r);
+
+nlohmann::json rmw_to_json(const measure::RmwResult& r);
+std::string rmw_to_text(const measure::RmwResult& r);
+
+nlohmann::json actuators_to_json(const measure::ActuatorsResult& r);
+std::string actuators_to_text(const measure::ActuatorsResult& r);
+
+nlohmann::json smr_probe_to_json(const measure::SmrProbeResult& r);
+
+}  // namespace ds::report
