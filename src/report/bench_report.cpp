@@ -71,7 +71,8 @@ json access_json(const AccessResult& a) {
   j[K::reads] = {{key::reads::lba, std::move(lba)}, {key::reads::ms, std::move(ms)}};
   j[K::slow_threshold_ms] = a.slow_threshold_ms > 0 ? json(r3(a.slow_threshold_ms)) : json(nullptr);
   j[K::drive_time_s] = r3(a.drive_time_s);
-  j[K::notes] = a.notes;
+  j[K::notes] = notes_with_withheld(a.notes, a.withheld);
+  j[K::withheld] = withheld_json(a.withheld);
   return j;
 }
 
@@ -113,7 +114,8 @@ json transfer_json(const TransferResult& x, std::uint32_t block_bytes) {
       x.platters_estimate ? json(std::llround(x.bytes_per_platter_estimate)) : json(nullptr);
   j[K::read_size_bytes] = x.read_blocks * block_bytes;
   j[K::drive_time_s] = r3(x.drive_time_s);
-  j[K::notes] = x.notes;
+  j[K::notes] = notes_with_withheld(x.notes, x.withheld);
+  j[K::withheld] = withheld_json(x.withheld);
   return j;
 }
 
@@ -129,7 +131,8 @@ json cache_json(const CacheResult& c) {
            {K::read_ahead_bytes_estimate, c.read_ahead ? json(c.read_ahead_bytes_estimate) : json(nullptr)},
            {K::read_ahead_after_sequential_reads,
             c.read_ahead_after_sequential_reads ? json(*c.read_ahead_after_sequential_reads) : json(nullptr)},
-           {K::drive_time_s, r3(c.drive_time_s)}, {K::notes, c.notes}};
+           {K::drive_time_s, r3(c.drive_time_s)}, {K::notes, notes_with_withheld(c.notes, c.withheld)},
+           {K::withheld, withheld_json(c.withheld)}};
 }
 
 json blocksize_json(const BlocksizeResult& b) {
@@ -215,7 +218,7 @@ std::string bench_to_text(const BenchResult& r) {
       o += fmt::format("  {:>4} {:>14} {:>14} {:>10.2f} {:>8}\n", i, z.first_lba, z.last_lba, z.mb_s,
                        z.sectors_per_track ? std::to_string(z.sectors_per_track) : "-");
     }
-    for (auto& n : x.notes) o += "  note: " + n + "\n";
+    for (auto& n : notes_with_withheld(x.notes, x.withheld)) o += "  note: " + n + "\n";
   }
   if (r.access) {
     const auto& a = *r.access;
@@ -237,7 +240,7 @@ std::string bench_to_text(const BenchResult& r) {
     if (a.outliers)
       line("outliers", fmt::format("{} read{} slow once, normal when read again (host stalls, pauses; median {:.1f} ms over)",
                                    a.outliers, a.outliers == 1 ? "" : "s", a.outlier_excess_ms));
-    for (auto& n : a.notes) o += "  note: " + n + "\n";
+    for (auto& n : notes_with_withheld(a.notes, a.withheld)) o += "  note: " + n + "\n";
   }
   if (r.cache) {
     const auto& c = *r.cache;
@@ -254,7 +257,7 @@ std::string bench_to_text(const BenchResult& r) {
                                                                   : fmt::format(", only once {} reads in a row have each "
                                                                                 "continued the one before", after))
                                        : std::string("none (the next block missed, also after reads in a row)"));
-    for (auto& n : c.notes) o += "  note: " + n + "\n";
+    for (auto& n : notes_with_withheld(c.notes, c.withheld)) o += "  note: " + n + "\n";
   }
   if (r.blocksize) {
     o += fmt::format("\nblocksize, queue depth 4 ({:.1f} s)\n", r.blocksize->drive_time_s);

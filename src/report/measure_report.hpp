@@ -3,6 +3,7 @@
 // value is called, how it is rounded and how a withheld figure is said live here.
 #pragma once
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +13,7 @@
 #include "tests/queue.hpp"
 #include "tests/rmw.hpp"
 #include "tests/smr.hpp"
+#include "tests/withheld.hpp"
 
 namespace ds::report {
 
@@ -33,5 +35,13 @@ nlohmann::json actuators_to_json(const measure::ActuatorsResult& r);
 std::string actuators_to_text(const measure::ActuatorsResult& r);
 
 nlohmann::json smr_probe_to_json(const measure::SmrProbeResult& r);
+
+// Why a figure is null, in words (report/withheld_text.cpp).
+std::string withheld_text(const measure::Withheld& w);
+// A test's `withheld` array: figure, reason code, numbers.
+nlohmann::json withheld_json(const std::vector<measure::Withheld>& w);
+// A test's notes as printed and under `notes`: the withheld figures' reasons first, in words.
+std::vector<std::string> notes_with_withheld(const std::vector<std::string>& notes,
+                                             const std::vector<measure::Withheld>& w);
 
 }  // namespace ds::report

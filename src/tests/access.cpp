@@ -8,6 +8,7 @@
 
 #include "tests/access_io.hpp"
 #include "tests/access_rotation.hpp"
+#include "tests/result_keys.hpp"
 #include "tests/rotation.hpp"
 #include "tests/slow_regions.hpp"
 #include "tests/spindle.hpp"
@@ -219,6 +220,9 @@ void AccessRun::decide_rotation() {
   rot = arbitrate_rotation(rot_ev);
   if (rot.reason != before)
     if (auto note = access_detail::rotation_note(rot.reason, rot_ev, wait_sigma_ms)) res.notes.push_back(*note);
+  // Only the verdict as it stands says why rotation_ms is null: a later phase may still find it.
+  std::erase_if(res.withheld, [](const Withheld& w) { return w.figure == std::string_view(key::access::rotation_ms); });
+  if (auto w = access_detail::rotation_withheld(rot.reason, rot_ev)) res.withheld.push_back(*w);
   res.rotation_source = rot.stands() ? rot.source : RotationSource::none;
   res.rotation_reason = rot.reason;
   const RotationEstimate r = rot.estimate;
@@ -575,6 +579,7 @@ void AccessRun::track_to_track() {
   if (tr.surfaces_found) res.probe_surfaces = tr.surfaces;
   finer_rotation(tr);
   for (auto& n : tr.notes) res.notes.push_back(n);
+  for (auto& w : tr.withheld) res.withheld.push_back(w);
 }
 
 // 7. Average seek and the seek curve from the random reads that are not slow.
@@ -631,10 +636,9 @@ void AccessRun::seek_curve(const std::map<int, std::vector<double>>& bins) {
 void AccessRun::check_stroke() {
   const Figure fs = res.full_stroke_ms, avg = res.avg_seek_ms;
   if (fs.value <= 0 || avg.value <= 0 || fs.value + fs.uncertainty >= avg.value - avg.uncertainty) return;
-  res.notes.push_back(fmt::format("full_stroke: {:.3f} ± {:.3f} ms, under the average seek ({:.3f} ± {:.3f} ms): the ends "
-                                  "of the span are not one positioner's stroke apart (positioning ranges the drive "
-                                  "does not report?); left out",
-                                  fs.value, fs.uncertainty, avg.value, avg.uncertainty));
+  res.withheld.push_back({key::access::full_stroke_ms, WithheldReason::stroke_under_average,
+                          {{"stroke_ms", fs.value}, {"stroke_hw_ms", fs.uncertainty},
+                           {"average_ms", avg.value}, {"average_hw_ms", avg.uncertainty}}});
   res.full_stroke_ms = {};
 }
 
@@ -658,7 +662,7 @@ void AccessRun::access_map() {
 void AccessRun::random_writes() {
   if (!opt.allow_write) return;
   if (!io.info().writable) {
-    res.notes.push_back("write access skipped: the target is not open for writing");
+    res.withheld.push_back({key::access::write, WithheldReason::write_not_open});
     return;
   }
   if (c.err || c.spent) return;
@@ -702,7 +706,7 @@ Expected<AccessResult> run_access(IoEngine& io, const AccessOptions& opt, const 
   run.random_writes();
   run.res.drive_time_s = run.budget.used_s();
   if (run.c.err) return run.fail();
-  if (run.c.spent) run.res.notes.push_back(fmt::format("stopped early: {}", kBudgetSpentMessage));
+  if (run.c.spent) run.res.withheld.push_back({"", WithheldReason::budget_spent});
   run.report(1.0);
   return std::move(run.res);
 }

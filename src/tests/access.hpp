@@ -10,6 +10,7 @@
 #include "drivescope/io.hpp"
 #include "tests/common.hpp"
 #include "tests/rotation.hpp"
+#include "tests/withheld.hpp"
 
 namespace ds::measure {
 
@@ -102,6 +103,7 @@ struct AccessResult {
   double outlier_excess_ms = 0;    // their median time beyond the slow threshold
   double drive_time_s = 0;
   std::vector<std::string> notes;
+  std::vector<Withheld> withheld;  // why a figure is null (tests/withheld.hpp); track to track's too
   std::uint32_t block_bytes = 512;  // size of every single-block read: the logical block
 };
 

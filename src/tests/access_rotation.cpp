@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "tests/result_keys.hpp"
 #include "tests/wait_width.hpp"
 
 namespace ds::measure::access_detail {
@@ -167,25 +168,10 @@ std::optional<std::string> rotation_note(RotationReason reason, const RotationEv
       return std::string(fmt::format("rotation: most backward steps were served from the drive's buffer; from the "
                                       "spread of rotational waits of reads a fixed distance apart (noise σ {:.3f} ms)",
                                       wait_sigma_ms));
-    case R::buffered_no_waits:
-      return std::string("rotation: most backward steps took no longer than a cache hit (the drive's buffer "
-                          "answers them, or there is no platter: solid state) and reads a fixed distance apart "
-                          "show no rotational wait; not measured, and so no seek figures");
-    case R::step_line_implausible:
-      return std::string(fmt::format(
-          "rotation: backward-step reads take {:.3f} ms against {:.3f} ms for a cache hit: not one "
-          "revolution (2-40 ms on any disk, at least 4 cache hits); not a rotating target, so no "
-          "rpm, no seek figures and no track layout", e.step_fit->ms, e.hit_ms));
     case R::seed_awaits_lock:
       return std::string(fmt::format("rotation: the backward-step latencies do not fit a line (host jitter over their "
                                       "k-block differences?); their median, {:.3f} ms less a cache hit, only seeds the "
                                       "phase lock", *e.step_median_ms));
-    case R::seed_implausible:
-      return std::string("rotation: the backward-step latencies do not fit one revolution "
-                          "(solid state or a non-rotating target?)");
-    case R::seed_not_confirmed:
-      return std::string("rotation: not measured: the phase lock did not confirm the backward steps' median, so no "
-                          "rpm and no seek figures");
     case R::finer_transfer:
       return std::string("rotation: from the transfer test's zones (track size and sector time, spare sectors "
                           "per track fitted)");
@@ -194,9 +180,30 @@ std::optional<std::string> rotation_note(RotationReason reason, const RotationEv
     case R::locked:
     case R::step_line:
     case R::no_steps:
+    case R::buffered_no_waits:
+    case R::step_line_implausible:
+    case R::seed_implausible:
+    case R::seed_not_confirmed:
       break;
   }
   return std::nullopt;
+}
+
+std::optional<Withheld> rotation_withheld(RotationReason reason, const RotationEvidence& e) {
+  using R = RotationReason;
+  const char* figure = key::access::rotation_ms;
+  switch (reason) {
+    case R::buffered_no_waits:
+      return Withheld{figure, WithheldReason::rotation_buffered_no_waits, {}};
+    case R::step_line_implausible:
+      return Withheld{figure, WithheldReason::rotation_not_a_disk, {{"step_ms", e.step_fit->ms}, {"hit_ms", e.hit_ms}}};
+    case R::seed_implausible:
+      return Withheld{figure, WithheldReason::rotation_no_line, {}};
+    case R::seed_not_confirmed:
+      return Withheld{figure, WithheldReason::rotation_not_confirmed, {}};
+    default:
+      return std::nullopt;
+  }
 }
 
 }  // namespace ds::measure::access_detail

@@ -10,6 +10,7 @@
 #include "tests/access_io.hpp"
 #include "tests/common.hpp"
 #include "tests/rotation.hpp"
+#include "tests/withheld.hpp"
 
 namespace ds::measure::access_detail {
 
@@ -28,8 +29,12 @@ struct RotationProbe {
 // The probes on `rc` (its budget, its failure), a cache hit costing `hit_ms`.
 RotationProbe probe_rotation(Ctx& rc, Rng& rng, double hit_ms);
 
-// Why the revolution is what it is, in words, where the probe that decided it did not already say
-// so (the phase lock and the step line report themselves): none for those.
+// How a standing revolution was found, in words, where the probe that decided it did not already
+// say so (the phase lock and the step line report themselves): none for those, nor where no
+// revolution stands (rotation_withheld says why).
 std::optional<std::string> rotation_note(RotationReason reason, const RotationEvidence& e, double wait_sigma_ms);
+// Why no revolution stands (rotation_ms, and with it the rpm and the seek figures, null); none
+// where one does or where a seed still waits for the phase lock.
+std::optional<Withheld> rotation_withheld(RotationReason reason, const RotationEvidence& e);
 
 }  // namespace ds::measure::access_detail

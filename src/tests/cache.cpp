@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cmath>
 
+#include "tests/result_keys.hpp"
+
 namespace ds::measure {
 
 namespace {
@@ -129,13 +131,12 @@ std::vector<double> CacheRun::run(const std::vector<PlanEntry>& plan) {
 // read passes for a hit and a cache cannot be told apart, let alone sized.
 bool CacheRun::no_cache_seen(double reread_ms, double miss_ms) {
   if (reread_ms > kTuning.no_cache_share * miss_ms) {
-    res.notes.push_back("re-reads are not faster than the first read: no read cache seen");
+    res.withheld.push_back({key::cache::burst_mb_s, WithheldReason::no_cache_seen});
     return true;
   }
   if (miss_ms - reread_ms < kHit.slack_ms) {
-    res.notes.push_back(fmt::format(
-        "a miss ({:.4f} ms) costs less than {:.2f} ms more than a re-read ({:.4f} ms): no "
-        "positioning cost, so a cache cannot be told apart from the media", miss_ms, kHit.slack_ms, reread_ms));
+    res.withheld.push_back({key::cache::burst_mb_s, WithheldReason::no_positioning_cost,
+                            {{"miss_ms", miss_ms}, {"slack_ms", kHit.slack_ms}, {"reread_ms", reread_ms}}});
     return true;
   }
   return false;
@@ -254,10 +255,11 @@ void CacheRun::burst_rate(const std::vector<double>& x, const std::vector<double
   res.hit_overhead_ms = {std::max(0.0, f.intercept), 0};
   const double hw = x.size() > 2 ? student_t_quantile(0.975, static_cast<double>(x.size()) - 2) * f.slope_se : f.slope;
   if (f.slope - hw <= 0 || (f.slope + hw) / (f.slope - hw) > kTuning.burst_min_range) {
-    res.notes.push_back(fmt::format("burst rate not resolved: re-reads of up to {} KiB give {:.1f} MB/s, but their "
-                                    "jitter leaves it between {:.1f} and {} MB/s (95 %)", res.largest_hit_bytes / 1024,
-                                    hit_rate_mb_s, 1.0 / ((f.slope + hw) * 1e3),
-                                    f.slope - hw > 0 ? fmt::format("{:.1f}", 1.0 / ((f.slope - hw) * 1e3)) : "unbounded"));
+    res.withheld.push_back({key::cache::burst_mb_s, WithheldReason::burst_unresolved,
+                            {{"largest_kib", res.largest_hit_bytes / 1024},
+                             {"rate_mb_s", hit_rate_mb_s},
+                             {"low_mb_s", 1.0 / ((f.slope + hw) * 1e3)},
+                             {"high_mb_s", f.slope - hw > 0 ? 1.0 / ((f.slope - hw) * 1e3) : 0.0}}});
     return;
   }
   // The interval of 1/slope is not symmetric: its wider side as the half-width, plus the stated
@@ -322,7 +324,7 @@ void CacheRun::read_ahead() {
   const auto& k = kTuning;
   if (hit_rate_mb_s <= 0) return;  // nothing to judge a hit by: the burst note says why
   if (!go_on()) {
-    if (!err) res.notes.push_back("read-ahead not probed: the drive-time budget was spent before it");
+    if (!err) res.withheld.push_back({key::cache::read_ahead, WithheldReason::read_ahead_no_time});
     return;
   }
   // 1: the block j past the last lead read was a hit, 0: a miss, -1: a read failed. The lead is
@@ -378,7 +380,7 @@ std::optional<unsigned> CacheRun::read_ahead_trigger(Probe& probe) {
     int hits = 0, misses = follow == 0 ? 1 : 0;  // the first probe's miss counts for 0 follow-ups
     while (hits * 2 < k.trigger_votes && misses * 2 < k.trigger_votes) {
       if (!go_on()) {
-        if (!err) res.notes.push_back("read-ahead trigger not settled: the drive-time budget ran out");
+        if (!err) res.withheld.push_back({key::cache::read_ahead_after_sequential_reads, WithheldReason::trigger_no_time});
         return std::nullopt;
       }
       const int p = probe(1, follow);
@@ -405,7 +407,8 @@ Expected<CacheResult> run_cache(IoEngine& io, const CacheOptions& opt, const Pro
   // The device failed before a single hit was timed: nothing here is a figure (a read-ahead of
   // "false", a hit overhead of 0 would be the failure's, not the cache's).
   if (c.err && device_errno(c.err->code) && !(c.res.hit_overhead_ms.value > 0)) return *c.err;
-  if (c.err) c.res.notes.push_back("stopped early: " + c.err->message);
+  if (budget_spent(c.err)) c.res.withheld.push_back({"", WithheldReason::budget_spent});
+  else if (c.err) c.res.notes.push_back("stopped early: " + c.err->message);
   c.report(1.0);
   return std::move(c.res);
 }

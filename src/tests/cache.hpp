@@ -9,6 +9,7 @@
 
 #include "drivescope/io.hpp"
 #include "tests/common.hpp"
+#include "tests/withheld.hpp"
 
 namespace ds::measure {
 
@@ -39,6 +40,7 @@ struct CacheResult {
   std::optional<unsigned> read_ahead_after_sequential_reads;
   double drive_time_s = 0;
   std::vector<std::string> notes;
+  std::vector<Withheld> withheld;  // why a figure is null or not told (tests/withheld.hpp)
 };
 
 // Pure: is this latency a cache hit for `bytes`, given the hit line (overhead + bytes/rate)?

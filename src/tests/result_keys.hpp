@@ -22,7 +22,7 @@
   X(rotation_uncertainty_ms) X(rotation_source) X(command_overhead_ms) X(avg_seek_ms) X(avg_seek_uncertainty_ms)              \
   X(track_to_track_ms) X(track_to_track_uncertainty_ms) X(full_stroke_ms) X(full_stroke_uncertainty_ms)    \
   X(slow_regions) X(slow_spikes) X(outliers) X(seek_curve) X(map) X(reads) X(slow_threshold_ms)            \
-  X(drive_time_s) X(notes)
+  X(drive_time_s) X(notes) X(withheld)
 #define DS_KEYS_LATENCY(X) X(mean_ms) X(p50_ms) X(p99_ms) X(mean_uncertainty_ms) X(samples)
 #define DS_KEYS_SLOW_REGION(X) X(first_lba) X(last_lba) X(mean_ms) X(location_uncertainty_sectors)
 #define DS_KEYS_SLOW_SPIKE(X) X(lba) X(mean_ms)
@@ -34,13 +34,15 @@
   X(points) X(zones) X(outer_mb_s) X(inner_mb_s) X(outer_inner_ratio) X(outer_inner_ratio_uncertainty)     \
   X(bytes_per_track) X(rotation_ms) X(surfaces_estimate) X(surfaces_confidence) X(surfaces_source) X(layout) \
   X(platters_estimate) X(platters_range) X(bytes_per_platter_estimate) X(read_size_bytes) X(drive_time_s)  \
-  X(notes)
+  X(notes) X(withheld)
 #define DS_KEYS_TRANSFER_POINT(X) X(lba) X(mb_s) X(sectors_per_track) X(anomalous)
 #define DS_KEYS_ZONE(X) X(first_lba) X(last_lba) X(mb_s) X(mb_s_uncertainty) X(sectors_per_track) X(bytes_per_track)
 #define DS_KEYS_CACHE(X)                                                                                   \
   X(burst_mb_s) X(burst_uncertainty_mb_s) X(hit_overhead_ms) X(size_bytes_estimate) X(size_at_least)       \
   X(segment_bytes_estimate) X(largest_hit_bytes) X(read_ahead) X(read_ahead_bytes_estimate)                \
-  X(read_ahead_after_sequential_reads) X(drive_time_s) X(notes)
+  X(read_ahead_after_sequential_reads) X(drive_time_s) X(notes) X(withheld)
+// Why a figure is null (tests/withheld.hpp): numbers holds the reason's own named figures.
+#define DS_KEYS_WITHHELD(X) X(figure) X(reason) X(numbers)
 #define DS_KEYS_BLOCKSIZE(X) X(queue_depth) X(rows) X(drive_time_s) X(notes)
 #define DS_KEYS_BLOCKSIZE_ROW(X) X(block_bytes) X(read_mb_s) X(read_iops) X(write_mb_s)
 #define DS_KEYS_QUEUE(X)                                                                                   \
@@ -84,6 +86,7 @@
   O(transfer_point, DS_KEYS_TRANSFER_POINT, "/transfer/points/*") \
   O(zone, DS_KEYS_ZONE, "/transfer/zones/*")                      \
   O(cache, DS_KEYS_CACHE, "/cache")                               \
+  O(withheld, DS_KEYS_WITHHELD, "/access/withheld/*", "/transfer/withheld/*", "/cache/withheld/*") \
   O(blocksize, DS_KEYS_BLOCKSIZE, "/blocksize")                   \
   O(blocksize_row, DS_KEYS_BLOCKSIZE_ROW, "/blocksize/rows/*")    \
   O(queue, DS_KEYS_QUEUE, "/queue")                               \
@@ -132,7 +135,9 @@ static_assert(std::string_view(kNotes) == transfer::notes && std::string_view(kN
               std::string_view(kNotes) == patterns::notes && std::string_view(kNotes) == actuators::notes &&
               std::string_view(kNotes) == rmw::notes);
 
-// tests.errors is a map, not an object of fixed keys: a failed test's name → why it failed.
-inline constexpr std::string_view kMapPlaces[] = {"/errors"};
+// Maps, not objects of fixed keys: tests.errors (a failed test's name → why it failed) and a
+// withheld figure's numbers (each reason's own, named in tests/withheld.hpp).
+inline constexpr std::string_view kMapPlaces[] = {"/errors", "/access/withheld/*/numbers",
+                                                  "/transfer/withheld/*/numbers", "/cache/withheld/*/numbers"};
 
 }  // namespace ds::measure::key

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "tests/result_keys.hpp"
+
 namespace ds::measure {
 
 namespace {
@@ -210,7 +212,7 @@ void offset_scan(IoEngine& io, Budget& budget, const TrackSeekInput& in, const T
   res.error = sc.err;
   DipFinding d = find_dip(sc.feet);
   if (!d.k_mode_ms) {
-    res.notes.push_back("track_to_track: the track-offset scan found no sawtooth; not measured");
+    res.withheld.push_back({key::access::track_to_track_ms, WithheldReason::t2t_scan_no_sawtooth});
     return;
   }
   std::uint64_t at = top;  // below what the scan read
@@ -269,8 +271,8 @@ void offset_scan(IoEngine& io, Budget& budget, const TrackSeekInput& in, const T
     }
   }
   if (sc.feet.size() < 12) {
-    res.notes.push_back(fmt::format("track_to_track: surfaces not told and only {} track offsets scanned; not measured",
-                                    sc.feet.size()));
+    res.withheld.push_back({key::access::track_to_track_ms, WithheldReason::t2t_scan_too_short,
+                            {{"offsets", sc.feet.size()}}});
     return;
   }
   // Every offset costs the same: the move H tracks on (the one-cylinder seek on the same head)

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "tests/result_keys.hpp"
 #include "tests/stream_probe.hpp"
 #include "tests/surface_scan.hpp"
 #include "tests/track_sweep.hpp"
@@ -201,8 +202,7 @@ void t2t::set_seek(TrackSeekResult& res, const SawtoothFoot& f, const TrackSeekI
   const double sector_ms = tk.rev_ms / tk.slots;
   const double seek = f.k_ms - in.overhead_ms - sector_ms;
   if (seek <= 0 || seek >= tk.rev_ms) {
-    res.notes.push_back(fmt::format("track_to_track: the foot of the sweep ({:.3f} ms) leaves no seek "
-                                    "after the overhead; not measured", f.k_ms));
+    res.withheld.push_back({key::access::track_to_track_ms, WithheldReason::t2t_foot_no_seek, {{"foot_ms", f.k_ms}}});
     return;
   }
   res.seek_ms = {seek, f.half_width_ms + in.overhead_uncertainty_ms + sector_ms};
@@ -233,9 +233,9 @@ TrackSeekResult& unaimed(IoEngine& io, Budget& budget, const TrackSeekInput& in,
   const std::uint64_t n_up = std::min({kTuning.random_pairs, above, affordable});
   const std::uint64_t n_down = std::min({kTuning.random_pairs - n_up, below, affordable - n_up});
   if (n_up + n_down < kTuning.min_random_pairs) {
-    res.notes.push_back(affordable < kTuning.min_random_pairs
-                            ? "track_to_track: too little drive time left for the random moves; not measured"
-                            : "track_to_track: the zone is too small for the random moves; not measured");
+    res.withheld.push_back({key::access::track_to_track_ms, affordable < kTuning.min_random_pairs
+                                                              ? WithheldReason::t2t_no_time_for_moves
+                                                              : WithheldReason::t2t_no_room_for_moves});
     return res;
   }
   Rng rng(in.seed * 31 + 11);
@@ -247,7 +247,7 @@ TrackSeekResult& unaimed(IoEngine& io, Budget& budget, const TrackSeekInput& in,
   if (n_down && !res.error) res.error = random_moves(io, budget, probed_at - 4 * cyl, cyl, spt, n_down, rng, l, anchor);
   res.at_lba = n_up ? probed_end + 4 * cyl : probed_at - 4 * cyl;
   if (l.size() < kTuning.min_random_pairs) {
-    if (!res.error) res.notes.push_back("track_to_track: too few random moves completed; not measured");
+    if (!res.error) res.withheld.push_back({key::access::track_to_track_ms, WithheldReason::t2t_too_few_moves});
     return res;
   }
   res.notes.push_back(fmt::format("track_to_track: from the edges of {} random one-cylinder moves' latencies ({})",
@@ -353,12 +353,12 @@ ZoneLayout probe_zone(IoEngine& io, const TrackSeekInput& in, Budget& budget, Tr
     if (clear) break;
   }
   if (!clear) {
-    res.notes.push_back("track_to_track: no place in the zone clear of slow regions; not measured");
+    res.withheld.push_back({key::access::track_to_track_ms, WithheldReason::t2t_no_clear_place});
     return z;
   }
   ProbeChoice pc = choose_stream(io, z.loc, budget, {.queue_depth = 8, .end_lba = in.last_lba});
   if (!pc.blocks) {
-    res.notes.push_back("track_to_track: no track structure found in the zone; not measured");
+    res.withheld.push_back({key::access::track_to_track_ms, WithheldReason::t2t_no_track_structure});
     return z;
   }
   StreamProbe p = probe_stream(io, pc.end_lba, pc.blocks, budget,
@@ -402,13 +402,13 @@ void cylinder_sweep(IoEngine& io, Budget& budget, const TrackSeekInput& in, cons
   const std::uint64_t low = in.first_lba + 2 * cyl;
   const std::uint64_t n = b > low + 4 * cyl ? std::min<std::uint64_t>(kTuning.random_pairs, (b - low - 2 * cyl) / (2 * cyl)) : 0;
   if (n < kTuning.min_random_pairs) {
-    res.notes.push_back("track_to_track: no room in the zone for the random moves; not measured");
+    res.withheld.push_back({key::access::track_to_track_ms, WithheldReason::t2t_no_room_for_moves});
     return;
   }
   const FootRun lw = random_move_foot(io, budget, b - 2 * cyl, cyl, tk.spt, n, tk.rev_ms, rng);
   res.error = lw.err;
   if (lw.f.k_ms > 0) set_seek(res, lw.f, in, tk);
-  else if (!lw.err) res.notes.push_back("track_to_track: too few random moves completed; not measured");
+  else if (!lw.err) res.withheld.push_back({key::access::track_to_track_ms, WithheldReason::t2t_too_few_moves});
 }
 
 }  // namespace
@@ -436,8 +436,8 @@ TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, B
                      std::fabs(slots * t.sector_ns - in.rotation_ns) <= kTuning.rotation_agreement * in.rotation_ns;
   if (!aimed) {
     if (H && t.sector_ns > 0) return unaimed(io, budget, in, t, H, z.probed_end, z.loc, res);
-    res.notes.push_back(!spt ? "track_to_track: the zone's track size was not told; not measured"
-                             : "track_to_track: surfaces not told and the track size not exact; not measured");
+    res.withheld.push_back({key::access::track_to_track_ms,
+                            !spt ? WithheldReason::t2t_track_size_untold : WithheldReason::t2t_track_inexact});
     return res;
   }
   // The stream's own revolution (track size × sector time) is far more precise than the
@@ -465,7 +465,7 @@ TrackSeekResult measure_track_to_track(IoEngine& io, const TrackSeekInput& in, B
     // drives have).
     while (max_j > 12 && b + need > std::min(z.loc, in.last_lba)) need -= t2t::scan_tracks(max_j--) * spt;
     if (b + need > std::min(z.loc, in.last_lba)) {
-      res.notes.push_back("track_to_track: the zone is too small for the sweep; not measured");
+      res.withheld.push_back({key::access::track_to_track_ms, WithheldReason::t2t_zone_too_small});
       return res;
     }
   }

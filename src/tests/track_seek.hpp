@@ -15,6 +15,7 @@
 
 #include "drivescope/io.hpp"
 #include "tests/common.hpp"
+#include "tests/withheld.hpp"
 
 namespace ds::measure {
 
@@ -32,7 +33,7 @@ struct TrackSeekInput {
 };
 
 struct TrackSeekResult {
-  Figure seek_ms;                  // 0: not measured (see notes)
+  Figure seek_ms;                  // 0: not measured (see withheld)
   std::uint32_t sectors_per_track = 0;
   int spares_per_track = -1;       // unused sectors per track the revolution implies (-1: not told)
   unsigned surfaces = 0;
@@ -40,6 +41,7 @@ struct TrackSeekResult {
   std::uint64_t at_lba = 0;        // the first source track of the sweep
   double rotation_ns = 0;          // the zone stream's revolution: track size × sector time
   std::vector<std::string> notes;
+  std::vector<Withheld> withheld;  // why seek_ms is 0
   std::optional<Error> error;      // a failed I/O (not a spent budget)
 };
 

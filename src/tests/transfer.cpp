@@ -7,6 +7,7 @@
 #include <deque>
 #include <map>
 
+#include "tests/result_keys.hpp"
 #include "tests/stream_probe.hpp"
 
 namespace ds::measure {
@@ -165,9 +166,8 @@ bool TransferRun::search_read_size() {
   fresh = pc.end_lba;
   if (!m) {
     m = std::max<std::uint32_t>(1, std::min<std::uint64_t>(k.raw_read_bytes, max_stream_read_bytes(io)) / lb);
-    res.notes.push_back(opt.rates_only ? "rates only (--rates-only): no track structure looked for, no zone structure or surfaces"
-                                       : "no track boundaries visible in the completion times (interface-bound, "
-                                         "solid state or noisy): rates only, no zone structure or surfaces");
+    res.withheld.push_back({key::transfer::bytes_per_track,
+                            opt.rates_only ? WithheldReason::rates_only_asked : WithheldReason::no_track_boundaries});
     if (pc.t.tied_share > 0)
       res.notes.push_back(fmt::format("the host handed over {:.0f} % of a stream's completions together with the one "
                                       "before (one stamp for both)", pc.t.tied_share * 100));
@@ -425,10 +425,8 @@ void TransferRun::mark_slow_samples() {
   if (!slow) return;
   outer_slow = pts.front().anomalous;
   inner_slow = pts.back().anomalous;
-  res.notes.push_back(fmt::format("rates only: {} samples read at under {:.0f} % of the rate outside them (a slow region "
-                                  "or a stall, not a zone): left out of the zones{}",
-                                  slow, share * 100,
-                                  inner_slow || outer_slow ? "; the rate at that edge of the disk is not told" : ""));
+  res.withheld.push_back({key::transfer::zones, WithheldReason::slow_samples,
+                          {{"samples", slow}, {"share_pct", share * 100}, {"edge", inner_slow || outer_slow ? 1 : 0}}});
 }
 
 // Every change of sectors-per-track between the samples with a structure (`good`, in LBA order)
@@ -514,8 +512,8 @@ void TransferRun::drop_unreached_edges() {
   const auto reach = static_cast<std::uint64_t>(kTuning.edge_reach * static_cast<double>(span));
   const bool outer_far = lo > reach, inner_far = hi + reach < room;
   if (outer_far || inner_far)
-    res.notes.push_back(fmt::format("no sample within {:.0f} % of the {} edge: that rate and the ratio are not told",
-                                    kTuning.edge_reach * 100, outer_far && inner_far ? "outer and the inner" : outer_far ? "outer" : "inner"));
+    res.withheld.push_back({key::transfer::outer_inner_ratio, WithheldReason::edge_not_sampled,
+                            {{"reach_pct", kTuning.edge_reach * 100}, {"outer", outer_far}, {"inner", inner_far}}});
   if (outer_slow || outer_far) res.outer_mb_s = {};
   if (inner_slow || inner_far) res.inner_mb_s = {};
 }
@@ -557,11 +555,10 @@ void TransferRun::note_untold_surfaces() {
     if (!p.anomalous && p.rate_period_untold) ++periods[p.rate_period_untold];
   if (!periods.empty()) {
     const unsigned top = most_voted(periods);
-    res.notes.push_back(fmt::format("surfaces not told: the tracks' sector times repeat every {} tracks at {} places, "
-                                    "but a sample covers too few tracks to rule out a multiple of {}",
-                                    top, periods[top], top));
+    res.withheld.push_back({key::transfer::surfaces_estimate, WithheldReason::surfaces_period_open,
+                            {{"period", top}, {"places", periods[top]}}});
   } else if (m && res.rotation_ms.value > 0) {
-    res.notes.push_back("head and cylinder switches take the same time here: surfaces not told");
+    res.withheld.push_back({key::transfer::surfaces_estimate, WithheldReason::switches_alike});
   }
 }
 
@@ -580,14 +577,13 @@ void TransferRun::surfaces() {
   int told = sv.told;
   const unsigned best = told ? most_voted(votes) : 0;
   if (told && votes[best] < k.min_surface_votes) {
-    res.notes.push_back(fmt::format("surfaces not told: only one place ({} of {} votes) showed a period of {} tracks",
-                                    votes[best], told, best));
+    res.withheld.push_back({key::transfer::surfaces_estimate, WithheldReason::surfaces_one_place,
+                            {{"votes", votes[best]}, {"told", told}, {"period", best}}});
     res.surfaces_hint = best;
     told = 0;
   } else if (told && !sv.settled.count(best)) {
-    res.notes.push_back(fmt::format("surfaces not told: the switches' costs repeat every {} tracks ({} of {} votes), "
-                                    "but no stream covered enough tracks to rule out a multiple of {}",
-                                    best, votes[best], told, best));
+    res.withheld.push_back({key::transfer::surfaces_estimate, WithheldReason::surfaces_multiple_open,
+                            {{"period", best}, {"votes", votes[best]}, {"told", told}}});
     return;
   }
   if (!told) {

@@ -11,6 +11,7 @@
 #include "drivescope/io.hpp"
 #include "tests/common.hpp"
 #include "tests/structure.hpp"
+#include "tests/withheld.hpp"
 
 namespace ds::measure {
 
@@ -81,6 +82,7 @@ struct TransferResult {
   std::uint32_t read_blocks = 0;    // read size used for the structure streams
   double drive_time_s = 0;
   std::vector<std::string> notes;
+  std::vector<Withheld> withheld;  // why a figure is null or not told (tests/withheld.hpp)
 };
 
 // The value with the most votes, the smallest among ties (votes not empty).

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <map>
 
+#include "tests/result_keys.hpp"
+
 namespace ds::measure {
 
 namespace {
@@ -75,8 +77,8 @@ void fit_spares(TransferResult& res, std::uint32_t lb) {
   for (int k = k_lo; k <= k_hi; ++k) spread = std::max(spread, std::fabs(median(revolution(k)) - med));
   res.rotation_ms = {med, kZ95 * median_se(t) + spread + med * 1e-4};
   if (k_hi > k_lo) {
-    res.notes.push_back(fmt::format("spare sectors per track not told: the zones allow {} to {} (revolution "
-                                    "within ±{:.3f} ms)", k_lo, k_hi, res.rotation_ms.uncertainty));
+    res.withheld.push_back({"spares_per_track", WithheldReason::spares_open,
+                            {{"low", k_lo}, {"high", k_hi}, {"rotation_hw_ms", res.rotation_ms.uncertainty}}});
     return;
   }
   const double xr = nearest;
@@ -96,8 +98,7 @@ void tell_layout(TransferResult& res) {
     res.layout = "cylinder";
     return;
   }
-  res.notes.push_back("layout not told: the track switches show no period of the surfaces (a "
-                      "surface-serpentine layout, or head and cylinder switches that take the same time)");
+  res.withheld.push_back({key::transfer::layout, WithheldReason::layout_no_period});
 }
 
 // A zone's samples less those whose sustained rate falls far short of their media rate compared

@@ -62,7 +62,7 @@ TEST_CASE("cache read-ahead: agrees with the model where told, null with a note 
         if (*c->read_ahead) CHECK(c->read_ahead_bytes_estimate > 0);
       } else {
         ++untold;
-        CHECK_FALSE(c->notes.empty());
+        CHECK_FALSE(c->withheld.empty());
       }
     }
   // Both branches were exercised: the full budget tells, the tiny one does not.

@@ -55,7 +55,8 @@ std::set<std::string> listed_keys() {
 
 // A bench of every test with writes allowed, and then what only some drives or runs give forced
 // in: a slow region and a spike, an anomalous point with its track size, a zone's track size, a
-// skipped pattern cell, a failed test. (A key a writer adds under a condition goes here too.)
+// skipped pattern cell, a failed test, a withheld figure in each test that has them. (A key a
+// writer adds under a condition goes here too.)
 ds::measure::BenchResult full_result() {
   auto t = ds::sim::open("sim:modern8tb", {.writable = true});
   REQUIRE(t.ok());
@@ -83,6 +84,10 @@ ds::measure::BenchResult full_result() {
   REQUIRE_FALSE(r->blocksize->rows.empty());
   r->blocksize->rows.front().write_mb_s = 1.0;
   r->errors.emplace_back("queue", ds::make_error("forced by the test"));
+  using ds::measure::WithheldReason;
+  r->access->withheld.push_back({K::access::full_stroke_ms, WithheldReason::stroke_under_average, {{"stroke_ms", 1.5}}});
+  r->transfer->withheld.push_back({K::transfer::layout, WithheldReason::layout_no_period});
+  r->cache->withheld.push_back({K::cache::read_ahead, WithheldReason::read_ahead_no_time});
   return std::move(*r);
 }
 

@@ -35,6 +35,10 @@ constexpr OtherDocumentKey kOtherDocuments[] = {
     {"html.cpp", "confidence", "ab.confidence (ab --json)"},
     {"html.cpp", "tests", "ab.tests: the names of the tests an A/B ran"},
     {"scan_report.cpp", "bytes", "user_capacity.bytes (the smartctl-style identity)"},
+    {"scan_report.cpp", "reason", "scan.reason and a drive's bench.reason (why a drive was not benched)"},
+    {"charts.cpp", "figure", "ab.figures[].figure (ab --json: the figure an A/B compared)"},
+    {"compare.cpp", "figure", "ab.figures[].figure (ab --json: the figure an A/B compared)"},
+    {"html.cpp", "figure", "ab.figures[].figure (ab --json: the figure an A/B compared)"},
 };
 
 std::set<std::string> result_key_names() {

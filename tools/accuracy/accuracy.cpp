@@ -79,10 +79,19 @@ nlohmann::json run_json(const accuracy::RunResult& r) {
   if (r.bench)
     for (const auto& [name, e] : r.bench->errors) j["errors"][name] = e.message;
   // The tests' own notes say why a figure is null: the first thing to read about a failed run.
-  if (r.bench && r.bench->access)
+  // (and their reason codes, tests/withheld.hpp, which failures can be grouped by).
+  auto withheld = [&](const char* test, const std::vector<ds::measure::Withheld>& w) {
+    for (const auto& x : w)
+      j["withheld"].push_back(fmt::format("{}: {}: {}", test, x.figure, ds::measure::withheld_reason_name(x.reason)));
+  };
+  if (r.bench && r.bench->access) {
     for (const auto& n : r.bench->access->notes) j["notes"].push_back("access: " + n);
-  if (r.bench && r.bench->transfer)
+    withheld("access", r.bench->access->withheld);
+  }
+  if (r.bench && r.bench->transfer) {
     for (const auto& n : r.bench->transfer->notes) j["notes"].push_back("transfer: " + n);
+    withheld("transfer", r.bench->transfer->withheld);
+  }
   for (const auto& o : r.outcomes)
     j["outcomes"].push_back({{"criterion", o.criterion}, {"pass", o.pass}, {"counts", o.counts},
                              {"measured", o.measured}, {"truth", o.truth}, {"covered", o.covered.value_or(false)},

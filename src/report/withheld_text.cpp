@@ -1,0 +1,177 @@
+// Why a figure is null, in words and as JSON (tests/withheld.hpp). The sentences name the
+// figures the reason takes away, so a reader of the notes need not know the codes.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <optional>
+
+#include "report/json_write.hpp"
+#include "report/measure_report.hpp"
+#include "tests/result_keys.hpp"
+
+namespace ds::report {
+
+using measure::Withheld;
+using measure::WithheldReason;
+
+namespace {
+
+// A count the reason quotes.
+long long whole(const Withheld& w, const char* name) { return std::llround(w.number(name)); }
+
+// The transfer test: track structure, edges, surfaces, spares, layout.
+std::optional<std::string> transfer_sentence(const Withheld& w) {
+  using R = WithheldReason;
+  switch (w.reason) {
+    case R::rates_only_asked:
+      return "rates only (--rates-only): no track structure looked for, no zone structure or surfaces";
+    case R::no_track_boundaries:
+      return "no track boundaries visible in the completion times (interface-bound, solid state or noisy): rates "
+             "only, no zone structure or surfaces";
+    case R::edge_not_sampled: {
+      const bool outer = w.number("outer") > 0, inner = w.number("inner") > 0;
+      return fmt::format("no sample within {:.0f} % of the {} edge: that rate and the ratio are not told",
+                         w.number("reach_pct"), outer && inner ? "outer and the inner" : outer ? "outer" : "inner");
+    }
+    case R::slow_samples:
+      return fmt::format("rates only: {} samples read at under {:.0f} % of the rate outside them (a slow region or a "
+                         "stall, not a zone): left out of the zones{}",
+                         whole(w, "samples"), w.number("share_pct"),
+                         w.number("edge") > 0 ? "; the rate at that edge of the disk is not told" : "");
+    case R::surfaces_period_open:
+      return fmt::format("surfaces not told: the tracks' sector times repeat every {} tracks at {} places, but a "
+                         "sample covers too few tracks to rule out a multiple of {}",
+                         whole(w, "period"), whole(w, "places"), whole(w, "period"));
+    case R::switches_alike:
+      return "head and cylinder switches take the same time here: surfaces not told";
+    case R::surfaces_one_place:
+      return fmt::format("surfaces not told: only one place ({} of {} votes) showed a period of {} tracks",
+                         whole(w, "votes"), whole(w, "told"), whole(w, "period"));
+    case R::surfaces_multiple_open:
+      return fmt::format("surfaces not told: the switches' costs repeat every {} tracks ({} of {} votes), but no "
+                         "stream covered enough tracks to rule out a multiple of {}",
+                         whole(w, "period"), whole(w, "votes"), whole(w, "told"), whole(w, "period"));
+    case R::spares_open:
+      return fmt::format("spare sectors per track not told: the zones allow {} to {} (revolution within ±{:.3f} ms)",
+                         whole(w, "low"), whole(w, "high"), w.number("rotation_hw_ms"));
+    case R::layout_no_period:
+      return "layout not told: the track switches show no period of the surfaces (a surface-serpentine layout, or "
+             "head and cylinder switches that take the same time)";
+    default:
+      return std::nullopt;
+  }
+}
+
+// The access test: rotation, full stroke, writes, track to track.
+std::optional<std::string> access_sentence(const Withheld& w) {
+  using R = WithheldReason;
+  switch (w.reason) {
+    case R::rotation_buffered_no_waits:
+      return "rotation: most backward steps took no longer than a cache hit (the drive's buffer answers them, or "
+             "there is no platter: solid state) and reads a fixed distance apart show no rotational wait; not "
+             "measured, and so no seek figures";
+    case R::rotation_not_a_disk:
+      return fmt::format("rotation: backward-step reads take {:.3f} ms against {:.3f} ms for a cache hit: not one "
+                         "revolution (2-40 ms on any disk, at least 4 cache hits); not a rotating target, so no rpm, "
+                         "no seek figures and no track layout",
+                         w.number("step_ms"), w.number("hit_ms"));
+    case R::rotation_no_line:
+      return "rotation: the backward-step latencies do not fit one revolution (solid state or a non-rotating "
+             "target?)";
+    case R::rotation_not_confirmed:
+      return "rotation: not measured: the phase lock did not confirm the backward steps' median, so no rpm and no "
+             "seek figures";
+    case R::stroke_under_average:
+      return fmt::format("full_stroke: {:.3f} ± {:.3f} ms, under the average seek ({:.3f} ± {:.3f} ms): the ends of "
+                         "the span are not one positioner's stroke apart (positioning ranges the drive does not "
+                         "report?); left out",
+                         w.number("stroke_ms"), w.number("stroke_hw_ms"), w.number("average_ms"), w.number("average_hw_ms"));
+    case R::write_not_open:
+      return "write access skipped: the target is not open for writing";
+    case R::t2t_no_clear_place:
+      return "track_to_track: no place in the zone clear of slow regions; not measured";
+    case R::t2t_no_track_structure:
+      return "track_to_track: no track structure found in the zone; not measured";
+    case R::t2t_track_size_untold:
+      return "track_to_track: the zone's track size was not told; not measured";
+    case R::t2t_track_inexact:
+      return "track_to_track: surfaces not told and the track size not exact; not measured";
+    case R::t2t_zone_too_small:
+      return "track_to_track: the zone is too small for the sweep; not measured";
+    case R::t2t_no_room_for_moves:
+      return "track_to_track: the zone is too small for the random moves; not measured";
+    case R::t2t_no_time_for_moves:
+      return "track_to_track: too little drive time left for the random moves; not measured";
+    case R::t2t_too_few_moves:
+      return "track_to_track: too few random moves completed; not measured";
+    case R::t2t_foot_no_seek:
+      return fmt::format("track_to_track: the foot of the sweep ({:.3f} ms) leaves no seek after the overhead; not "
+                         "measured",
+                         w.number("foot_ms"));
+    case R::t2t_scan_no_sawtooth:
+      return "track_to_track: the track-offset scan found no sawtooth; not measured";
+    case R::t2t_scan_too_short:
+      return fmt::format("track_to_track: surfaces not told and only {} track offsets scanned; not measured",
+                         whole(w, "offsets"));
+    default:
+      return std::nullopt;
+  }
+}
+
+// The cache test.
+std::optional<std::string> cache_sentence(const Withheld& w) {
+  using R = WithheldReason;
+  switch (w.reason) {
+    case R::no_cache_seen:
+      return "re-reads are not faster than the first read: no read cache seen";
+    case R::no_positioning_cost:
+      return fmt::format("a miss ({:.4f} ms) costs less than {:.2f} ms more than a re-read ({:.4f} ms): no "
+                         "positioning cost, so a cache cannot be told apart from the media",
+                         w.number("miss_ms"), w.number("slack_ms"), w.number("reread_ms"));
+    case R::burst_unresolved:
+      return fmt::format("burst rate not resolved: re-reads of up to {} KiB give {:.1f} MB/s, but their jitter "
+                         "leaves it between {:.1f} and {} MB/s (95 %)",
+                         whole(w, "largest_kib"), w.number("rate_mb_s"), w.number("low_mb_s"),
+                         w.number("high_mb_s") > 0 ? fmt::format("{:.1f}", w.number("high_mb_s")) : std::string("unbounded"));
+    case R::read_ahead_no_time:
+      return "read-ahead not probed: the drive-time budget was spent before it";
+    case R::trigger_no_time:
+      return "read-ahead trigger not settled: the drive-time budget ran out";
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::string withheld_text(const Withheld& w) {
+  if (w.reason == WithheldReason::budget_spent) return "stopped early: drive-time budget spent";
+  for (auto sentence : {transfer_sentence, access_sentence, cache_sentence})
+    if (auto s = sentence(w)) return *s;
+  return measure::withheld_reason_name(w.reason);
+}
+
+nlohmann::json withheld_json(const std::vector<Withheld>& w) {
+  namespace W = measure::key::withheld;
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& x : w) {
+    nlohmann::json numbers = nlohmann::json::object();
+    // Counts stay integers; measured figures keep four decimals.
+    for (const auto& [name, v] : x.numbers)
+      numbers[name] = v == std::floor(v) && std::fabs(v) < 9e15 ? nlohmann::json(static_cast<std::int64_t>(v))
+                                                                 : nlohmann::json(r4(v));
+    a.push_back({{W::figure, x.figure},
+                 {W::reason, measure::withheld_reason_name(x.reason)},
+                 {W::numbers, std::move(numbers)}});
+  }
+  return a;
+}
+
+std::vector<std::string> notes_with_withheld(const std::vector<std::string>& notes, const std::vector<Withheld>& w) {
+  std::vector<std::string> all;
+  for (const auto& x : w) all.push_back(withheld_text(x));
+  all.insert(all.end(), notes.begin(), notes.end());
+  return all;
+}
+
+}  // namespace ds::report
