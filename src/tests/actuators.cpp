@@ -27,8 +27,6 @@ struct ActuatorsTuning {
 };
 constexpr ActuatorsTuning kTuning{};
 
-double r3(double v) { return std::round(v * 1000) / 1000; }
-
 struct Phase {
   double iops = 0;
   std::int64_t drive_ns = 0;

@@ -13,13 +13,6 @@ namespace ds::measure {
 
 namespace {
 
-double r3(double v) { return std::round(v * 1000) / 1000; }
-double r4(double v) { return std::round(v * 10000) / 10000; }
-
-}  // namespace
-
-namespace {
-
 // Keeps a test's result, or its error under its name.
 template <class T>
 void keep(BenchResult& r, const char* name, Expected<T>&& e, std::optional<T>& slot) {

@@ -12,8 +12,6 @@ namespace ds::measure {
 
 namespace {
 
-double r3(double v) { return std::round(v * 1000) / 1000; }
-
 struct CellPlan {
   const AccessSpec* spec = nullptr;
   unsigned depth = 1;

@@ -12,9 +12,6 @@ namespace ds::measure {
 
 namespace {
 
-double r3(double v) { return std::round(v * 1000) / 1000; }
-double r4(double v) { return std::round(v * 10000) / 10000; }
-
 // The method's parameters (docs/methods.md, "Read queuing"), in one place.
 struct QueueTuning {
   // A depth's figures count once this many latencies are in.
