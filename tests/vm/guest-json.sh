@@ -26,9 +26,13 @@ mkdir -p $ST
 # ds_json SCHEMA TAG CODES ARGS... — run `drivescope ARGS`; its exit status must be one of CODES
 # ("0", "0|3"); the document is /tmp/json-SCHEMA--TAG.json, exported and listed in the manifest.
 ds_json() {
-  local schema=$1 tag=$2 codes=$3 f; shift 3
-  f=/tmp/json-$schema--$tag.json
-  $DS "$@" > "$f" 2> "$f.err"; DS_RC=$?
+  local schema=$1 tag=$2 codes=$3; shift 3
+  $DS "$@" > "/tmp/json-$schema--$tag.json" 2> "/tmp/json-$schema--$tag.json.err"; DS_RC=$?
+  ds_json_judge "$schema" "$tag" "$codes"
+}
+# The checks of a run whose output is already in /tmp/json-SCHEMA--TAG.json (.err), its exit in DS_RC.
+ds_json_judge() {
+  local schema=$1 tag=$2 codes=$3 f=/tmp/json-$1--$2.json
   case "|$codes|" in
     *"|$DS_RC|"*) VM_PASS=$((VM_PASS + 1)); echo "ok   $schema $tag: exit $DS_RC" ;;
     *) VM_FAIL=$((VM_FAIL + 1)); echo "FAIL $schema $tag: exit $DS_RC, expected $codes"; sed 's/^/   | /' "$f.err" | head -5 ;;
@@ -202,16 +206,28 @@ else
   # bench through the block layer (the positioning test runs with access and transfer). An
   # emulated namespace answers from the host's page cache, so the positioning verdict is no
   # mechanics, and then no figure that assumes them is told.
-  # QEMU's emulated NVMe under TCG once left a read of this bench without a completion for 30 s
-  # (CI, 2026-12-06: "did not complete ... the device stopped answering", 1 run in about 25). A
-  # lost completion is recovered by the guest's kernel only at its own I/O timeout (30 s by
-  # default: it polls the completion queue, else resets the controller and retries), which is
-  # drivescope's bound too. With the kernel's timeout at 5 s its recovery comes first. This check
-  # is about the NVMe verdict; a drive that stops answering is vm-faults' case.
+  # QEMU's emulated NVMe under TCG now and then leaves a read without a completion (CI,
+  # 2026-12-06: 30 s, "did not complete ... the device stopped answering", 1 run in about 25). The
+  # guest's kernel recovers it only at its own I/O timeout (30 s by default: it polls the
+  # completion queue, else resets the controller and retries), which is drivescope's bound too.
+  # With the kernel's timeout at 5 s its recovery comes first; but a 5 s read still spends this
+  # bench's 3 s budget (20 rounds later: "access: too few reads completed", exit 3, one
+  # positioning read). The kernel logs each such timeout: a run during which it did is run once
+  # more, and says so; any other failure fails. This check is about the NVMe verdict; a drive that
+  # stops answering is vm-faults' case.
   echo 5000 > "/sys/block/$NV/queue/io_timeout" 2>/dev/null || true
   echo "     nvme kernel I/O timeout: $(cat "/sys/block/$NV/queue/io_timeout" 2>/dev/null || echo unknown) ms"
-  ds_json bench nvme 0 bench "/dev/$NV" --tests access,transfer --budget 3 --json
+  nvme_timeouts() { dmesg 2>/dev/null | grep -ci "nvme.*timeout"; }
   j=/tmp/json-bench--nvme.json
+  for attempt in 1 2; do
+    lost=$(nvme_timeouts)
+    $DS bench "/dev/$NV" --tests access,transfer --budget 3 --json > "$j" 2> "$j.err"; DS_RC=$?
+    [ "$DS_RC" = 0 ] && break
+    [ "$(nvme_timeouts)" != "$lost" ] && [ "$attempt" = 1 ] || break
+    echo "     nvme bench: exit $DS_RC while the kernel timed out a read of the emulated controller" \
+         "($(dmesg | grep -i 'nvme.*timeout' | tail -n1)); run once more"
+  done
+  ds_json_judge bench nvme 0
   echo "     nvme positioning: $(jget $j .tests.positioning.evidence)"
   check "nvme bench: no mechanical positioning" false "$(jget $j .tests.positioning.mechanical)"
   check "nvme bench: no zones" 0 "$(jget $j '.tests.transfer.zones | length')"
