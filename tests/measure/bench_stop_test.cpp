@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <utility>
 
-#include "forwarding_io.hpp"
+#include "drivescope/io.hpp"
 #include "sim/sim.hpp"
 #include "report/measure_report.hpp"
 #include "tests/bench.hpp"
@@ -14,7 +14,7 @@
 namespace {
 
 // Like the CLI's StoppableIo: after `after` submits the stop flag is up and submits fail.
-class StopAfter final : public ds::measure::testing::ForwardingIo {
+class StopAfter final : public ds::ForwardingIo {
  public:
   StopAfter(ds::IoEngine& in, std::size_t after) : ForwardingIo(in), left_(after) {}
   bool stopped = false;
@@ -22,7 +22,7 @@ class StopAfter final : public ds::measure::testing::ForwardingIo {
     if (left_ == 0) stopped = true;
     if (stopped) return ds::make_error("interrupted", ECANCELED);
     --left_;
-    return in_.submit(reqs.first(1));
+    return inner_.submit(reqs.first(1));
   }
 
  private:

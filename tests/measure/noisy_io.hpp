@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "drivescope/io.hpp"
-#include "forwarding_io.hpp"
 
 namespace ds::measure::testing {
 
@@ -28,11 +27,11 @@ struct HostNoise {
 class NoisyIo final : public ForwardingIo {
  public:
   NoisyIo(ds::IoEngine& inner, HostNoise n) : ForwardingIo(inner), n_(n), s_(n.seed * 0x9E3779B97F4A7C15ull + 1) {
-    next_recal_ns_ = in_.now_ns() + static_cast<std::int64_t>(uniform() * n_.recal_every_s * 1e9);
+    next_recal_ns_ = inner_.now_ns() + static_cast<std::int64_t>(uniform() * n_.recal_every_s * 1e9);
   }
   ds::Expected<std::size_t> reap(std::span<ds::IoCompletion> out, std::size_t min_events,
                                  std::chrono::milliseconds timeout) override {
-    auto r = in_.reap(out, min_events, timeout);
+    auto r = inner_.reap(out, min_events, timeout);
     if (!r) return r;
     for (std::size_t i = 0; i < *r; ++i) {
       double ms = n_.host_median_ms * std::exp(n_.host_sigma * normal());
@@ -42,7 +41,7 @@ class NoisyIo final : public ForwardingIo {
         next_recal_ns_ = out[i].complete_ns + static_cast<std::int64_t>((0.5 + uniform()) * n_.recal_every_s * 1e9);
       }
       const auto d = static_cast<std::int64_t>(ms * 1e6);
-      in_.idle(std::chrono::nanoseconds(d));
+      inner_.idle(std::chrono::nanoseconds(d));
       out[i].complete_ns += d;
     }
     return r;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "forwarding_io.hpp"
+#include "drivescope/io.hpp"
 #include "sim/sim.hpp"
 #include "report/measure_report.hpp"
 #include "tests/queue.hpp"
@@ -170,12 +170,12 @@ TEST_CASE("queue: bad depths are refused before any I/O") {
 
 namespace {
 // A drive whose reads fail (EIO) once `good` of them have completed: a drive that fails mid-run.
-class FailsAfter final : public ds::measure::testing::ForwardingIo {
+class FailsAfter final : public ds::ForwardingIo {
  public:
   FailsAfter(ds::IoEngine& in, std::size_t good) : ForwardingIo(in), left_(good) {}
   ds::Expected<std::size_t> reap(std::span<ds::IoCompletion> out, std::size_t min_events,
                                  std::chrono::milliseconds timeout) override {
-    auto r = in_.reap(out, min_events, timeout);
+    auto r = inner_.reap(out, min_events, timeout);
     if (!r) return r;
     for (std::size_t i = 0; i < *r; ++i) {
       if (left_ == 0) out[i].result = -EIO;

@@ -16,28 +16,17 @@
 namespace {
 
 // Forwards to a real engine and remembers every request handed to it.
-class Recorder final : public ds::IoEngine {
+class Recorder final : public ds::ForwardingIo {
  public:
-  explicit Recorder(ds::IoEngine& inner) : inner_(inner) {}
-  const ds::IoTargetInfo& info() const override { return inner_.info(); }
-  std::int64_t now_ns() override { return inner_.now_ns(); }
+  explicit Recorder(ds::IoEngine& inner) : ForwardingIo(inner) {}
   ds::Expected<std::size_t> submit(std::span<const ds::IoRequest> reqs) override {
     auto n = inner_.submit(reqs);
     if (n)
       for (std::size_t i = 0; i < *n; ++i) seen.push_back(reqs[i]);
     return n;
   }
-  ds::Expected<std::size_t> reap(std::span<ds::IoCompletion> out, std::size_t min_events,
-                                 std::chrono::milliseconds timeout) override {
-    return inner_.reap(out, min_events, timeout);
-  }
-  void idle(std::chrono::nanoseconds d) override { inner_.idle(d); }
-  std::size_t in_flight() const override { return inner_.in_flight(); }
 
   std::vector<ds::IoRequest> seen;
-
- private:
-  ds::IoEngine& inner_;
 };
 
 // The preset with 4096-byte logical (and physical) sectors; everything counted in sectors is
