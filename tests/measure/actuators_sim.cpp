@@ -8,10 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/measure_report.hpp"
 #include "sim/model.hpp"
 #include "sim/sim.hpp"
 #include "truth.hpp"
-#include "report/measure_report.hpp"
 #include "tests/actuators.hpp"
 #include "tests/bench.hpp"
 

@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "drivescope/io.hpp"
-#include "sim/sim.hpp"
 #include "report/measure_report.hpp"
+#include "sim/sim.hpp"
 #include "tests/bench.hpp"
 
 namespace {

@@ -5,32 +5,21 @@
 
 #include <cmath>
 
-#include "sim/sim.hpp"
 #include "report/measure_report.hpp"
+#include "sim/sim.hpp"
 #include "tests/patterns.hpp"
 
 namespace {
 
 // Counts what reaches the drive.
-class CountingEngine final : public ds::IoEngine {
+class CountingEngine final : public ds::ForwardingIo {
  public:
-  explicit CountingEngine(ds::IoEngine& e) : e_(e) {}
-  const ds::IoTargetInfo& info() const override { return e_.info(); }
-  std::int64_t now_ns() override { return e_.now_ns(); }
+  explicit CountingEngine(ds::IoEngine& e) : ForwardingIo(e) {}
   ds::Expected<std::size_t> submit(std::span<const ds::IoRequest> r) override {
     for (const auto& q : r) (q.write ? writes : reads) += 1;
-    return e_.submit(r);
+    return inner_.submit(r);
   }
-  ds::Expected<std::size_t> reap(std::span<ds::IoCompletion> out, std::size_t m,
-                                 std::chrono::milliseconds t) override {
-    return e_.reap(out, m, t);
-  }
-  void idle(std::chrono::nanoseconds d) override { e_.idle(d); }
-  std::size_t in_flight() const override { return e_.in_flight(); }
   std::uint64_t reads = 0, writes = 0;
-
- private:
-  ds::IoEngine& e_;
 };
 
 }  // namespace

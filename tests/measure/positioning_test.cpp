@@ -8,8 +8,8 @@
 #include <deque>
 #include <vector>
 
-#include "sim/sim.hpp"
 #include "report/measure_report.hpp"
+#include "sim/sim.hpp"
 #include "tests/bench.hpp"
 #include "tests/positioning.hpp"
 #include "tests/transfer.hpp"

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "drivescope/io.hpp"
-#include "sim/sim.hpp"
 #include "report/measure_report.hpp"
+#include "sim/sim.hpp"
 #include "tests/queue.hpp"
 #include "../support/ideal_gain.hpp"
 

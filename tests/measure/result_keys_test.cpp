@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/sim.hpp"
 #include "report/measure_report.hpp"
+#include "sim/sim.hpp"
 #include "tests/bench.hpp"
 #include "tests/result_keys.hpp"
 

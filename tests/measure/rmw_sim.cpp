@@ -6,9 +6,9 @@
 
 #include <string>
 
+#include "report/measure_report.hpp"
 #include "sim/drive.hpp"
 #include "sim/sim.hpp"
-#include "report/measure_report.hpp"
 #include "tests/bench.hpp"
 #include "tests/rmw.hpp"
 

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <vector>
 
-#include "sim/sim.hpp"
 #include "report/measure_report.hpp"
+#include "sim/sim.hpp"
 #include "tests/access.hpp"
 #include "tests/bench.hpp"
 #include "tests/queue.hpp"

@@ -9,9 +9,9 @@
 #include <stdexcept>
 
 #include "accuracy_lib.hpp"
+#include "report/measure_report.hpp"
 #include "sim/model.hpp"
 #include "sim/sim.hpp"
-#include "report/measure_report.hpp"
 #include "tests/blocksize.hpp"
 #include "tests/result_keys.hpp"
 #include "tests/stream_probe.hpp"
