@@ -94,7 +94,6 @@ struct AccessRun {
   // What every phase learned of the revolution, and what the arbiter (rotation.hpp) made of it.
   RotationEvidence rot_ev;
   RotationVerdict rot;
-  double wait_sigma_ms = 0;  // the rotational waits' noise, where they gave the revolution
   // What a random read costs besides its seek (half a revolution, the overhead and one block), and
   // the revolution the slow-read thresholds assume, both from the revolution as it stands.
   double base_ms = 0, rev_assumed_ms = kTuning.no_rotation_ms;
@@ -219,7 +218,7 @@ void AccessRun::decide_rotation() {
   const RotationReason before = rot.reason;
   rot = arbitrate_rotation(rot_ev);
   if (rot.reason != before)
-    if (auto note = access_detail::rotation_note(rot.reason, rot_ev, wait_sigma_ms)) res.notes.push_back(*note);
+    if (auto note = access_detail::rotation_note(rot.reason, rot_ev)) res.notes.push_back(*note);
   // Only the verdict as it stands says why rotation_ms is null: a later phase may still find it.
   std::erase_if(res.withheld, [](const Withheld& w) { return w.figure == std::string_view(key::access::rotation_ms); });
   if (auto w = access_detail::rotation_withheld(rot.reason, rot_ev)) res.withheld.push_back(*w);
@@ -257,7 +256,6 @@ void AccessRun::measure_rotation() {
         "right after another media read", p.buffered_steps, p.steps));
   rot_ev = p.evidence;
   res.sector_ms = {p.sector_ms, 0};
-  wait_sigma_ms = p.wait_sigma_ms;
   decide_rotation();
 }
 

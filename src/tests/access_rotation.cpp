@@ -149,7 +149,7 @@ RotationProbe probe_rotation(Ctx& rc, Rng& rng, double hit_ms) {
   if (p.evidence.buffered) {
     const WaitWidth ww = wait_width_fit(forward_waits(rc, rng));
     if (!rc.err && ww.rev_ms > 0) p.evidence.waits = RotationEstimate{ww.rev_ms, ww.half_width_ms};
-    p.wait_sigma_ms = ww.sigma_ms;
+    p.evidence.wait_sigma_ms = ww.sigma_ms;
   } else if (rot_ns > 0) {
     p.evidence.step_fit = step_line(bs, rot_ns, sec_ns);
     if (plausible_rotation_ms(rot_ns * kMsPerNs, hit_ms)) p.sector_ms = sec_ns * kMsPerNs;
@@ -161,13 +161,13 @@ RotationProbe probe_rotation(Ctx& rc, Rng& rng, double hit_ms) {
   return p;
 }
 
-std::optional<std::string> rotation_note(RotationReason reason, const RotationEvidence& e, double wait_sigma_ms) {
+std::optional<std::string> rotation_note(RotationReason reason, const RotationEvidence& e) {
   using R = RotationReason;
   switch (reason) {
     case R::buffered_waits:
       return std::string(fmt::format("rotation: most backward steps were served from the drive's buffer; from the "
                                       "spread of rotational waits of reads a fixed distance apart (noise σ {:.3f} ms)",
-                                      wait_sigma_ms));
+                                      e.wait_sigma_ms));
     case R::seed_awaits_lock:
       return std::string(fmt::format("rotation: the backward-step latencies do not fit a line (host jitter over their "
                                       "k-block differences?); their median, {:.3f} ms less a cache hit, only seeds the "

@@ -22,7 +22,6 @@ inline constexpr double kBufferedMarginMs = 0.5;
 struct RotationProbe {
   RotationEvidence evidence;  // hit_ms, buffered, step_fit or step_median_ms, waits
   double sector_ms = 0;       // one block's media time from the step line (0: no plausible line)
-  double wait_sigma_ms = 0;   // the waits' noise, where they were read
   std::size_t buffered_steps = 0, steps = 0;  // backward steps the buffer served, of all completed
 };
 
@@ -32,7 +31,7 @@ RotationProbe probe_rotation(Ctx& rc, Rng& rng, double hit_ms);
 // How a standing revolution was found, in words, where the probe that decided it did not already
 // say so (the phase lock and the step line report themselves): none for those, nor where no
 // revolution stands (rotation_withheld says why).
-std::optional<std::string> rotation_note(RotationReason reason, const RotationEvidence& e, double wait_sigma_ms);
+std::optional<std::string> rotation_note(RotationReason reason, const RotationEvidence& e);
 // Why no revolution stands (rotation_ms, and with it the rpm and the seek figures, null); none
 // where one does or where a seed still waits for the phase lock.
 std::optional<Withheld> rotation_withheld(RotationReason reason, const RotationEvidence& e);

@@ -55,6 +55,7 @@ struct RotationEvidence {
   std::optional<RotationEstimate> step_fit;  // the backward steps' line (intercept > 0)
   std::optional<double> step_median_ms;      // their median less a hit, where no line fits
   std::optional<RotationEstimate> waits;     // wait_width.hpp, measured only where buffered
+  double wait_sigma_ms = 0;                  // … and the waits' noise (0: not read)
   bool lock_tried = false;                   // the phase lock has had its chance …
   std::optional<RotationEstimate> lock;      // … and this is what it found
   std::optional<RotationEstimate> transfer;  // told by the transfer test (its fit across zones)
