@@ -30,7 +30,8 @@ nlohmann::json actuators_to_json(const ActuatorsResult& r) {
               {K::independent, r.independent ? json(*r.independent) : json(nullptr)},
               {K::verdict, r.verdict},
               {K::drive_time_s, r3(r.drive_time_s)},
-              {K::notes, r.notes}};
+              {K::notes, notes_with_withheld(r.notes, r.withheld)},
+              {K::withheld, withheld_json(r.withheld)}};
 }
 
 std::string actuators_to_text(const ActuatorsResult& r) {
@@ -43,7 +44,7 @@ std::string actuators_to_text(const ActuatorsResult& r) {
   line("gain", r.gain_uncertainty ? fmt::format("{:.2f} ± {:.2f}", r.gain, *r.gain_uncertainty)
                                   : fmt::format("{:.2f} (one round: no interval)", r.gain));
   line("verdict", r.verdict);
-  for (const auto& n : r.notes) o += "  note: " + n + "\n";
+  for (const auto& n : notes_with_withheld(r.notes, r.withheld)) o += "  note: " + n + "\n";
   return o;
 }
 

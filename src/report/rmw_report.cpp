@@ -34,13 +34,14 @@ nlohmann::json rmw_to_json(const RmwResult& r) {
           {K::kinds, kinds},
           {K::verdict, r.verdict},
           {K::drive_time_s, std::round(r.drive_time_s * 1000) / 1000},
-          {K::notes, r.notes}};
+          {K::notes, notes_with_withheld(r.notes, r.withheld)},
+          {K::withheld, withheld_json(r.withheld)}};
 }
 
 std::string rmw_to_text(const RmwResult& r) {
   std::string o = "Read-modify-write (512e)\n  " + r.verdict + "\n";
   if (r.kinds.empty()) {
-    for (const auto& n : r.notes) o += "  note: " + n + "\n";
+    for (const auto& n : notes_with_withheld(r.notes, r.withheld)) o += "  note: " + n + "\n";
     return o;
   }
   o += "  write               per write   more than aligned 16 KiB\n";
@@ -48,7 +49,7 @@ std::string rmw_to_text(const RmwResult& r) {
     o += fmt::format("  {:>6} B{:<12} {:>8.2f} ms  {:>+8.2f} ms{}\n", k.bytes,
                      k.offset_bytes ? fmt::format(" at +{}", k.offset_bytes) : std::string(), k.mean_ms, k.penalty_ms,
                      k.pays ? "  read-modify-write" : "");
-  for (const auto& n : r.notes) o += "  note: " + n + "\n";
+  for (const auto& n : notes_with_withheld(r.notes, r.withheld)) o += "  note: " + n + "\n";
   return o;
 }
 

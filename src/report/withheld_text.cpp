@@ -85,7 +85,8 @@ std::optional<std::string> access_sentence(const Withheld& w) {
       return fmt::format("full_stroke: {:.3f} ± {:.3f} ms, under the average seek ({:.3f} ± {:.3f} ms): the ends of "
                          "the span are not one positioner's stroke apart (positioning ranges the drive does not "
                          "report?); left out",
-                         w.number("stroke_ms"), w.number("stroke_hw_ms"), w.number("average_ms"), w.number("average_hw_ms"));
+                         w.number("stroke_ms"), w.number("stroke_hw_ms"), w.number("average_ms"),
+                         w.number("average_hw_ms"));
     case R::write_not_open:
       return "write access skipped: the target is not open for writing";
     case R::t2t_no_clear_place:
@@ -132,7 +133,8 @@ std::optional<std::string> cache_sentence(const Withheld& w) {
       return fmt::format("burst rate not resolved: re-reads of up to {} KiB give {:.1f} MB/s, but their jitter "
                          "leaves it between {:.1f} and {} MB/s (95 %)",
                          whole(w, "largest_kib"), w.number("rate_mb_s"), w.number("low_mb_s"),
-                         w.number("high_mb_s") > 0 ? fmt::format("{:.1f}", w.number("high_mb_s")) : std::string("unbounded"));
+                         w.number("high_mb_s") > 0 ? fmt::format("{:.1f}", w.number("high_mb_s"))
+                                                   : std::string("unbounded"));
     case R::read_ahead_no_time:
       return "read-ahead not probed: the drive-time budget was spent before it";
     case R::trigger_no_time:
@@ -142,11 +144,38 @@ std::optional<std::string> cache_sentence(const Withheld& w) {
   }
 }
 
+// The actuators and read-modify-write tests.
+std::optional<std::string> two_verdict_sentence(const Withheld& w) {
+  using R = WithheldReason;
+  switch (w.reason) {
+    case R::gain_one_round:
+      return fmt::format("independent not told: one round gives the gain ({:.2f}) no interval to hold against "
+                         "the threshold {:.1f}", w.number("measured_gain"), w.number("threshold"));
+    case R::gain_undecided:
+      return fmt::format("independent not told: the gain's interval ({:.2f} ± {:.2f} over {} rounds) holds the "
+                         "threshold {:.1f}", w.number("measured_gain"), w.number("gain_hw"), whole(w, "rounds"),
+                         w.number("threshold"));
+    case R::writes_not_allowed:
+      return "physical sector size not measured: timing it needs writes (--write)";
+    case R::too_few_writes:
+      return fmt::format("physical sector size not told: fewer than {} aligned 16 KiB writes were timed within the "
+                         "budget", whole(w, "min_writes"));
+    case R::small_writes_untimed:
+      return fmt::format("physical sector size not told: {}-byte writes pay nothing, but the smaller sizes were not "
+                         "timed within the budget", whole(w, "first_free"));
+    case R::sizes_unordered:
+      return "the aligned sizes that pay and those that do not are not in size order: no physical sector size is "
+             "inferred";
+    default:
+      return std::nullopt;
+  }
+}
+
 }  // namespace
 
 std::string withheld_text(const Withheld& w) {
   if (w.reason == WithheldReason::budget_spent) return "stopped early: drive-time budget spent";
-  for (auto sentence : {transfer_sentence, access_sentence, cache_sentence})
+  for (auto sentence : {transfer_sentence, access_sentence, cache_sentence, two_verdict_sentence})
     if (auto s = sentence(w)) return *s;
   return measure::withheld_reason_name(w.reason);
 }

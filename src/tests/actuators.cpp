@@ -160,6 +160,13 @@ Expected<ActuatorsResult> run_actuators(IoEngine& io, const ActuatorsOptions& op
                                                     : std::nullopt;
   }
   if (!r.independent && !r.gain_uncertainty)
+    r.withheld.push_back({key::actuators::independent, WithheldReason::gain_one_round,
+                          {{"measured_gain", r.gain}, {"threshold", kIndependentGain}}});
+  else if (!r.independent)
+    r.withheld.push_back({key::actuators::independent, WithheldReason::gain_undecided,
+                          {{"measured_gain", r.gain}, {"gain_hw", *r.gain_uncertainty}, {"rounds", r.rounds},
+                           {"threshold", kIndependentGain}}});
+  if (!r.independent && !r.gain_uncertainty)
     r.verdict = fmt::format("undecided: gain {:.2f} from one round, which has no interval (threshold {:.1f}; a larger "
                             "budget gives more rounds)", r.gain, kIndependentGain);
   else if (!r.independent)

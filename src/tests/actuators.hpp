@@ -16,6 +16,7 @@
 #include "drivescope/expected.hpp"
 #include "drivescope/io.hpp"
 #include "tests/common.hpp"
+#include "tests/withheld.hpp"
 
 namespace ds::measure {
 
@@ -44,6 +45,7 @@ struct ActuatorsResult {
   std::string verdict;           // one sentence
   double drive_time_s = 0;
   std::vector<std::string> notes;
+  std::vector<Withheld> withheld;  // why `independent` is null (tests/withheld.hpp)
 };
 
 // The gain above which the ranges are taken to position independently: one positioner gives at

@@ -60,11 +60,11 @@
   X(mb_s) X(mean_ms) X(ios) X(reads) X(writes) X(drive_time_s)
 #define DS_KEYS_ACTUATORS(X)                                                                               \
   X(ranges) X(ranges_source) X(reported_ranges) X(together_iops) X(apart_iops) X(gain) X(gain_uncertainty) \
-  X(rounds) X(independent) X(verdict) X(drive_time_s) X(notes)
+  X(rounds) X(independent) X(verdict) X(drive_time_s) X(notes) X(withheld)
 #define DS_KEYS_ACTUATOR_RANGE(X) X(first_lba) X(lba_count)
 #define DS_KEYS_RMW(X)                                                                                     \
   X(measured) X(logical_bytes) X(reported_physical_bytes) X(claimed_physical_bytes) X(claimed_by)          \
-  X(physical_bytes_estimate) X(penalty_ms) X(buffer_writes) X(kinds) X(verdict) X(drive_time_s) X(notes)
+  X(physical_bytes_estimate) X(penalty_ms) X(buffer_writes) X(kinds) X(verdict) X(drive_time_s) X(notes) X(withheld)
 #define DS_KEYS_POSITIONING(X) \
   X(mechanical) X(reads) X(p10_ms) X(p50_ms) X(p90_ms) X(least_round_median_ms) X(evidence) X(drive_time_s)
 #define DS_KEYS_RMW_KIND(X) \
@@ -86,7 +86,8 @@
   O(transfer_point, DS_KEYS_TRANSFER_POINT, "/transfer/points/*") \
   O(zone, DS_KEYS_ZONE, "/transfer/zones/*")                      \
   O(cache, DS_KEYS_CACHE, "/cache")                               \
-  O(withheld, DS_KEYS_WITHHELD, "/access/withheld/*", "/transfer/withheld/*", "/cache/withheld/*") \
+  O(withheld, DS_KEYS_WITHHELD, "/access/withheld/*", "/transfer/withheld/*", "/cache/withheld/*", \
+    "/actuators/withheld/*", "/rmw/withheld/*") \
   O(blocksize, DS_KEYS_BLOCKSIZE, "/blocksize")                   \
   O(blocksize_row, DS_KEYS_BLOCKSIZE_ROW, "/blocksize/rows/*")    \
   O(queue, DS_KEYS_QUEUE, "/queue")                               \
@@ -138,6 +139,7 @@ static_assert(std::string_view(kNotes) == transfer::notes && std::string_view(kN
 // Maps, not objects of fixed keys: tests.errors (a failed test's name → why it failed) and a
 // withheld figure's numbers (each reason's own, named in tests/withheld.hpp).
 inline constexpr std::string_view kMapPlaces[] = {"/errors", "/access/withheld/*/numbers",
-                                                  "/transfer/withheld/*/numbers", "/cache/withheld/*/numbers"};
+                                                  "/transfer/withheld/*/numbers", "/cache/withheld/*/numbers",
+                                                  "/actuators/withheld/*/numbers", "/rmw/withheld/*/numbers"};
 
 }  // namespace ds::measure::key

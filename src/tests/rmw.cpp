@@ -82,6 +82,8 @@ void judge(RmwResult& r) {
   for (const auto& k : r.kinds)
     if (k.offset_bytes == 0 && (!base || k.bytes > base->bytes)) base = &k;
   if (!base || base->writes < kTuning.min_writes) {
+    r.withheld.push_back({key::rmw::physical_bytes_estimate, WithheldReason::too_few_writes,
+                          {{"min_writes", kTuning.min_writes}}});
     r.verdict = "not measured: too few writes within the budget";
     return;
   }
@@ -122,12 +124,14 @@ void judge(RmwResult& r) {
     if (k.pays && first_free) ordered = false;
   }
   if (ordered && first_free && !untimed.empty()) {
+    r.withheld.push_back({key::rmw::physical_bytes_estimate, WithheldReason::small_writes_untimed,
+                          {{"first_free", *first_free}}});
     r.verdict = fmt::format("read-modify-write not told: the {} B writes were not timed within the budget, and "
                             "{}-byte writes pay nothing (a larger --budget times them)", fmt::join(untimed, ", "), *first_free);
     return;
   }
   if (!ordered || !first_free) {
-    r.notes.push_back("the aligned sizes that pay and those that do not are not in size order: no physical sector size is inferred");
+    r.withheld.push_back({key::rmw::physical_bytes_estimate, WithheldReason::sizes_unordered});
     r.verdict = "read-modify-write unclear: the write times do not fall into two groups by size";
     return;
   }
@@ -166,6 +170,7 @@ RmwResult claims_only(RmwResult r) {
     said = "the drive does not say its physical sector size";
   }
   r.verdict = "not measured: " + said + "; the timing check needs writes (--write: the data at the written blocks is lost)";
+  r.withheld.push_back({key::rmw::physical_bytes_estimate, WithheldReason::writes_not_allowed});
   r.notes.push_back("a claim is not a measurement: some early 512e drives claimed 512-byte physical sectors (docs/methods.md)");
   return r;
 }

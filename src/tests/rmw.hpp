@@ -18,6 +18,7 @@
 #include "drivescope/expected.hpp"
 #include "drivescope/io.hpp"
 #include "tests/common.hpp"
+#include "tests/withheld.hpp"
 
 namespace ds::measure {
 
@@ -63,6 +64,7 @@ struct RmwResult {
   std::string verdict;             // one sentence
   double drive_time_s = 0;
   std::vector<std::string> notes;
+  std::vector<Withheld> withheld;  // why physical_bytes_estimate is null (tests/withheld.hpp)
 };
 
 Expected<RmwResult> run_rmw(IoEngine& io, const RmwOptions& opt, const ProgressFn* progress = nullptr);

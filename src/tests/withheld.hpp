@@ -57,7 +57,16 @@ namespace ds::measure {
   X(burst_unresolved)          /* the re-reads' jitter leaves the burst open {largest_kib, rate_mb_s,        \
                                   low_mb_s, high_mb_s (0: unbounded)} */                               \
   X(read_ahead_no_time)        /* the budget was spent before the read-ahead probe */                  \
-  X(trigger_no_time)           /* the budget ran out while the trigger was probed */
+  X(trigger_no_time)           /* the budget ran out while the trigger was probed */                  \
+  /* actuators */                                                                                      \
+  X(gain_one_round)            /* one round: no interval {measured_gain, threshold} */                 \
+  X(gain_undecided)            /* the gain's interval holds the threshold {measured_gain, gain_hw,     \
+                                  rounds, threshold} */                                                \
+  /* rmw: the physical sector size */                                                                  \
+  X(writes_not_allowed)        /* no --write: only the claims */                                       \
+  X(too_few_writes)            /* the aligned baseline was not timed {min_writes} */                   \
+  X(small_writes_untimed)      /* the sizes below the first free one were not timed {first_free} */   \
+  X(sizes_unordered)           /* the sizes that pay and those that do not are not in size order */
 
 enum class WithheldReason : std::uint8_t {
 #define DS_WITHHELD_ENUM(code) code,

@@ -85,9 +85,13 @@ ds::measure::BenchResult full_result() {
   r->blocksize->rows.front().write_mb_s = 1.0;
   r->errors.emplace_back("queue", ds::make_error("forced by the test"));
   using ds::measure::WithheldReason;
-  r->access->withheld.push_back({K::access::full_stroke_ms, WithheldReason::stroke_under_average, {{"stroke_ms", 1.5}}});
+  r->access->withheld.push_back(
+      {K::access::full_stroke_ms, WithheldReason::stroke_under_average, {{"stroke_ms", 1.5}}});
   r->transfer->withheld.push_back({K::transfer::layout, WithheldReason::layout_no_period});
   r->cache->withheld.push_back({K::cache::read_ahead, WithheldReason::read_ahead_no_time});
+  r->actuators->withheld.push_back(
+      {K::actuators::independent, WithheldReason::gain_one_round, {{"measured_gain", 1.2}}});
+  r->rmw->withheld.push_back({K::rmw::physical_bytes_estimate, WithheldReason::sizes_unordered});
   return std::move(*r);
 }
 
