@@ -145,7 +145,7 @@ std::optional<std::string> cache_sentence(const Withheld& w) {
 }
 
 // The actuators and read-modify-write tests.
-std::optional<std::string> two_verdict_sentence(const Withheld& w) {
+std::optional<std::string> actuators_rmw_sentence(const Withheld& w) {
   using R = WithheldReason;
   switch (w.reason) {
     case R::gain_one_round:
@@ -175,7 +175,7 @@ std::optional<std::string> two_verdict_sentence(const Withheld& w) {
 
 std::string withheld_text(const Withheld& w) {
   if (w.reason == WithheldReason::budget_spent) return "stopped early: drive-time budget spent";
-  for (auto sentence : {transfer_sentence, access_sentence, cache_sentence, two_verdict_sentence})
+  for (auto sentence : {transfer_sentence, access_sentence, cache_sentence, actuators_rmw_sentence})
     if (auto s = sentence(w)) return *s;
   return measure::withheld_reason_name(w.reason);
 }
