@@ -8,6 +8,7 @@
 #include "report/json_write.hpp"
 #include "report/measure_report.hpp"
 #include "tests/result_keys.hpp"
+#include "tests/runner.hpp"
 
 namespace ds::report {
 
@@ -174,7 +175,7 @@ std::optional<std::string> actuators_rmw_sentence(const Withheld& w) {
 }  // namespace
 
 std::string withheld_text(const Withheld& w) {
-  if (w.reason == WithheldReason::budget_spent) return "stopped early: drive-time budget spent";
+  if (w.reason == WithheldReason::budget_spent) return fmt::format("stopped early: {}", measure::kBudgetSpentMessage);
   for (auto sentence : {transfer_sentence, access_sentence, cache_sentence, actuators_rmw_sentence})
     if (auto s = sentence(w)) return *s;
   return measure::withheld_reason_name(w.reason);
