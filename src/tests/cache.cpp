@@ -17,14 +17,24 @@ namespace {
 struct HitTuning {
   double line_margin = 1.3;  // a hit may take this much over the hit line (overhead + transfer)
   double slack_ms = 0.05;    // and this much more: host-side jitter on top of the line
+  // … but the line's margin is never more than this share of what a miss adds to a hit (the head's
+  // repositioning, measured on one block). A re-read the buffer did not keep waits for the media,
+  // part of a revolution at least, a cost that does not grow with the size: where the interface is
+  // slower than the media (a SCSI-2 bus, a USB bridge) that wait is all that tells a miss from a
+  // hit, a few milliseconds on top of hundreds of transfer, and a margin proportional to the size
+  // would take every miss for a hit. An eighth stays below the median wait of a missed re-read
+  // (half a revolution) for seeks up to three revolutions.
+  double miss_share = 0.125;
 };
 constexpr HitTuning kHit{};
 }  // namespace
 
-bool is_hit(double latency_ms, std::uint64_t bytes, double overhead_ms, double rate_mb_s) {
+bool is_hit(double latency_ms, std::uint64_t bytes, double overhead_ms, double rate_mb_s, double miss_extra_ms) {
   if (rate_mb_s <= 0) return false;
   const double predicted = overhead_ms + static_cast<double>(bytes) / (rate_mb_s * 1e3);
-  return latency_ms <= predicted * kHit.line_margin + kHit.slack_ms;
+  double margin = predicted * (kHit.line_margin - 1);
+  if (miss_extra_ms > 0) margin = std::min(margin, kHit.miss_share * miss_extra_ms);
+  return latency_ms <= predicted + margin + kHit.slack_ms;
 }
 
 namespace {
@@ -77,6 +87,10 @@ struct CacheRun {
   // wide for the burst to be reported.
   double hit_rate_mb_s = 0;
   double miss_ms = 0;  // a fresh single-block read (the burst's first size)
+  double miss_extra_ms = 0;  // what a miss adds to a hit of one block (is_hit's bound on its margin)
+  bool hit(double latency_ms, std::uint64_t bytes, double overhead_ms, double rate_mb_s) const {
+    return is_hit(latency_ms, bytes, overhead_ms, rate_mb_s, miss_extra_ms);
+  }
 
   CacheRun(IoEngine& io_, const CacheOptions& opt, const ProgressFn* p, std::uint32_t lb_, std::uint64_t span_)
       : io(io_), progress(p), lb(lb_), span(span_), budget(opt.budget_s), rng(opt.seed ^ kTuning.seed_mix),
@@ -185,10 +199,11 @@ void CacheRun::burst() {
         if (v >= 0) misses.push_back(v);
       miss_ms = median(misses);
       if (no_cache_seen(r.median, miss_ms)) break;
+      miss_extra_ms = miss_ms - r.median;
     } else if (xs.size() >= 2) {
       LineFit f = fit_line(xs, ys);
       const double rate = f.slope > 0 ? 1.0 / (f.slope * 1e3) : 1e9;  // bytes per ms → MB/s
-      if (!is_hit(r.median, b * lb, std::max(f.intercept, 0.0), rate)) break;
+      if (!hit(r.median, b * lb, std::max(f.intercept, 0.0), rate)) break;
     }
     xs.push_back(static_cast<double>(b * lb));
     ys.push_back(r.median);
@@ -236,7 +251,7 @@ void CacheRun::firm_up() {
       if (!fits(b)) continue;
       any = true;
       const Rereads r = rereads(b, k.firm_rereads);
-      if (r.ok && is_hit(r.median, b * lb, overhead, rate)) pts.add(static_cast<double>(b * lb), r.mean);
+      if (r.ok && hit(r.median, b * lb, overhead, rate)) pts.add(static_cast<double>(b * lb), r.mean);
     }
   }
   burst_rate(pts.x, pts.y);
@@ -297,7 +312,7 @@ void CacheRun::size() {
       auto ms = run(plan);
       unsigned hits = 0;
       for (unsigned i = r; i < 2 * r; ++i)
-        hits += ms[i] >= 0 && is_hit(ms[i], S * lb, res.hit_overhead_ms.value, hit_rate_mb_s);
+        hits += ms[i] >= 0 && hit(ms[i], S * lb, res.hit_overhead_ms.value, hit_rate_mb_s);
       res.size_bytes_estimate = std::max<std::uint64_t>(res.size_bytes_estimate, hits * S * lb);
       all_hit = hits == r;
       if (hits < r) break;
@@ -337,7 +352,7 @@ void CacheRun::read_ahead() {
     io.idle(k.read_ahead_pause);
     const auto b2 = run({{x + follow + j, 1, false}});
     if (b2[0] < 0 || std::any_of(a.begin(), a.end(), [](double v) { return v < 0; })) return -1;
-    return is_hit(b2[0], lb, res.hit_overhead_ms.value, hit_rate_mb_s) ? 1 : 0;
+    return hit(b2[0], lb, res.hit_overhead_ms.value, hit_rate_mb_s) ? 1 : 0;
   };
   const std::optional<unsigned> trigger = read_ahead_trigger(probe);
   if (!trigger) return;  // a failed read, the budget spent, or no read-ahead (res.read_ahead says)

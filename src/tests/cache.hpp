@@ -43,8 +43,9 @@ struct CacheResult {
   std::vector<Withheld> withheld;  // why a figure is null or not told (tests/withheld.hpp)
 };
 
-// Pure: is this latency a cache hit for `bytes`, given the hit line (overhead + bytes/rate)?
-bool is_hit(double latency_ms, std::uint64_t bytes, double overhead_ms, double rate_mb_s);
+// Pure: is this latency a cache hit for `bytes`, given the hit line (overhead + bytes/rate) and
+// what a miss adds to a hit (the head's repositioning; 0 where not known)?
+bool is_hit(double latency_ms, std::uint64_t bytes, double overhead_ms, double rate_mb_s, double miss_extra_ms = 0);
 
 Expected<CacheResult> run_cache(IoEngine& io, const CacheOptions& opt, const ProgressFn* progress = nullptr);
 
