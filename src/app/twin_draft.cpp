@@ -229,6 +229,13 @@ void controller_keys(const json& doc, double lbs, json& m, Sources& src) {
   if (auto b = json_number_at(ca, {"burst_mb_s"}); b && *b > 0) {
     m["interface_mb_s"] = *b;
     src.measured("interface_mb_s", "cache test's burst rate from the buffer");
+    // Data read from the media crosses to the host after it is read, block by block at that rate
+    // (the bus object with block times of 0: the interface rate governs). Without it the
+    // simulator lets a miss's transfer overlap the seek, which on an interface slower than the
+    // media (a SCSI-2 bus, a USB bridge) makes a miss as quick as a hit, and the twin's own cache
+    // test then finds a cache many times the drive's.
+    m["controller"]["bus"] = {{"read_block_ms", 0.0}, {"write_block_ms", 0.0}};
+    src.measured("controller.bus", "cache test's burst rate, pipelined behind the media on a miss");
   } else {
     m["interface_mb_s"] = 150;
     src.fallback("interface_mb_s", unmeasured(doc, "cache", "no burst rate measured") + "; 150 MB/s assumed");
@@ -261,6 +268,16 @@ void controller_keys(const json& doc, double lbs, json& m, Sources& src) {
   } else {
     src.fallback("cache.read_ahead_sectors",
                  unmeasured(doc, "cache", "the cache test did not tell read-ahead (see its notes)") + "; none assumed");
+  }
+  // A segment holds what the drive was seen to hold at once: the largest re-read that hit and the
+  // read-ahead after a read. A segment smaller than the two (the size probe steps by twos, the
+  // read-ahead is often a floor) lets the twin's read-ahead push out the very block it was asked
+  // for, so that even a one-block re-read misses, which the drive's never did.
+  const double held = json_number_at(ca, {"largest_hit_bytes"}).value_or(0) + cache["read_ahead_sectors"].get<double>() * lbs;
+  if (cache["bytes"].get<double>() > 0 && cache["read_ahead_sectors"].get<double>() > 0 &&
+      cache["bytes"].get<double>() / cache["segments"].get<double>() < held) {
+    cache["bytes"] = static_cast<std::uint64_t>(held * cache["segments"].get<double>());
+    src.measured("cache.bytes", "cache test: segments that hold its largest hit and the read-ahead after a read at once");
   }
   cache["write_back"] = json_true_at(doc, {"identify", "write_cache", "enabled"});
   src.claimed("cache.write_back", "the drive's write-cache setting (IDENTIFY word 85 bit 5 / caching mode page)");
