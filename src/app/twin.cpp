@@ -103,7 +103,7 @@ Expected<Report> run_model(const ModelRequest& req, const measure::ProgressFn& p
       cut("cache workload", dms.error());
     } else {
       workload_s += busy_ms(*dms, w) / 1e3;
-      if (auto e = fit_cache(model, *dms, w, req.seed + 21, moves)) return *e;
+      if (auto e = fit_cache(model, *dms, w, segment_floor_bytes(model), req.seed + 21, moves)) return *e;
       auto dm = sim::parse_model(model.dump());
       if (!dm) return dm.error();
       const double cyl_blocks = static_cast<double>(dm->capacity()) / std::max(1u, dm->total_cylinders());

@@ -33,6 +33,14 @@ struct TwinDraft {
 };
 TwinDraft twin_from_bench(const nlohmann::json& bench_doc);
 
+// The least a twin's cache segment holds, in bytes: one block and the model's read-ahead after it
+// (0 where the model reads nothing ahead). The simulator's read-ahead keeps the last segment's
+// worth of what it read, so a segment no larger than the read-ahead lets it push out the very
+// block just asked for, and even the access test's one-block re-reads, hits on the drive, miss on
+// the twin (which calibration then took for a command overhead of a revolution). Every stage that
+// sizes the segments keeps to it.
+double segment_floor_bytes(const nlohmann::json& model);
+
 // Stage 2 (pure): one calibration step. `drive` and `twin` are bench documents of the drive and of
 // the model `model`; returns the model with every calibrated figure moved by the drive − twin
 // difference of its measurement, and what it moved in `moves` (one line each).

@@ -75,6 +75,7 @@ json twin_calibrate(const json& model, const json& drive, const json& twin, std:
     json seg = std::round(cache["bytes"].get<double>() / segs);
     const std::size_t before = moves.size();
     scale("cache segment bytes", seg, "segment_bytes_estimate", 4096, 1e9);
+    seg = std::max(seg.get<double>(), std::round(segment_floor_bytes(m)));
     if (moves.size() == before) {
       json count = segs;
       const auto want = json_number_at(dc, {"size_bytes_estimate"}), got = json_number_at(tc, {"size_bytes_estimate"});

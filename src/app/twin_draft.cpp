@@ -269,15 +269,12 @@ void controller_keys(const json& doc, double lbs, json& m, Sources& src) {
     src.fallback("cache.read_ahead_sectors",
                  unmeasured(doc, "cache", "the cache test did not tell read-ahead (see its notes)") + "; none assumed");
   }
-  // A segment holds what the drive was seen to hold at once: the largest re-read that hit and the
-  // read-ahead after a read. A segment smaller than the two (the size probe steps by twos, the
-  // read-ahead is often a floor) lets the twin's read-ahead push out the very block it was asked
-  // for, so that even a one-block re-read misses, which the drive's never did.
-  const double held = json_number_at(ca, {"largest_hit_bytes"}).value_or(0) + cache["read_ahead_sectors"].get<double>() * lbs;
-  if (cache["bytes"].get<double>() > 0 && cache["read_ahead_sectors"].get<double>() > 0 &&
-      cache["bytes"].get<double>() / cache["segments"].get<double>() < held) {
+  // The size probe steps by twos and the read-ahead is often a floor: the segment the size and
+  // count give may not hold a block and the read-ahead after it.
+  const double held = segment_floor_bytes({{"cache", cache}, {"logical_sector_bytes", lbs}});
+  if (cache["bytes"].get<double>() > 0 && cache["bytes"].get<double>() / cache["segments"].get<double>() < held) {
     cache["bytes"] = static_cast<std::uint64_t>(held * cache["segments"].get<double>());
-    src.measured("cache.bytes", "cache test: segments that hold its largest hit and the read-ahead after a read at once");
+    src.measured("cache.bytes", "cache test, segments raised to hold a block and the read-ahead after it");
   }
   cache["write_back"] = json_true_at(doc, {"identify", "write_cache", "enabled"});
   src.claimed("cache.write_back", "the drive's write-cache setting (IDENTIFY word 85 bit 5 / caching mode page)");
@@ -378,6 +375,13 @@ TwinDraft twin_from_bench(const json& doc) {
   m["provenance"] = {{"made_by", "drivescope model"}, {"sources", src.map}, {"failed_tests", d.failed_tests}};
   d.model = std::move(m);
   return d;
+}
+
+double segment_floor_bytes(const json& model) {
+  const auto c = model.find("cache");
+  if (c == model.end() || !c->is_object()) return 0;
+  const double lbs = model.value("logical_sector_bytes", 512.0), ra = c->value("read_ahead_sectors", 0.0) * lbs;
+  return ra > 0 ? lbs + ra : 0;
 }
 
 }  // namespace ds::app

@@ -40,8 +40,9 @@ std::optional<Error> fit_queue(nlohmann::json& model, const nlohmann::json& driv
 
 // Stage 4's workload (pure, from its seed) and the cache's segments fitted to its service times.
 measure::Trace cache_workload(std::uint64_t capacity_blocks, std::uint32_t block_bytes, std::uint64_t seed);
+// Segments below `segment_floor` (segment_floor_bytes) are not tried.
 std::optional<Error> fit_cache(nlohmann::json& model, const std::vector<double>& drive_ms, const measure::Trace& w,
-                               std::uint64_t seed, std::vector<std::string>& moves);
+                               double segment_floor, std::uint64_t seed, std::vector<std::string>& moves);
 
 // The seek workload: reads that alternate between two places `dist` blocks apart, for distances
 // doubling from one cylinder (of the twin's mean cylinder) to most of the stroke. Each visit moves

@@ -83,7 +83,7 @@ Expected<std::vector<double>> twin_times(const json& model, const measure::Trace
 // drive (the demerit of the twin's against them, over a grid of segment counts and sizes around
 // what the cache test saw). The read-ahead stays as the cache test measured it.
 std::optional<Error> fit_cache(json& model, const std::vector<double>& drive_ms, const measure::Trace& w,
-                               std::uint64_t seed, std::vector<std::string>& moves) {
+                               double segment_floor, std::uint64_t seed, std::vector<std::string>& moves) {
   json& cache = model["cache"];
   if (drive_ms.empty() || cache.value("bytes", 0.0) <= 0) return std::nullopt;
   const double lbs = model["logical_sector_bytes"].get<double>();
@@ -98,6 +98,7 @@ std::optional<Error> fit_cache(json& model, const std::vector<double>& drive_ms,
   for (unsigned n : {1u, 2u, 3u, 4u, 5u, 6u, 8u, 10u, 12u, 16u, 24u, 32u})
     for (int k = -4; k <= 8; ++k) {
       const double seg = std::max(lbs, std::round(seg0 * std::pow(2.0, k / 4.0) / lbs) * lbs);
+      if (seg < segment_floor) continue;
       json trial = model;
       trial["cache"]["segments"] = n;
       trial["cache"]["bytes"] = static_cast<std::uint64_t>(seg * n);

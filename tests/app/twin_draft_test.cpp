@@ -163,3 +163,36 @@ TEST_CASE("twin draft: a drive that reads ahead only after a read continued anot
   }
   fs::remove(file);
 }
+
+TEST_CASE("twin draft: a segment holds a block and the read-ahead after it, and a one-block re-read hits on the twin") {
+  // The HP C2490A's full model: the cache test sees 64 KiB segments and a read-ahead of at least
+  // 64 KiB. A segment of exactly that let the twin's read-ahead push out the block just read, so
+  // the twin's one-block re-reads cost a revolution where the drive's are hits.
+  app::BenchRequest b;
+  b.target = std::string("sim:") + DS_TEST_DATA + "/disk-models-disksim/hp_c2490a.json";
+  b.tests = {"access", "cache"};
+  b.tests_given = true;
+  b.budget_s = 30;
+  auto r = app::run_bench(b, {});
+  REQUIRE(static_cast<bool>(r));
+  const json& dc = r->json["tests"]["cache"];
+  REQUIRE(dc["read_ahead"] == true);
+  const app::TwinDraft d = app::twin_from_bench(r->json);
+  const json& cache = d.model["cache"];
+  const double lbs = d.model["logical_sector_bytes"].get<double>();
+  CAPTURE(cache.dump());
+  CHECK(cache["bytes"].get<double>() / cache["segments"].get<double>() >=
+        lbs * (1 + cache["read_ahead_sectors"].get<double>()));
+  CHECK(app::segment_floor_bytes(d.model) == lbs * (1 + cache["read_ahead_sectors"].get<double>()));
+  // Measured as the drive was, the twin's re-reads of one block are hits as the drive's were.
+  const fs::path file = fs::temp_directory_path() / ("ds-twin-segment-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(file) << d.model.dump();
+  b.target = "sim:" + file.string();
+  b.tests = {"access"};
+  auto t = app::run_bench(b, {});
+  REQUIRE(static_cast<bool>(t));
+  const double drive_o = r->json["tests"]["access"]["command_overhead_ms"].get<double>();
+  const double twin_o = t->json["tests"]["access"]["command_overhead_ms"].get<double>();
+  CHECK(twin_o < drive_o + 1.0);  // a miss would cost the better part of a 9.4 ms revolution
+  fs::remove(file);
+}
