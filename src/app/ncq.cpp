@@ -250,7 +250,7 @@ Report ncq_report(const Target& t, const NcqResult& r) {
   if (r.queue) {
     const auto& c = r.queue->verdict.confidence;
     eff["confidence"] = c ? json(std::round(*c * 1000) / 1000) : json(nullptr);
-    eff["evidence"] = r.queue->verdict.evidence;
+    eff["evidence"] = report::reorder_evidence_text(r.queue->verdict);
     eff["no_positioning_cost"] = r.queue->verdict.no_positioning_cost;
     eff["parallel_service"] = r.queue->verdict.parallel_service;
   }
@@ -280,7 +280,7 @@ Report ncq_report(const Target& t, const NcqResult& r) {
                    r.host.source);
   if (r.queue) {
     o += fmt::format("  effective: {}\n             ({})\n", report::reorder_verdict_text(r.queue->verdict),
-                     r.queue->verdict.evidence);
+                     report::reorder_evidence_text(r.queue->verdict));
   } else {
     o += fmt::format("  effective: not measured{}\n", r.queue_error.empty() ? "" : ": " + r.queue_error);
   }

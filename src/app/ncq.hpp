@@ -19,6 +19,7 @@
 #include "app/identify.hpp"
 #include "app/target.hpp"
 #include "probe/identify.hpp"
+#include "report/measure_report.hpp"
 #include "tests/ncq_verdict.hpp"
 #include "tests/queue.hpp"
 
@@ -48,12 +49,12 @@ struct NcqResult {
   std::vector<std::string> warnings;
 };
 
-// Pure pieces (tested on their own): the claim from IDENTIFY or INQUIRY, and the verdict
-// (tests/ncq_verdict.hpp, next to the queue test it reads).
+// Pure pieces (tested on their own): the claim from IDENTIFY or INQUIRY, and the verdict in words
+// (report/measure_report.hpp).
 NcqClaim claim_from_identify(const probe::AtaIdentity& id);
 NcqClaim claim_from_inquiry(bool cmd_que);
-using measure::ncq_sentence;
-using measure::ncq_summary;
+using report::ncq_sentence;
+using report::ncq_summary;
 
 // The target must have been opened with want_io when o.measure is set.
 Expected<NcqResult> run_ncq(Target& t, const NcqOptions& o);

@@ -2,6 +2,7 @@
 // "tests" key and the text a command prints. The measurement library returns values; what a
 // value is called, how it is rounded and how a withheld figure is said live here.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 
 #include "tests/actuators.hpp"
 #include "tests/bench.hpp"
+#include "tests/ncq_verdict.hpp"
 #include "tests/patterns.hpp"
 #include "tests/queue.hpp"
 #include "tests/rmw.hpp"
@@ -24,6 +26,18 @@ nlohmann::json queue_to_json(const measure::QueueResult& r);
 std::string queue_to_text(const measure::QueueResult& r);
 // The queue verdict in a few words: "yes (confidence 99.9 %)", "no: parallel service", ...
 std::string reorder_verdict_text(const measure::ReorderVerdict& v);
+// What the verdict rests on, one sentence with the numbers (why it is null, where it is).
+std::string reorder_evidence_text(const measure::ReorderVerdict& v);
+// The depth-1 against deepest-depth comparison (measure::reorder_comparison's numbers) in words.
+std::string reorder_comparison_text(const std::vector<std::pair<const char*, double>>& numbers);
+
+// `drivescope ncq`'s verdict (tests/ncq_verdict.hpp) in one summary ("claimed, enabled, not
+// effective") and one plain sentence ("NCQ claimed (depth 32) and enabled by the host (depth
+// 31), but the drive serves reads in arrival order").
+std::string ncq_summary(const measure::NcqClaim& c, const measure::NcqHost& h,
+                        const std::optional<measure::QueueResult>& q);
+std::string ncq_sentence(const measure::NcqClaim& c, const measure::NcqHost& h,
+                         const std::optional<measure::QueueResult>& q);
 
 nlohmann::json patterns_to_json(const measure::PatternsResult& r);  // goes under tests.patterns
 std::string patterns_to_text(const measure::PatternsResult& r);

@@ -44,7 +44,7 @@ nlohmann::json queue_to_json(const QueueResult& r) {
   return json{{K::depths, std::move(depths)},
               {K::reorders, v.reorders ? json(*v.reorders) : json(nullptr)},
               {K::confidence, v.confidence ? json(r3(*v.confidence)) : json(nullptr)},
-              {K::evidence, v.evidence},
+              {K::evidence, reorder_evidence_text(v)},
               {K::iops_gain, r3(v.iops_gain)},
               {K::iops_exponent, r3(v.iops_exponent)},
               {K::latency_exponent, r3(v.latency_exponent)},
@@ -52,7 +52,15 @@ nlohmann::json queue_to_json(const QueueResult& r) {
               {K::scheduler, r.scheduler.empty() ? json(nullptr) : json(r.scheduler)},
               {K::block_bytes, r.block_bytes},
               {K::drive_time_s, r3(r.drive_time_s)},
-              {K::notes, r.notes}};
+              {K::notes, r.notes},
+              {K::withheld, withheld_json(v.undecided ? std::vector<Withheld>{*v.undecided} : std::vector<Withheld>{})}};
+}
+
+std::string reorder_evidence_text(const ReorderVerdict& v) {
+  if (v.undecided) return withheld_text(*v.undecided);
+  if (!v.reorders) return {};
+  return std::string(*v.reorders ? "reorders: " : "serves in arrival order: ") +
+         reorder_comparison_text(reorder_comparison(v));
 }
 
 std::string reorder_verdict_text(const ReorderVerdict& v) {
@@ -90,7 +98,7 @@ std::string queue_to_text(const QueueResult& r) {
                                                 : fmt::format("{}({})", d.depth, d.reached_depth),
                      d.iops, d.mean_ms, d.p50_ms, d.p99_ms, d.overtaken_share * 100, bands);
   }
-  o += fmt::format("reorders: {}\n  {}\n", reorder_verdict_text(r.verdict), r.verdict.evidence);
+  o += fmt::format("reorders: {}\n  {}\n", reorder_verdict_text(r.verdict), reorder_evidence_text(r.verdict));
   for (const auto& n : r.notes) o += "  note: " + n + "\n";
   return o;
 }

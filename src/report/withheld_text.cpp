@@ -172,11 +172,57 @@ std::optional<std::string> actuators_rmw_sentence(const Withheld& w) {
   }
 }
 
+// The queue test: why it does not say whether the drive reorders.
+std::optional<std::string> queue_sentence(const Withheld& w) {
+  using R = WithheldReason;
+  switch (w.reason) {
+    case R::queue_no_depth1:
+      return "no usable depth-1 run: nothing to compare against";
+    case R::queue_not_mechanical:
+      return fmt::format("no mechanical positioning: random reads take {:.3f} ms (median of the fastest round), under "
+                         "the {:.1f} ms a rotating drive needs: no positioning time for a queue to save",
+                         w.number("median_ms"), w.number("floor_ms"));
+    case R::queue_no_positioning_cost:
+      return fmt::format("no positioning cost to save: depth-1 reads take {:.3f} ms (median; mean {:.3f} ms, spread "
+                         "{:.0f} % of the mean), unlike a mechanical access{}",
+                         w.number("d1_median_ms"), w.number("d1_mean_ms"), w.number("spread_pct"),
+                         w.number("deepest") > 1 ? fmt::format("; IOPS x{:.2f} from depth 1 to {}", w.number("depth_gain"),
+                                                               whole(w, "deepest"))
+                                                 : std::string());
+    case R::queue_depth1_vague:
+      return fmt::format("depth 1's IOPS is known only to +-{:.0f} %: nothing to compare against", w.number("iops_hw_pct"));
+    case R::queue_too_shallow:
+      return fmt::format("at most {} requests were outstanding: too shallow to judge", whole(w, "deepest"));
+    case R::queue_deep_vague:
+      return fmt::format("no depth of {} or more with IOPS known well enough to judge (depth {}'s IOPS ({:.0f}, from {} "
+                         "reads) is known only to +-{:.0f} %: judged at depth {}; a larger budget gives the deep "
+                         "queues more reads)",
+                         whole(w, "min_depth"), whole(w, "vague_depth"), w.number("vague_iops"), whole(w, "vague_reads"),
+                         w.number("iops_hw_pct"), whole(w, "judged_at"));
+    case R::queue_parallel_service:
+      return fmt::format("IOPS grow with depth through parallel service, not reordering (gain above x{:.1f} or under "
+                         "{:.0f} % served out of order): {}",
+                         w.number("ceiling"), w.number("overtaken_min_pct"), reorder_comparison_text(w.numbers));
+    case R::queue_disagree:
+      return "IOPS and latency disagree: " + reorder_comparison_text(w.numbers);
+    default:
+      return std::nullopt;
+  }
+}
+
 }  // namespace
+
+std::string reorder_comparison_text(const std::vector<std::pair<const char*, double>>& numbers) {
+  const Withheld w{"", {}, numbers};
+  return fmt::format("IOPS {:.0f} at depth 1 and {:.0f} at depth {} (x{:.2f}, threshold x{:.2f}); mean latency grows "
+                     "as depth^{:.2f}; {:.0f} % of completions at depth {} overtook an older request",
+                     w.number("d1_iops"), w.number("deep_iops"), whole(w, "deepest"), w.number("depth_gain"),
+                     w.number("threshold"), w.number("latency_slope"), w.number("overtaken_pct"), whole(w, "deepest"));
+}
 
 std::string withheld_text(const Withheld& w) {
   if (w.reason == WithheldReason::budget_spent) return fmt::format("stopped early: {}", measure::kBudgetSpentMessage);
-  for (auto sentence : {transfer_sentence, access_sentence, cache_sentence, actuators_rmw_sentence})
+  for (auto sentence : {transfer_sentence, access_sentence, cache_sentence, actuators_rmw_sentence, queue_sentence})
     if (auto s = sentence(w)) return *s;
   return measure::withheld_reason_name(w.reason);
 }

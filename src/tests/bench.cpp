@@ -296,7 +296,9 @@ void withhold_mechanics(BenchResult& r) {
     q->verdict.reorders.reset();
     q->verdict.no_positioning_cost = true;
     q->verdict.parallel_service = false;
-    q->verdict.evidence = r.positioning->verdict.evidence;
+    q->verdict.undecided = Withheld{key::queue::reorders, WithheldReason::queue_not_mechanical,
+                                    {{"median_ms", r.positioning->verdict.least_round_median_ms},
+                                     {"floor_ms", kMechanicalMedianFloorMs}}};
   }
   if (auto& u = r.actuators) {
     u->independent.reset();

@@ -1,9 +1,7 @@
-// The verdict of `drivescope ncq`: what the drive claims, what the host does with its queue and
-// what the queue test measured (tests/queue.hpp: does the drive reorder queued reads?), in one
-// summary ("claimed, enabled, not effective") and one plain sentence, e.g. "NCQ claimed (depth
-// 32) and enabled by the host (depth 31), but the drive serves reads in arrival order". The claim
-// and the host side are read by src/app (IDENTIFY, INQUIRY, sysfs); this is the analysis of what
-// they and the measurement say together.
+// What `drivescope ncq` judges besides the queue test (tests/queue.hpp: does the drive reorder
+// queued reads?): what the drive claims and what the host does with its queue, read by src/app
+// (IDENTIFY, INQUIRY, sysfs). src/report says the three together in one summary and one sentence
+// (report::ncq_summary, ncq_sentence).
 #pragma once
 #include <optional>
 #include <string>
@@ -31,7 +29,5 @@ struct NcqHost {
   std::string scheduler_note;      // restored / could not switch / not applicable
 };
 
-std::string ncq_summary(const NcqClaim& c, const NcqHost& h, const std::optional<QueueResult>& q);
-std::string ncq_sentence(const NcqClaim& c, const NcqHost& h, const std::optional<QueueResult>& q);
 
 }  // namespace ds::measure

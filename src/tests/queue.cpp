@@ -124,9 +124,8 @@ bool no_positioning_cost(const QueueDepthResult& d1, ReorderVerdict& v) {
   v.no_positioning_cost = true;
   v.confidence = std::max(median_under_floor_confidence(d1),
                           cv_under_confidence(cv1, static_cast<double>(d1.ios), t.no_cost_cv));
-  v.evidence = fmt::format(
-      "no positioning cost to save: depth-1 reads take {:.3f} ms (median; mean {:.3f} ms, spread {:.0f} % of "
-      "the mean), unlike a mechanical access", d1.p50_ms, d1.mean_ms, cv1 * 100);
+  v.undecided = Withheld{key::queue::reorders, WithheldReason::queue_no_positioning_cost,
+                         {{"d1_median_ms", d1.p50_ms}, {"d1_mean_ms", d1.mean_ms}, {"spread_pct", cv1 * 100}}};
   return true;
 }
 
@@ -138,31 +137,39 @@ const QueueDepthResult* first_usable_depth1(const std::vector<QueueDepthResult>&
 
 }  // namespace
 
+std::vector<std::pair<const char*, double>> reorder_comparison(const ReorderVerdict& v) {
+  return {{"d1_iops", v.d1_iops},          {"deep_iops", v.deep_iops},
+          {"deepest", static_cast<double>(v.deepest)}, {"depth_gain", v.iops_gain},
+          {"threshold", v.gain_threshold}, {"latency_slope", v.latency_exponent},
+          {"overtaken_pct", v.overtaken_share * 100}};
+}
+
 ReorderVerdict judge_reordering(const std::vector<QueueDepthResult>& depths) {
   ReorderVerdict v;
-  const QueueDepthResult* first = first_usable_depth1(depths);
-  if (!first) {
-    v.evidence = "no usable depth-1 run: nothing to compare against";
+  auto undecided = [&v](WithheldReason why, std::vector<std::pair<const char*, double>> numbers) {
+    v.undecided = Withheld{key::queue::reorders, why, std::move(numbers)};
     return v;
-  }
+  };
+  const QueueDepthResult* first = first_usable_depth1(depths);
+  if (!first) return undecided(WithheldReason::queue_no_depth1, {});
   if (no_positioning_cost(*first, v)) {
     if (const auto deep = pick_depths(depths).deep; deep && deep->reached_depth > 1) {
       v.deepest = deep->reached_depth;
       v.iops_gain = deep->iops / first->iops;
-      v.evidence += fmt::format("; IOPS x{:.2f} from depth 1 to {}", v.iops_gain, v.deepest);
+      v.undecided->numbers.insert(v.undecided->numbers.end(),
+                                  {{"depth_gain", v.iops_gain}, {"deepest", static_cast<double>(v.deepest)}});
     }
     return v;
   }
   const auto [d1, deep, vague] = pick_depths(depths);
-  if (!d1 || !deep) {
-    v.evidence = fmt::format("depth 1's IOPS is known only to +-{:.0f} %: nothing to compare against",
-                             196 * first->iops_rel_se);
-    return v;
-  }
+  if (!d1 || !deep) return undecided(WithheldReason::queue_depth1_vague, {{"iops_hw_pct", 196 * first->iops_rel_se}});
   v.deepest = deep->reached_depth;
+  v.d1_iops = d1->iops;
+  v.deep_iops = deep->iops;
   v.iops_gain = deep->iops / d1->iops;
   v.overtaken_share = deep->overtaken_share;
-  if (vague && vague->reached_depth > deep->reached_depth)
+  const bool left_out = vague && vague->reached_depth > deep->reached_depth;
+  if (left_out)
     v.unjudged = fmt::format(
         "depth {}'s IOPS ({:.0f}, from {} reads) is known only to +-{:.0f} %: judged at depth {}; a "
         "larger budget gives the deep queues more reads",
@@ -170,21 +177,19 @@ ReorderVerdict judge_reordering(const std::vector<QueueDepthResult>& depths) {
   fit_exponents(depths, v);
   const QueueTuning& t = kTuning;
   if (v.deepest < t.min_deepest) {
-    v.evidence = v.unjudged.empty()
-                     ? fmt::format("at most {} requests were outstanding: too shallow to judge", v.deepest)
-                     : fmt::format("no depth of {} or more with IOPS known well enough to judge ({})",
-                                   t.min_deepest, v.unjudged);
-    return v;
+    if (!left_out) return undecided(WithheldReason::queue_too_shallow, {{"deepest", static_cast<double>(v.deepest)}});
+    return undecided(WithheldReason::queue_deep_vague,
+                     {{"min_depth", static_cast<double>(t.min_deepest)},
+                      {"vague_depth", static_cast<double>(vague->reached_depth)},
+                      {"vague_iops", vague->iops},
+                      {"vague_reads", static_cast<double>(vague->ios)},
+                      {"iops_hw_pct", 196 * vague->iops_rel_se},
+                      {"judged_at", static_cast<double>(deep->reached_depth)}});
   }
-  const double threshold = std::pow(static_cast<double>(v.deepest), t.gain_threshold_exponent);
+  v.gain_threshold = std::pow(static_cast<double>(v.deepest), t.gain_threshold_exponent);
   const double se = std::max(t.min_gain_se, std::hypot(d1->iops_rel_se, deep->iops_rel_se));
-  const double z = (std::log(v.iops_gain) - std::log(threshold)) / se;
-  const std::string numbers = fmt::format(
-      "IOPS {:.0f} at depth 1 and {:.0f} at depth {} (x{:.2f}, threshold x{:.2f}); mean latency "
-      "grows as depth^{:.2f}; {:.0f} % of completions at depth {} overtook an older request",
-      d1->iops, deep->iops, v.deepest, v.iops_gain, threshold, v.latency_exponent,
-      v.overtaken_share * 100, v.deepest);
-  if (v.iops_gain >= threshold && v.latency_exponent < t.reorder_max_latency_exponent) {
+  const double z = (std::log(v.iops_gain) - std::log(v.gain_threshold)) / se;
+  if (v.iops_gain >= v.gain_threshold && v.latency_exponent < t.reorder_max_latency_exponent) {
     // Reordering serves the nearest of d requests first, so most completions overtake an older
     // request (95 %+ at depth 32 on SPTF drives), and it cannot gain more than about d^(1/2)
     // (the expected distance to the nearest of d random points). More IOPS with completions
@@ -200,23 +205,20 @@ ReorderVerdict judge_reordering(const std::vector<QueueDepthResult>& depths) {
       const double few_overtaken = side_confidence(t.reorder_min_overtaken - p, std::sqrt(std::max(p * (1 - p), 1 / n) / n));
       const double beyond_ceiling = side_confidence(std::log(v.iops_gain) - std::log(ceiling), se);
       v.confidence = std::max(0.0, normal_cdf(z) + std::max(few_overtaken, beyond_ceiling) - 1);
-      v.evidence = fmt::format("IOPS grow with depth through parallel service, not reordering "
-                               "(gain above x{:.1f} or under 25 % served out of order): ", ceiling) + numbers;
-      return v;
+      auto numbers = reorder_comparison(v);
+      numbers.insert(numbers.begin(), {{"ceiling", ceiling}, {"overtaken_min_pct", t.reorder_min_overtaken * 100}});
+      return undecided(WithheldReason::queue_parallel_service, std::move(numbers));
     }
     v.reorders = true;
     v.confidence = side_confidence(z, 1);
-    v.evidence = "reorders: " + numbers;
     return v;
   }
-  if (v.iops_gain < threshold && v.latency_exponent >= t.arrival_min_latency_exponent) {
+  if (v.iops_gain < v.gain_threshold && v.latency_exponent >= t.arrival_min_latency_exponent) {
     v.reorders = false;
     v.confidence = side_confidence(-z, 1);
-    v.evidence = "serves in arrival order: " + numbers;
     return v;
   }
-  v.evidence = "IOPS and latency disagree: " + numbers;
-  return v;
+  return undecided(WithheldReason::queue_disagree, reorder_comparison(v));
 }
 
 Expected<QueueResult> run_queue(IoEngine& io, const QueueOptions& opt, const ProgressFn* progress) {

@@ -24,6 +24,7 @@
 #include "drivescope/io.hpp"
 #include "io/histogram.hpp"
 #include "tests/common.hpp"
+#include "tests/withheld.hpp"
 #include "tests/runner.hpp"
 
 namespace ds::measure {
@@ -73,12 +74,20 @@ struct ReorderVerdict {
   unsigned deepest = 0;           // deepest depth reached
   bool no_positioning_cost = false;
   bool parallel_service = false;  // IOPS grow, but not from reordering
-  std::string evidence;           // one sentence with the numbers
+  // The comparison the verdict rests on (0 where it was not reached): IOPS at depth 1 and at the
+  // deepest judged depth, and the gain threshold between them.
+  double d1_iops = 0, deep_iops = 0, gain_threshold = 0;
+  // Why `reorders` is null, with its numbers (src/report says it in words, as it says the
+  // comparison of a verdict: report::reorder_evidence_text).
+  std::optional<Withheld> undecided;
   std::string unjudged;           // a deeper depth left out: its IOPS too uncertain ("" none)
 };
 
 // Pure: judges per-depth figures (depth 1 must be present).
 ReorderVerdict judge_reordering(const std::vector<QueueDepthResult>& depths);
+// The comparison a verdict rests on, named as a withheld reason's numbers (d1_iops, deep_iops,
+// deepest, iops_gain, threshold, latency_exponent, overtaken_pct).
+std::vector<std::pair<const char*, double>> reorder_comparison(const ReorderVerdict& v);
 
 struct QueueResult {
   std::vector<QueueDepthResult> depths;

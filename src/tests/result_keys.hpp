@@ -47,7 +47,7 @@
 #define DS_KEYS_BLOCKSIZE_ROW(X) X(block_bytes) X(read_mb_s) X(read_iops) X(write_mb_s)
 #define DS_KEYS_QUEUE(X)                                                                                   \
   X(depths) X(reorders) X(confidence) X(evidence) X(iops_gain) X(iops_exponent) X(latency_exponent)        \
-  X(no_positioning_cost) X(scheduler) X(block_bytes) X(drive_time_s) X(notes)
+  X(no_positioning_cost) X(scheduler) X(block_bytes) X(drive_time_s) X(notes) X(withheld)
 #define DS_KEYS_QUEUE_DEPTH(X)                                                                             \
   X(depth) X(reached_depth) X(ios) X(iops) X(iops_rel_se) X(mean_ms) X(p50_ms) X(p90_ms) X(p99_ms)         \
   X(max_ms) X(stddev_ms) X(overtaken_share) X(drive_time_s) X(histogram)
@@ -87,7 +87,7 @@
   O(zone, DS_KEYS_ZONE, "/transfer/zones/*")                      \
   O(cache, DS_KEYS_CACHE, "/cache")                               \
   O(withheld, DS_KEYS_WITHHELD, "/access/withheld/*", "/transfer/withheld/*", "/cache/withheld/*", \
-    "/actuators/withheld/*", "/rmw/withheld/*") \
+    "/actuators/withheld/*", "/rmw/withheld/*", "/queue/withheld/*") \
   O(blocksize, DS_KEYS_BLOCKSIZE, "/blocksize")                   \
   O(blocksize_row, DS_KEYS_BLOCKSIZE_ROW, "/blocksize/rows/*")    \
   O(queue, DS_KEYS_QUEUE, "/queue")                               \
@@ -140,6 +140,7 @@ static_assert(std::string_view(kNotes) == transfer::notes && std::string_view(kN
 // withheld figure's numbers (each reason's own, named in tests/withheld.hpp).
 inline constexpr std::string_view kMapPlaces[] = {"/errors", "/access/withheld/*/numbers",
                                                   "/transfer/withheld/*/numbers", "/cache/withheld/*/numbers",
-                                                  "/actuators/withheld/*/numbers", "/rmw/withheld/*/numbers"};
+                                                  "/actuators/withheld/*/numbers", "/rmw/withheld/*/numbers",
+                                                  "/queue/withheld/*/numbers"};
 
 }  // namespace ds::measure::key

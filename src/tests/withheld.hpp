@@ -66,7 +66,19 @@ namespace ds::measure {
   X(writes_not_allowed)        /* no --write: only the claims */                                       \
   X(too_few_writes)            /* the aligned baseline was not timed {min_writes} */                   \
   X(small_writes_untimed)      /* the sizes below the first free one were not timed {first_free} */   \
-  X(sizes_unordered)           /* the sizes that pay and those that do not are not in size order */
+  X(sizes_unordered)           /* the sizes that pay and those that do not are not in size order */ \
+  /* queue: whether the drive reorders (reorders null) */                                              \
+  X(queue_no_depth1)           /* no usable depth-1 run */                                             \
+  X(queue_not_mechanical)      /* the target positions in no time {median_ms, floor_ms} */            \
+  X(queue_no_positioning_cost) /* depth-1 reads cost no positioning {d1_median_ms, d1_mean_ms,          \
+                                  spread_pct, depth_gain, deepest (0: no deeper depth)} */             \
+  X(queue_depth1_vague)        /* depth 1's IOPS too uncertain {iops_hw_pct} */                        \
+  X(queue_too_shallow)         /* too few requests outstanding {deepest} */                            \
+  X(queue_deep_vague)          /* no deep enough depth's IOPS known well {min_depth, vague_depth,      \
+                                  vague_iops, vague_reads, iops_hw_pct, judged_at} */                  \
+  X(queue_parallel_service)    /* IOPS grow, not by reordering {ceiling, overtaken_min_pct} and the    \
+                                  comparison's (reorder_comparison) */                                 \
+  X(queue_disagree)            /* IOPS and latency point different ways {the comparison's} */
 
 enum class WithheldReason : std::uint8_t {
 #define DS_WITHHELD_ENUM(code) code,

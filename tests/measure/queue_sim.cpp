@@ -91,7 +91,7 @@ TEST_CASE("queue: reorder verdict right on every simulated drive, depth-32 gain 
     REQUIRE(d32);
     CHECK(d32->reached_depth == 32);
     const double gain = d32->iops / d1->iops;
-    INFO("gain x" << gain << "; " << r.verdict.evidence);
+    INFO("gain x" << gain << "; " << ds::report::reorder_evidence_text(r.verdict));
     MESSAGE(s.name << ": reorders=" << std::string(r.verdict.reorders ? (*r.verdict.reorders ? "yes" : "no") : "?")
                    << " conf " << r.verdict.confidence.value_or(-1) << " IOPS d1 " << d1->iops << " d32 "
                    << d32->iops << " gain x" << gain << " lat exp " << r.verdict.latency_exponent);
@@ -224,8 +224,11 @@ TEST_CASE("queue verdict: no positioning cost -> inconclusive; flat and linear -
   // A RAM-like device: 0.1 ms, IOPS growing from parallelism.
   std::vector<QueueDepthResult> ram{mk(1, 9000, 0.11, 0.02, 0), mk(32, 60000, 0.5, 0.1, 0.4)};
   auto v = ds::measure::judge_reordering(ram);
+  // Why `reorders` is null: the code the JSON's `withheld` carries (none where it is told).
+  auto why = [&v] { return v.undecided ? v.undecided->reason : ds::measure::WithheldReason::budget_spent; };
   CHECK_FALSE(v.reorders.has_value());
   CHECK(v.no_positioning_cost);
+  CHECK(why() == ds::measure::WithheldReason::queue_no_positioning_cost);
   // A loop device on a busy host (targets ctest, measured): a few depth-1 reads stalled by
   // milliseconds, so its mean is 0.63 ms and its IOPS known to +-58 %, its median 8 us. It was
   // "no usable depth-1 run" and no_positioning_cost false in 2 runs of 10.
@@ -240,15 +243,19 @@ TEST_CASE("queue verdict: no positioning cost -> inconclusive; flat and linear -
   v = ds::measure::judge_reordering(fixed);
   CHECK_FALSE(v.reorders.has_value());
   CHECK(v.no_positioning_cost);
+  CHECK(why() == ds::measure::WithheldReason::queue_no_positioning_cost);
   // A mechanical FIFO drive.
   std::vector<QueueDepthResult> mech{mk(1, 80, 12.5, 5, 0), mk(8, 81, 99, 20, 0), mk(32, 82, 390, 40, 0)};
   v = ds::measure::judge_reordering(mech);
   REQUIRE(v.reorders.has_value());
   CHECK_FALSE(*v.reorders);
+  CHECK_FALSE(v.undecided.has_value());
   // IOPS x3 but every completion in arrival order: parallel, not reordering.
   std::vector<QueueDepthResult> par{mk(1, 80, 12.5, 5, 0), mk(32, 240, 130, 20, 0)};
   v = ds::measure::judge_reordering(par);
   CHECK_FALSE(v.reorders.has_value());
+  CHECK(why() == ds::measure::WithheldReason::queue_parallel_service);
+  CHECK(v.undecided->number("deep_iops") == doctest::Approx(240));
   // QEMU on a loaded host (measured in the VM): 3.8 ms at depth 1 with a wide spread, IOPS x10
   // at depth 32 from its thread pool, 2 % out of order: parallel service, not reordering.
   std::vector<QueueDepthResult> qemu{mk(1, 282, 3.77, 4.06, 0), mk(8, 820, 6.7, 6.4, 0.066),
@@ -276,10 +283,13 @@ TEST_CASE("queue verdict: no positioning cost -> inconclusive; flat and linear -
   clumped[1] = fuzzy(clumped[1], 40, 0.48);
   v = ds::measure::judge_reordering(clumped);
   CHECK_FALSE(v.reorders.has_value());
-  CHECK(v.evidence.find("known well enough") != std::string::npos);
+  CHECK(why() == ds::measure::WithheldReason::queue_deep_vague);
+  CHECK(v.undecided->number("vague_depth") == 32);
+  CHECK(v.undecided->number("judged_at") == 1);
   // No depth 1: nothing to judge.
   std::vector<QueueDepthResult> none{mk(32, 240, 130, 20, 0.5)};
   v = ds::measure::judge_reordering(none);
   CHECK_FALSE(v.reorders.has_value());
   CHECK_FALSE(v.confidence.has_value());
+  CHECK(why() == ds::measure::WithheldReason::queue_no_depth1);
 }

@@ -92,6 +92,9 @@ ds::measure::BenchResult full_result() {
   r->actuators->withheld.push_back(
       {K::actuators::independent, WithheldReason::gain_one_round, {{"measured_gain", 1.2}}});
   r->rmw->withheld.push_back({K::rmw::physical_bytes_estimate, WithheldReason::sizes_unordered});
+  r->queue->verdict.reorders.reset();
+  r->queue->verdict.undecided =
+      ds::measure::Withheld{K::queue::reorders, WithheldReason::queue_too_shallow, {{"deepest", 2}}};
   return std::move(*r);
 }
 

@@ -1,8 +1,14 @@
-#include "tests/ncq_verdict.hpp"
+// `drivescope ncq`'s verdict in words: what the drive claims, what the host does with its queue
+// and what the queue test measured, in one summary and one sentence (report/measure_report.hpp).
+#include "report/measure_report.hpp"
 
 #include <fmt/format.h>
 
-namespace ds::measure {
+namespace ds::report {
+
+using measure::NcqClaim;
+using measure::NcqHost;
+using measure::QueueResult;
 
 namespace {
 
@@ -40,7 +46,7 @@ std::string ncq_sentence(const NcqClaim& c, const NcqHost& h, const std::optiona
       return s + fmt::format("; effectiveness inconclusive: the device serves requests in parallel (IOPS x{:.1f} "
                              "from depth 1 to {}, {:.0f} % out of order), not like a drive saving positioning time",
                              v.iops_gain, v.deepest, v.overtaken_share * 100);
-    return s + "; effectiveness inconclusive: " + v.evidence;
+    return s + "; effectiveness inconclusive: " + reorder_evidence_text(v);
   }
   if (*v.reorders)
     return s + fmt::format(", and the drive reorders queued reads (IOPS x{:.1f} from depth 1 to {})",
@@ -50,4 +56,4 @@ std::string ncq_sentence(const NcqClaim& c, const NcqHost& h, const std::optiona
   return s + (c.claimed && enabled ? ", but" : ";") + " the drive serves reads in arrival order";
 }
 
-}  // namespace ds::measure
+}  // namespace ds::report
