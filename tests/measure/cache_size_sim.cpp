@@ -12,6 +12,26 @@
 
 using namespace ds::measure;
 
+namespace {
+
+// The cache test on a drive (sim spec or model file) with 6 s of drive time, and the model's cache.
+struct CacheRun {
+  CacheResult c;
+  std::uint64_t truth = 0;
+};
+CacheRun cache_on(const std::string& spec, std::uint64_t seed) {
+  auto t = ds::sim::open(spec);
+  REQUIRE(t.ok());
+  CacheOptions o;
+  o.seed = seed;
+  o.budget_s = 6;
+  auto c = run_cache(*t->io, o);
+  REQUIRE(c.ok());
+  return {std::move(*c), t->model.cache.bytes};
+}
+
+}  // namespace
+
 TEST_CASE("cache size: at most 1.25x the model's cache, segment <= total, floor flagged") {
   // The DiskSim models have small caches (128-842 KiB): where a probe limited only by its own
   // 8 MiB would show up; then every preset.
@@ -22,14 +42,8 @@ TEST_CASE("cache size: at most 1.25x the model's cache, segment <= total, floor 
   for (const auto& p : ds::sim::preset_names()) specs.push_back("sim:" + p);
   for (const auto& name : specs)
     for (std::uint64_t seed = 1; seed <= 2; ++seed) {
-      auto t = ds::sim::open(name);
-      REQUIRE(t.ok());
-      CacheOptions o;
-      o.seed = seed;
-      o.budget_s = 6;
-      auto c = run_cache(*t->io, o);
-      REQUIRE(c.ok());
-      const std::uint64_t truth = t->model.cache.bytes;
+      const auto [run, truth] = cache_on(name, seed);
+      const CacheResult* c = &run;
       INFO(name << " seed " << seed << ": estimate " << c->size_bytes_estimate << " (at least: "
                 << c->size_at_least << "), segment " << c->segment_bytes_estimate << ", cache " << truth);
       CHECK(static_cast<double>(c->size_bytes_estimate) <= 1.25 * static_cast<double>(truth));
@@ -120,14 +134,8 @@ TEST_CASE("cache size: an interface slower than the media still tells a miss fro
   for (const char* n : {"dec_rz26", "hp_c2247a", "hp_c2490a", "quantum_qm39100td_atlas3",
                         "seagate_st34501n_cheetah4lp", "seagate_st39102lw_cheetah9lp", "seagate_st41601n"})
     for (std::uint64_t seed = 1; seed <= 2; ++seed) {
-      auto t = ds::sim::open(std::string(DS_TEST_DATA) + "/disk-models-disksim/" + n + ".json");
-      REQUIRE(t.ok());
-      CacheOptions o;
-      o.seed = seed;
-      o.budget_s = 6;
-      auto c = run_cache(*t->io, o);
-      REQUIRE(c.ok());
-      const std::uint64_t truth = t->model.cache.bytes;
+      const auto [run, truth] = cache_on(std::string(DS_TEST_DATA) + "/disk-models-disksim/" + n + ".json", seed);
+      const CacheResult* c = &run;
       INFO(std::string(n) << " seed " << seed << ": estimate " << c->size_bytes_estimate << ", largest hit "
              << c->largest_hit_bytes << ", cache " << truth << ", drive time " << c->drive_time_s << " s, notes: "
              << (c->notes.empty() ? std::string() : c->notes.front()));
