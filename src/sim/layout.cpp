@@ -221,7 +221,10 @@ Expected<Layout> Layout::build(const DiskModel& m, std::int64_t head_switch_ns, 
       if (next) runs[k].out_move = cyl_of(*next, 0, 0, 0) - cyl_of(runs[k], runs[k].bands - 1, l.heads_ - 1, runs[k].width - 1);
     }
   }
-  if (auto e = l.map_slipped(m.layout_spec.slipped, phys)) return *e;
+  l.first_offset_ = m.layout_spec.first_sector_offset;
+  std::vector<std::uint64_t> slipped = m.layout_spec.slipped;
+  if (auto e = l.map_track_sparing(m, &slipped)) return *e;
+  if (auto e = l.map_slipped(slipped, phys)) return *e;
   const std::uint64_t total = users - l.slipped_.size();
   l.capacity_ = m.capacity_sectors ? std::min(*m.capacity_sectors, total) : total;
   if (l.capacity_ == 0) return make_error("zones: hold no sectors");
@@ -244,6 +247,8 @@ Expected<Layout> Layout::build(const DiskModel& m, std::int64_t head_switch_ns, 
   l.zone_first_user_.resize(kept);
   l.cylinders_ = l.zones_.back().first_cyl + l.zones_.back().cylinders;
   l.build_zone_hint();  // for the zones kept
+  // Skips beyond the capacity lead to no LBA.
+  while (!l.skip_user_.empty() && l.lba_of_user(l.skip_user_.back()) >= l.capacity_) l.skip_user_.pop_back();
   l.set_switch_times(head_switch_ns, std::max(seek1_worst_ns, head_switch_ns));
   return l;
 }
@@ -280,13 +285,94 @@ std::optional<Error> Layout::map_slipped(const std::vector<std::uint64_t>& slipp
   return std::nullopt;
 }
 
+std::optional<Error> Layout::map_track_sparing(const DiskModel& m, std::vector<std::uint64_t>* slipped) {
+  skip_user_.clear();
+  const LayoutSpec& ls = m.layout_spec;
+  if (ls.track_sparing.empty()) return std::nullopt;
+  bool after_unused = false;  // the track before the current one holds no LBA
+  for (std::size_t i = 0; i < zi_.size(); ++i) {
+    const auto& ts = i < ls.track_sparing.size() ? ls.track_sparing[i] : std::nullopt;
+    if (!ts) {
+      after_unused = false;
+      continue;
+    }
+    const std::string field = "zones[" + std::to_string(i) + "].track_sparing";
+    const ZoneMap& z = zi_[i];
+    if (z.cls_spt.size() != 1 || ls.kind != LayoutKind::cylinder || zones_[i].surface[0].user != zones_[i].surface[0].spt)
+      return make_error(field + ": only with the cylinder layout, one sectors_per_track and no spares");
+    const std::uint64_t spt = z.cls_spt[0], tracks = z.phys / spt;
+    if (ts->front_sectors + std::uint64_t{ts->spare_tracks} * spt >= z.phys)
+      return make_error(field + ": leaves the zone no sector");
+    std::uint64_t left = z.phys - ts->front_sectors - std::uint64_t{ts->spare_tracks} * spt;
+    std::uint64_t from = ts->front_sectors;  // within the zone: the next sector that may hold an LBA
+    std::size_t slip = 0;
+    for (std::uint64_t p = 0; p < from; ++p) slipped->push_back(z.first_phys + p);
+    after_unused = after_unused || from >= spt;
+    for (std::uint64_t t = from / spt; t < tracks; ++t) {
+      const std::uint64_t a = std::max(from, t * spt), b = (t + 1) * spt;
+      while (slip < ts->slipped_tracks.size() && ts->slipped_tracks[slip] < t) ++slip;
+      const bool unused = left == 0 || (slip < ts->slipped_tracks.size() && ts->slipped_tracks[slip] == t);
+      const std::uint64_t used = unused ? 0 : std::min(left, b - a);
+      if (used && after_unused && a == t * spt) skip_user_.push_back(z.first_user + a);
+      for (std::uint64_t p = a + used; p < b; ++p) slipped->push_back(z.first_phys + p);
+      left -= used;
+      after_unused = used == 0;
+    }
+  }
+  return std::nullopt;
+}
+
+// A transfer that reaches an unused track moves straight on to the next track holding LBAs (the
+// head switch, or the seek to its cylinder), as DiskSim's head does (it positions for each track
+// of a transfer in turn, at its LBNs' physical place: disksim_diskctlr.c, disk_buffer_sector_done
+// and disk_buffer_seekdone). The
+// stream, which passes every physical track, saves the whole revolutions it would spend on the
+// unused tracks beyond that move; the angle of every sector stays that of its physical track.
+void Layout::time_skips(std::int64_t head_switch_ns, const std::function<std::int64_t(std::uint32_t)>& move) {
+  skip_saved_.assign(skip_user_.size(), 0);
+  skip_at_ns_.assign(skip_user_.size(), 0);
+  std::int64_t saved = 0;
+  for (std::size_t k = 0; k < skip_user_.size(); ++k) {
+    const std::uint64_t u = skip_user_[k], lba = lba_of_user(u);
+    if (lba > 0) {
+      const std::uint64_t u_prev = user_of_lba(lba - 1);
+      const Pos a = pos_of_user(u_prev), b = pos_of_user(u);
+      const std::int64_t end = zones_[a.zone].s0_ns + rel_ns(zi_[a.zone], a) + std::llround(sector_ns(a.zone, a.head));
+      const std::int64_t next = zones_[b.zone].s0_ns + rel_ns(zi_[b.zone], b);
+      const Chs ca = chs_of(a), cb = chs_of(b);
+      const std::int64_t need = ca.cyl == cb.cyl ? head_switch_ns : move(cb.cyl > ca.cyl ? cb.cyl - ca.cyl : ca.cyl - cb.cyl);
+      if (next - end > need) saved += (next - end - need) / rot_ns_ * rot_ns_;
+      skip_at_ns_[k] = next - saved;
+    } else {
+      const Pos b = pos_of_user(u);
+      skip_at_ns_[k] = zones_[b.zone].s0_ns + rel_ns(zi_[b.zone], b) - saved;
+    }
+    skip_saved_[k] = saved;
+  }
+}
+
+std::int64_t Layout::offset_start_ns(std::size_t i, std::int64_t end, std::int64_t move) const {
+  const std::uint64_t spt = zones_[i].surface[0].spt;
+  const auto angle = static_cast<std::int64_t>(static_cast<u128>(*first_offset_[i]) * static_cast<std::uint64_t>(rot_ns_) / spt);
+  std::int64_t lead = ((angle - end) % rot_ns_ + rot_ns_) % rot_ns_;
+  while (lead < move) lead += rot_ns_;
+  return end + lead;
+}
+
+std::int64_t Layout::skipped_before(std::uint64_t u) const {
+  if (skip_user_.empty()) return 0;
+  const auto k = std::upper_bound(skip_user_.begin(), skip_user_.end(), u) - skip_user_.begin();
+  return k == 0 ? 0 : skip_saved_[static_cast<std::size_t>(k - 1)];
+}
+
 void Layout::set_switch_times(std::int64_t head_switch_ns, std::int64_t cylinder_switch_ns,
                               const std::function<std::int64_t(std::uint32_t)>& move_ns) {
   auto move = [&](std::uint32_t d) { return d <= 1 || !move_ns ? cylinder_switch_ns : move_ns(d); };
   for (std::size_t i = 0; i < zones_.size(); ++i) {
     time_zone(i, head_switch_ns, cylinder_switch_ns, move);
+    const bool offset = i < first_offset_.size() && first_offset_[i];
     if (i == 0) {
-      zones_[i].s0_ns = 0;
+      zones_[i].s0_ns = offset ? offset_start_ns(i, 0, 0) : 0;
       continue;
     }
     // From the end of the previous zone's last sector, a move into this zone's first track.
@@ -295,11 +381,16 @@ void Layout::set_switch_times(std::int64_t head_switch_ns, std::int64_t cylinder
     const std::int64_t end = zones_[i - 1].s0_ns + floor_ns(p, [&](std::size_t c) {
       return last.start[c] + (last.bands - 1) * last.band[c] + last.fill[c];
     });
+    if (offset) {
+      zones_[i].s0_ns = offset_start_ns(i, end, move(last.out_move));
+      continue;
+    }
     const ZoneMap& z = zi_[i];
     const SurfaceGeometry& s0 = zones_[i].surface[0];
     const std::uint64_t lead = effective(s0.cylinder_skew, s0.spt, move(last.out_move), rot_ns_);
     zones_[i].s0_ns = end + floor_ns(z, [&](std::size_t c) { return c == z.cls[0] ? lead : 0; });
   }
+  if (!skip_user_.empty()) time_skips(head_switch_ns, move);
 }
 
 void Layout::time_zone(std::size_t zi, std::int64_t head_switch_ns, std::int64_t cylinder_switch_ns,
@@ -437,8 +528,9 @@ Chs Layout::locate(std::uint64_t lba, std::int64_t* s) const {
     *s = stream_ns(lba);
     return locate(lba);
   }
-  const Pos p = pos_of_user(user_of_lba(lba));  // once for both
-  *s = zones_[p.zone].s0_ns + rel_ns(zi_[p.zone], p);
+  const std::uint64_t u = user_of_lba(lba);
+  const Pos p = pos_of_user(u);  // once for both
+  *s = zones_[p.zone].s0_ns + rel_ns(zi_[p.zone], p) - skipped_before(u);
   return chs_of(p);
 }
 
@@ -467,10 +559,10 @@ std::int64_t Layout::end_ns(std::uint64_t end, Chs* last, std::uint64_t* track_f
     const std::uint64_t u_end = user_of_lba(end);
     if (u_end - first < zones_[p.zone].surface[p.head].user) {
       p.sector = u_end - first;
-      return zones_[p.zone].s0_ns + rel_ns(zi_[p.zone], p);
+      return zones_[p.zone].s0_ns + rel_ns(zi_[p.zone], p) - skipped_before(u);
     }
   }
-  return zones_[p.zone].s0_ns + rel_ns(zi_[p.zone], p) + std::llround(sector_ns(p.zone, p.head));
+  return zones_[p.zone].s0_ns + rel_ns(zi_[p.zone], p) + std::llround(sector_ns(p.zone, p.head)) - skipped_before(u);
 }
 
 std::uint64_t Layout::physical_of(std::uint64_t lba) const {
@@ -483,15 +575,22 @@ std::uint64_t Layout::physical_of(std::uint64_t lba) const {
 
 std::int64_t Layout::stream_ns(std::uint64_t lba) const {
   if (lba >= capacity_) {
-    const Pos p = pos_of_user(user_of_lba(capacity_ - 1));
-    return zones_[p.zone].s0_ns + rel_ns(zi_[p.zone], p, 1);
+    const std::uint64_t u = user_of_lba(capacity_ - 1);
+    const Pos p = pos_of_user(u);
+    return zones_[p.zone].s0_ns + rel_ns(zi_[p.zone], p, 1) - skipped_before(u);
   }
-  const Pos p = pos_of_user(user_of_lba(lba));
-  return zones_[p.zone].s0_ns + rel_ns(zi_[p.zone], p);
+  const std::uint64_t u = user_of_lba(lba);
+  const Pos p = pos_of_user(u);
+  return zones_[p.zone].s0_ns + rel_ns(zi_[p.zone], p) - skipped_before(u);
 }
 
 std::uint64_t Layout::lba_at_stream_ns(std::int64_t s, bool closed_form) const {
   if (s <= 0) return 0;
+  if (!skip_at_ns_.empty()) {
+    // Back to the stream that passes the unused tracks: add what was saved before s.
+    const auto k = std::upper_bound(skip_at_ns_.begin(), skip_at_ns_.end(), s) - skip_at_ns_.begin();
+    if (k > 0) s += skip_saved_[static_cast<std::size_t>(k - 1)];
+  }
   auto it = std::upper_bound(zones_.begin(), zones_.end(), s,
                              [](std::int64_t x, const ZoneGeometry& g) { return x < g.s0_ns; });
   const auto zi = static_cast<std::uint32_t>((it - zones_.begin()) - 1);

@@ -196,6 +196,17 @@ class Layout {
                              std::int64_t head_switch_ns, std::int64_t seek1_worst_ns,
                              ZoneGeometry& g) const;
   std::optional<Error> map_slipped(const std::vector<std::uint64_t>& slipped, std::uint64_t phys);
+  // Track sparing (LayoutSpec::track_sparing): the physical sectors it leaves without LBAs
+  // appended to *slipped, and the first sector of every track that holds LBAs after one or more
+  // that hold none into skip_user_.
+  std::optional<Error> map_track_sparing(const DiskModel& m, std::vector<std::uint64_t>* slipped);
+  // The stream time a head reading on does not spend on the unused tracks before non-spare
+  // index u: the sum of skip_saved_ over the skips at or before u.
+  std::int64_t skipped_before(std::uint64_t u) const;
+  // The stream time of zone i's first physical sector when it has a first_sector_offset: the
+  // first time at or after `end` + `move` ns at which the head is at that angle.
+  std::int64_t offset_start_ns(std::size_t i, std::int64_t end, std::int64_t move) const;
+  void time_skips(std::int64_t head_switch_ns, const std::function<std::int64_t(std::uint32_t)>& move);
   Pos pos_of_user(std::uint64_t u) const;
   Chs chs_of(const Pos& p) const;  // the cylinder, head, sector and zone of a position
   std::uint64_t user_of_lba(std::uint64_t lba) const;
@@ -228,6 +239,13 @@ class Layout {
   Divider rot_div_;  // rot_ns_
   std::vector<std::uint64_t> slipped_;   // non-spare indexes, sorted
   std::vector<std::uint64_t> slip_key_;  // slipped_[i] − i (non-decreasing)
+  std::vector<std::optional<std::uint32_t>> first_offset_;  // LayoutSpec::first_sector_offset
+  // Track sparing's skips: the first non-spare index after unused tracks (sorted), the stream
+  // time saved there and before (cumulative, whole revolutions), and the skip's stream time
+  // with those savings taken off (to invert stream_ns).
+  std::vector<std::uint64_t> skip_user_;
+  std::vector<std::int64_t> skip_saved_;
+  std::vector<std::int64_t> skip_at_ns_;
   std::uint64_t capacity_ = 0;
   std::uint32_t heads_ = 1;
   std::uint32_t cylinders_ = 0;

@@ -22,12 +22,33 @@ enum class LayoutKind : std::uint8_t {
   surface_serpentine,  // within a band: a surface across the band, the next surface back
 };
 
+// DiskSim's track sparing (its sparing scheme 1; DiskSim 4.0 diskmodel/layout_g1.c,
+// g1_ltop_trackspare and dm_layout_g1_compute_blksinband), per zone: the zone's LBAs start after
+// `front_sectors` sectors kept for the drive's own use, skip every track of `slipped_tracks`
+// (track numbers from the zone's first track, front ones included), and leave the spare tracks
+// the slips did not take (`spare_tracks` less the slips) unused at the zone's end. The head does
+// not pass over an unused track: a transfer that reaches one moves on to the next track that
+// holds LBAs (Layout: the stream skips it), while the angle of every sector stays where its
+// physical track puts it (DiskSim's g1_map_pbn_skew counts skews by physical track).
+struct TrackSparing {
+  std::uint64_t front_sectors = 0;
+  std::uint32_t spare_tracks = 0;
+  std::vector<std::uint32_t> slipped_tracks;  // sorted, each below the zone's track count
+};
+
 struct LayoutSpec {
   LayoutKind kind = LayoutKind::cylinder;
   std::uint32_t band_cylinders = 0;   // surface_serpentine: cylinders per band (> 0)
   std::uint32_t spares_per_track = 0;     // at the end of every track
   std::uint32_t spares_per_cylinder = 0;  // at the end of the last surface's track of a cylinder
   std::vector<std::uint64_t> slipped;     // physical sector numbers (fill order, sim/layout.hpp), as given
+  std::vector<std::optional<TrackSparing>> track_sparing;  // per zone (empty: none anywhere)
+  // Per zone (empty: none anywhere): where the zone's first physical sector starts, in sectors of
+  // its tracks from the angle where the stream starts (the first zone's first physical sector
+  // when that zone has none), instead of one cylinder skew after the previous zone's end. DiskSim
+  // places every zone so (its "Offset of first block": layout_g1.c, g1_map_pbn_skew starts each
+  // zone's angles at the zone's firstblkangle and counts skews from the zone's first cylinder).
+  std::vector<std::optional<std::uint32_t>> first_sector_offset;
   bool spares_given = false;              // written back only when given
   bool layout_given = false;
 };

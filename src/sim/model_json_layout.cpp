@@ -81,6 +81,61 @@ std::optional<Error> parse_slipped(const json& doc, LayoutSpec& ls) {
   return std::nullopt;
 }
 
+// zones[i].track_sparing: {"front_sectors": N, "spare_tracks": N, "slipped_tracks": [t, ...]}
+// (sim/layout_spec.hpp, TrackSparing).
+std::optional<Error> parse_track_sparing(const json& doc, DiskModel& m) {
+  const json& zs = doc.at("zones");
+  for (std::size_t i = 0; i < zs.size() && i < m.zones.size(); ++i) {
+    auto it = zs[i].find("track_sparing");
+    if (it == zs[i].end() || it->is_null()) continue;
+    const std::string path = "zones[" + std::to_string(i) + "].track_sparing";
+    if (!it->is_object()) return field_error(path, "must be an object");
+    TrackSparing t;
+    const std::uint64_t tracks = std::uint64_t{m.zones[i].cylinders} * m.surfaces;
+    if (auto v = it->find("front_sectors"); v != it->end() && !v->is_null()) {
+      const auto n = whole(*v);
+      if (!n) return field_error(path + ".front_sectors", "must be a non-negative integer");
+      t.front_sectors = *n;
+    }
+    if (auto v = it->find("spare_tracks"); v != it->end() && !v->is_null()) {
+      const auto n = whole(*v);
+      if (!n || *n > tracks) return field_error(path + ".spare_tracks", "must be a non-negative integer of at most the zone's tracks");
+      t.spare_tracks = static_cast<std::uint32_t>(*n);
+    }
+    if (auto v = it->find("slipped_tracks"); v != it->end() && !v->is_null()) {
+      if (!v->is_array()) return field_error(path + ".slipped_tracks", "must be an array of track numbers");
+      for (std::size_t k = 0; k < v->size(); ++k) {
+        const auto n = whole((*v)[k]);
+        const std::string f = path + ".slipped_tracks[" + std::to_string(k) + "]";
+        if (!n || *n >= tracks) return field_error(f, "must be a track number of the zone (below " + std::to_string(tracks) + ")");
+        if (!t.slipped_tracks.empty() && *n <= t.slipped_tracks.back()) return field_error(f, "must be above the one before");
+        t.slipped_tracks.push_back(static_cast<std::uint32_t>(*n));
+      }
+    }
+    if (t.slipped_tracks.size() > t.spare_tracks)
+      return field_error(path + ".slipped_tracks", "more slipped tracks than spare_tracks");
+    m.layout_spec.track_sparing.resize(m.zones.size());
+    m.layout_spec.track_sparing[i] = std::move(t);
+  }
+  return std::nullopt;
+}
+
+// zones[i].first_sector_offset: a whole number of sectors below the zone's sectors per track.
+std::optional<Error> parse_first_sector_offsets(const json& doc, DiskModel& m) {
+  const json& zs = doc.at("zones");
+  for (std::size_t i = 0; i < zs.size() && i < m.zones.size(); ++i) {
+    auto it = zs[i].find("first_sector_offset");
+    if (it == zs[i].end() || it->is_null()) continue;
+    const auto n = whole(*it);
+    if (!n || *n >= m.zones[i].sectors_per_track)
+      return field_error("zones[" + std::to_string(i) + "].first_sector_offset",
+                         "must be a non-negative integer below the zone's sectors_per_track");
+    m.layout_spec.first_sector_offset.resize(m.zones.size());
+    m.layout_spec.first_sector_offset[i] = static_cast<std::uint32_t>(*n);
+  }
+  return std::nullopt;
+}
+
 std::optional<Error> parse_kind(const json& doc, LayoutSpec& ls) {
   if (auto it = doc.find("layout"); it != doc.end() && !it->is_null()) {
     if (!it->is_string()) return field_error("layout", "must be a string");
@@ -102,7 +157,9 @@ std::optional<Error> parse_kind(const json& doc, LayoutSpec& ls) {
 
 bool has_layout_keys(const DiskModel& m) {
   const LayoutSpec& ls = m.layout_spec;
-  if (ls.layout_given || ls.spares_given || !ls.slipped.empty() || ls.band_cylinders) return true;
+  if (ls.layout_given || ls.spares_given || !ls.slipped.empty() || ls.band_cylinders || !ls.track_sparing.empty() ||
+      !ls.first_sector_offset.empty())
+    return true;
   for (const auto& z : m.zones)
     if (!z.spt_per_surface.empty()) return true;
   return false;
@@ -123,6 +180,8 @@ std::optional<Error> parse_layout_keys(const json& doc, DiskModel& m) {
   if (auto e = parse_kind(doc, m.layout_spec)) return e;
   if (auto e = parse_spares(doc, m.layout_spec)) return e;
   if (auto e = parse_slipped(doc, m.layout_spec)) return e;
+  if (auto e = parse_track_sparing(doc, m)) return e;
+  if (auto e = parse_first_sector_offsets(doc, m)) return e;
   if (!has_layout_keys(m)) return std::nullopt;
   // What needs the layout itself (spares leaving no user sector, a slipped sector beyond the
   // zones, on a spare or listed twice): switch times play no part in these.
@@ -142,6 +201,12 @@ std::uint64_t layout_user_sectors(const DiskModel& m) {
     }
     n += per_cyl * z.cylinders;
   }
+  // Track sparing: the front sectors and every spare track, slipped-over or unused, hold no LBA.
+  for (std::size_t i = 0; i < ls.track_sparing.size() && i < m.zones.size(); ++i)
+    if (const auto& t = ls.track_sparing[i]) {
+      const std::uint64_t off = t->front_sectors + std::uint64_t{t->spare_tracks} * m.zones[i].sectors_per_track;
+      n = n > off ? n - off : 0;
+    }
   return n > ls.slipped.size() ? n - ls.slipped.size() : 0;
 }
 
@@ -157,6 +222,12 @@ void layout_keys_to_json(const DiskModel& m, json& j) {
   if (ls.spares_given || ls.spares_per_track || ls.spares_per_cylinder)
     j["spares"] = {{"per_track", ls.spares_per_track}, {"per_cylinder", ls.spares_per_cylinder}};
   if (!ls.slipped.empty()) j["slipped"] = ls.slipped;
+  for (std::size_t i = 0; i < ls.track_sparing.size() && i < m.zones.size(); ++i)
+    if (const auto& t = ls.track_sparing[i])
+      j["zones"][i]["track_sparing"] = {
+          {"front_sectors", t->front_sectors}, {"spare_tracks", t->spare_tracks}, {"slipped_tracks", t->slipped_tracks}};
+  for (std::size_t i = 0; i < ls.first_sector_offset.size() && i < m.zones.size(); ++i)
+    if (const auto& o = ls.first_sector_offset[i]) j["zones"][i]["first_sector_offset"] = *o;
 }
 
 }  // namespace ds::sim

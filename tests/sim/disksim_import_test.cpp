@@ -110,6 +110,19 @@ TEST_CASE("sim import: each traced drive's DiskSim files give its committed full
     CHECK(a.format_version == b.format_version);
     CHECK(a.layout_spec.spares_per_track == b.layout_spec.spares_per_track);
     CHECK(a.layout_spec.spares_per_cylinder == b.layout_spec.spares_per_cylinder);
+    // DiskSim's track sparing and zone angles (sparing schemes 1 and 2), zone by zone.
+    REQUIRE(a.layout_spec.track_sparing.size() == b.layout_spec.track_sparing.size());
+    for (std::size_t i = 0; i < a.layout_spec.track_sparing.size(); ++i) {
+      CAPTURE(i);
+      const auto& x = a.layout_spec.track_sparing[i];
+      const auto& y = b.layout_spec.track_sparing[i];
+      REQUIRE(x.has_value() == y.has_value());
+      if (!x) continue;
+      CHECK(x->front_sectors == y->front_sectors);
+      CHECK(x->spare_tracks == y->spare_tracks);
+      CHECK(x->slipped_tracks == y->slipped_tracks);
+    }
+    CHECK(a.layout_spec.first_sector_offset == b.layout_spec.first_sector_offset);
     // The controller block, every key disksim2model.py writes.
     const auto& ca = a.controller;
     const auto& cb = b.controller;
@@ -172,14 +185,63 @@ TEST_CASE("sim import: DiskSim's spare sector at the end of every track (sparing
   CHECK(l->locate(56).sector == 56);
   CHECK(l->locate(57).head == 1);
   CHECK(l->locate(57).cyl == 0);
-  // Schemes the format has no place for (the HP C2247A's spare tracks, scheme 1) stay out, named.
+  // Schemes the format has no place for (the Atlas III's sparing scheme 7) stay out, named, and
+  // so do their zone angles.
+  auto atlas = import_drive(kDrives[4]);
+  REQUIRE(atlas.ok());
+  CHECK(atlas->model.format_version == 1);
+  CHECK(atlas->model.layout_spec.spares_per_track == 0);
+  CHECK(atlas->model.layout_spec.track_sparing.empty());
+  CHECK(atlas->model.layout_spec.first_sector_offset.empty());
+  bool named = false;
+  for (const auto& n : atlas->not_represented) named = named || n.find("Number of spares") != std::string::npos;
+  CHECK(named);
+}
+
+TEST_CASE("sim import: DiskSim's track sparing (scheme 1) and spares per cylinder (scheme 2) are kept") {
+  // The HP C2247A (hp_c2247a_validate.model: sparing scheme 1) leaves 1 632 sectors empty at its
+  // first zone's front, 325 spare tracks in that zone, and slips 12 tracks of which the last two
+  // (6952, 7095) lie beyond the zone's last LBA: DiskSim's g1_ltop_trackspare never lands a
+  // track on either, so they are not slipped tracks of the model. LBA 0 is on cylinder 1, surface
+  // 4 (1 632 = 17 tracks of 96 sectors, 13 surfaces), and zone 1's first LBA (664 800) on its first
+  // cylinder, 559, with the zone's "Offset of first block" 14.
   auto hp = import_drive(kDrives[0]);
   REQUIRE(hp.ok());
-  CHECK(hp->model.format_version == 1);
-  CHECK(hp->model.layout_spec.spares_per_track == 0);
-  bool named = false;
-  for (const auto& n : hp->not_represented) named = named || n.find("Number of spares") != std::string::npos;
-  CHECK(named);
+  const DiskModel& m = hp->model;
+  CHECK(m.format_version == 2);
+  REQUIRE(m.layout_spec.track_sparing.size() == m.zones.size());
+  REQUIRE(m.layout_spec.track_sparing[0].has_value());
+  const TrackSparing& z0 = *m.layout_spec.track_sparing[0];
+  CHECK(z0.front_sectors == 1632);
+  CHECK(z0.spare_tracks == 325);
+  CHECK(z0.slipped_tracks ==
+        std::vector<std::uint32_t>{468, 526, 1204, 1861, 2447, 2680, 3098, 3683, 4880, 4919});
+  REQUIRE(m.layout_spec.first_sector_offset.size() == m.zones.size());
+  CHECK(m.layout_spec.first_sector_offset[1] == std::optional<std::uint32_t>{14});
+  CHECK(m.capacity() == 2054864);  // DiskSim's Block count: the zones hold exactly that
+  CHECK(m.zone_sectors() == 2054864);
+  auto l = Layout::build(m, 0, 0);
+  REQUIRE(l.ok());
+  CHECK(l->locate(0).cyl == 1);
+  CHECK(l->locate(0).head == 4);
+  CHECK(l->locate(664800).cyl == 559);
+  CHECK(l->locate(664799).cyl < 559);
+  for (const auto& n : hp->not_represented) {
+    CAPTURE(n);
+    for (auto name : {"Number of spares", "slips", "Empty space at zone front", "Offset of first block"})
+      CHECK(n.find(name) == std::string::npos);
+  }
+  // The ST41601N (sparing scheme 2, 6 spares in every zone): spares.per_cylinder, its zone
+  // angles, and its 27 slips (absorbed in DiskSim's cylinder spares) named, not kept.
+  auto st = import_drive(kDrives[3]);
+  REQUIRE(st.ok());
+  CHECK(st->model.format_version == 2);
+  CHECK(st->model.layout_spec.spares_per_cylinder == 6);
+  CHECK(st->model.layout_spec.track_sparing.empty());
+  CHECK(st->model.layout_spec.first_sector_offset.size() == st->model.zones.size());
+  bool slips = false;
+  for (const auto& n : st->not_represented) slips = slips || n.find("slips") != std::string::npos;
+  CHECK(slips);
 }
 
 TEST_CASE("sim import: hostile input is an error naming the file and line, never a crash") {

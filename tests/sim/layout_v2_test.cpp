@@ -317,6 +317,121 @@ TEST_CASE("/2 slipped sector: later LBAs move one sector on, and streaming over 
   CHECK(std::abs(c3 - c1) <= 2);
 }
 
+// DiskSim's track sparing (layout_spec.hpp, TrackSparing): whole tracks hold no LBA, and the head
+// moves past them instead of streaming over them; every sector keeps the angle of its physical track.
+TEST_CASE("/2 track sparing: LBAs skip unused tracks, and a transfer moves past them at their skews' angle") {
+  json j = base_model();
+  // Zone 0 (240 tracks of 200): two front tracks, track 10 (cylinder 2, surface 2) slipped, so
+  // 6 − 1 spare tracks are left unused at its end: 232 tracks hold LBAs. Zone 1: 2 unused tracks.
+  j["zones"][0]["track_sparing"] = {{"front_sectors", 400}, {"spare_tracks", 6}, {"slipped_tracks", {10}}};
+  j["zones"][1]["track_sparing"] = {{"spare_tracks", 2}};
+  auto t = open_json(j);
+  auto plain = open_json(base_model());
+  const auto& L = t.drive->layout();
+  const auto& P = plain.drive->layout();
+  const std::uint64_t z0 = 232 * 200;
+  CHECK(L.capacity() == z0 + 198 * 160);
+  // LBA 0 is the first sector of track 2; tracks 2..9 hold LBAs 0..1599, track 11 the next ones.
+  CHECK(L.physical_of(0) == 400);
+  CHECK(L.locate(0).cyl == 0);
+  CHECK(L.locate(0).head == 2);
+  CHECK(L.locate(1599).head == 1);
+  CHECK(L.locate(1599).sector == 199);
+  CHECK(L.locate(1600).cyl == 2);
+  CHECK(L.locate(1600).head == 3);
+  CHECK(L.locate(1600).sector == 0);
+  CHECK(L.locate(z0).cyl == 60);  // zone 1's first track; cylinders 58 (surface 3) and 59 unused
+  CHECK(L.locate(z0 - 1).cyl == 58);
+  CHECK(L.locate(z0 - 1).head == 2);
+  // Angles are those of the physical tracks: the stream times of the same physical sector in the
+  // plain layout (LBA = physical sector there) differ by whole revolutions only.
+  const auto rot = static_cast<std::int64_t>(kRotNs);
+  CHECK((P.stream_ns(2200) - L.stream_ns(1600)) % rot == 0);
+  CHECK((P.stream_ns(240 * 200) - L.stream_ns(z0)) % rot == 0);
+  CHECK(P.stream_ns(240 * 200) > L.stream_ns(z0));
+  const double sector = kRotNs / 200;
+  // Over the slipped track: two track skews (2 ms, longer than the 0.5 ms head switch), no revolution.
+  CHECK(std::fabs(static_cast<double>(L.stream_ns(1600) - L.stream_ns(1599)) - (sector + 2 * kTrackSkew * sector)) <= 1);
+  // Over the unused tracks at the end of zone 0: the skews of the five unused tracks and of the
+  // move into zone 1 (sectors of its tracks), less whole revolutions while more than the seek of
+  // two cylinders is left.
+  double gap = (kTrackSkew + 200 + kCylSkew + 200 + 3 * (kTrackSkew + 200)) * sector + kCylSkew * kRotNs / 160;
+  while (gap - kRotNs >= move_ns(2)) gap -= kRotNs;
+  CHECK(std::fabs(static_cast<double>(L.stream_ns(z0) - L.stream_ns(z0 - 1)) - sector - gap) <= 2);
+  // A read across each, on a fresh drive: only the move, never a pass over the unused tracks.
+  auto one_read = [](ds::IoEngine& io, std::uint64_t lba, std::uint32_t n) {
+    ds::IoRequest r{lba * 512, n * 512, false, 1};
+    REQUIRE(io.submit({&r, 1}).value() == 1);
+    ds::IoCompletion c;
+    REQUIRE(io.reap({&c, 1}, 1, std::chrono::milliseconds(0)).value() == 1);
+    return c.complete_ns;
+  };
+  auto t2 = open_json(j);
+  const std::int64_t a = one_read(*t2.io, z0 - 40, 80);
+  CHECK(a < 2 * kRotNs + 12e6);  // seek + latency + 80 sectors + the gap: well under two turns more
+  auto lbas = sample_lbas(L, 2000);
+  for (std::uint64_t l : std::vector<std::uint64_t>{0, 1599, 1600, z0 - 1, z0, z0 + 197 * 160}) lbas.push_back(l);
+  check_consistency(L, lbas);
+  // Errors name the field; the keys round-trip.
+  json e = base_model();
+  e["zones"][0]["track_sparing"] = {{"spare_tracks", 1}, {"slipped_tracks", {3, 4}}};
+  CHECK(error_of(e) == "zones[0].track_sparing.slipped_tracks: more slipped tracks than spare_tracks");
+  e["zones"][0]["track_sparing"] = {{"spare_tracks", 3}, {"slipped_tracks", {4, 3}}};
+  CHECK(error_of(e) == "zones[0].track_sparing.slipped_tracks[1]: must be above the one before");
+  e["zones"][0]["track_sparing"] = {{"spare_tracks", 3}, {"slipped_tracks", {240}}};
+  CHECK(error_of(e) == "zones[0].track_sparing.slipped_tracks[0]: must be a track number of the zone (below 240)");
+  e["zones"][0]["track_sparing"] = {{"spare_tracks", 1}};
+  e["spares"] = {{"per_track", 1}};
+  CHECK(error_of(e) == "zones[0].track_sparing: only with the cylinder layout, one sectors_per_track and no spares");
+  auto m = ds::sim::parse_model(j.dump());
+  REQUIRE(m.ok());
+  auto again = ds::sim::parse_model(ds::sim::model_to_json(*m));
+  REQUIRE(again.ok());
+  CHECK(again->capacity() == m->capacity());
+  REQUIRE(again->layout_spec.track_sparing.size() == 2);
+  CHECK(again->layout_spec.track_sparing[0]->slipped_tracks == std::vector<std::uint32_t>{10});
+  CHECK(again->layout_spec.track_sparing[0]->front_sectors == 400);
+  CHECK(again->layout_spec.track_sparing[1]->spare_tracks == 2);
+}
+
+// DiskSim's "Offset of first block": each zone's first sector at its own angle (layout_spec.hpp).
+TEST_CASE("/2 first_sector_offset: a zone starts at its angle, the first time there after the move into it") {
+  auto plain = open_json(base_model());
+  const auto& P = plain.drive->layout();
+  const std::uint64_t z1 = 60 * 4 * 200;  // zone 1's first LBA
+  const auto rot = static_cast<std::int64_t>(kRotNs);
+  for (std::uint32_t off : {0u, 5u, 100u, 159u}) {
+    CAPTURE(off);
+    json j = base_model();
+    j["zones"][1]["first_sector_offset"] = off;
+    auto t = open_json(j);
+    const auto& L = t.drive->layout();
+    // Zone 0 is as before; zone 1's first sector at off sectors (of 160) from the stream's origin,
+    // the first such time at least the 1-cylinder move after zone 0's last sector ends.
+    CHECK(L.stream_ns(z1 - 1) == P.stream_ns(z1 - 1));
+    const std::int64_t end = P.stream_ns(z1 - 1) + static_cast<std::int64_t>(kRotNs / 200);
+    const auto angle = static_cast<std::int64_t>(off * kRotNs / 160);
+    const std::int64_t s = L.stream_ns(z1);
+    CHECK(((s - angle) % rot + rot) % rot == 0);
+    CHECK(static_cast<double>(s - end) >= move_ns(1));
+    CHECK(static_cast<double>(s - end) < move_ns(1) + kRotNs);
+    // Within zone 1 nothing moves but the start.
+    CHECK(L.stream_ns(z1 + 1000) - s == P.stream_ns(z1 + 1000) - P.stream_ns(z1));
+    check_consistency(L, sample_lbas(L, 500));
+  }
+  json e = base_model();
+  e["zones"][1]["first_sector_offset"] = 160;
+  CHECK(error_of(e) == "zones[1].first_sector_offset: must be a non-negative integer below the zone's sectors_per_track");
+  e["zones"][1]["first_sector_offset"] = 7;
+  auto m = ds::sim::parse_model(e.dump());
+  REQUIRE(m.ok());
+  auto again = ds::sim::parse_model(ds::sim::model_to_json(*m));
+  REQUIRE(again.ok());
+  REQUIRE(again->layout_spec.first_sector_offset.size() == 2);
+  CHECK(!again->layout_spec.first_sector_offset[0]);
+  CHECK(*again->layout_spec.first_sector_offset[1] == 7);
+}
+
 TEST_CASE("/2 stream time: S grows, lba_at_stream_ns inverts it, over zones, bands, spares and slipped sectors") {
   json j = base_model();
   j["zones"][0]["sectors_per_track"] = {200, 180, 160, 150};

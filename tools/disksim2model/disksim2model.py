@@ -32,6 +32,19 @@ With --parv the model also keeps DiskSim's spare sectors where format /2 can say
 scheme 3 (the last "Number of spares" sectors of every track hold no LBA and pass under the head;
 DiskSim 4.0 layout_g1.c, g1_ltop_sectpertrackspare) with the same count in every zone becomes
 "spares": {"per_track": N} and the format drivescope-disk-model/2 (as `drivescope sim import`).
+It also keeps, from the drive's own .model (the layout's zones as DiskSim has them, the rules of
+`drivescope sim import`), with the format drivescope-disk-model/2:
+- sparing scheme 1 (track sparing; DiskSim 4.0 layout_g1.c, g1_ltop_trackspare): each zone's
+  "track_sparing": its "Empty space at zone front" as front_sectors, its "Number of spares" as
+  spare_tracks and, as slipped_tracks, the tracks DiskSim's rule leaves without LBAs (each of
+  the zone's "slips" at or below a track moves it one track on, in the list's order) before the
+  last track that holds one;
+- sparing scheme 2 (spare sectors at the end of every cylinder; g1_ltop_sectpercylspare) with
+  the same "Number of spares" in every zone and no empty zone front: "spares": {"per_cylinder": N};
+- for schemes 1 and 2 only, each zone's "Offset of first block" (whole sectors, as DiskSim's zone
+  loader truncates it; g1_map_pbn_skew starts the zone there) as first_sector_offset, where it is
+  below the zone's sectors per track. The other schemes' offsets are not kept: with their LBAs
+  not where DiskSim has them, the angles alone move the model away from DiskSim.
 
 Fixes to the base conversion (each a documented conversion error):
 - cache.write_back is true for every write-behind level above 0 (the first conversion set it
@@ -172,7 +185,115 @@ def convert(src, base, parv=None):
         if spares:
             out["format"] = "drivescope-disk-model/2"
             out["spares"] = {"per_track": spares, "per_cylinder": 0}
+        add_layout_keys(out, native_layout(parv))
     return out
+
+
+def model_path(parv_path):
+    """The .model file that the disk spec of DiskSim's .parv sources (`Model = source X.model`)."""
+    here = os.path.dirname(parv_path)
+    with open(parv_path, encoding="utf-8") as f:
+        text = f.read()
+    for sourced in re.findall(r"^source\s+(\S+)", text, re.M):
+        with open(os.path.join(here, sourced), encoding="utf-8") as f:
+            m = re.search(r"Model\s*=\s*source\s+([^\s,]+)", f.read())
+        if m:
+            return os.path.join(here, m.group(1))
+    raise ValueError(f"{parv_path}: no disk model sourced by its disk specs")
+
+
+def native_layout(parv_path):
+    """DiskSim's layout from the drive's .model: {"surfaces", "scheme", "mapping", "zones"}, each
+    zone a dict of its number parameters and its "slips" and "defects" lists, by first cylinder."""
+    with open(model_path(parv_path), encoding="utf-8") as f:
+        text = re.sub(r"#.*", "", f.read())
+
+    def num(name, where):
+        m = re.search(re.escape(name) + r"\s*=\s*(-?[0-9.]+)", where)
+        return float(m.group(1)) if m else None
+
+    zones = []
+    for body in re.findall(r"dm_layout_g1_zone\s*\{(.*?)\}", text, re.S):
+        z = {k: num(k, body) for k in ("First cylinder number", "Last cylinder number", "Blocks per track",
+                                         "Offset of first block", "Empty space at zone front", "Number of spares")}
+        for key in ("slips", "defects"):
+            m = re.search(key + r"\s*=\s*\[(.*?)\]", body, re.S)
+            z[key] = [int(x) for x in re.findall(r"-?\d+", m.group(1))] if m else []
+        zones.append(z)
+    zones.sort(key=lambda z: z["First cylinder number"])
+    return {"surfaces": num("Number of data surfaces", text), "scheme": num("Sparing scheme used", text),
+            "mapping": num("LBN-to-PBN mapping scheme", text) or 0, "zones": zones}
+
+
+def whole(x):
+    return x is not None and x >= 0 and x == int(x)
+
+
+def track_sparing(z, surfaces):
+    """A zone's "track_sparing" by DiskSim's scheme 1 (g1_ltop_trackspare), or None where the
+    model cannot say it (as `drivescope sim import`)."""
+    front, spares, spt = z["Empty space at zone front"] or 0, z["Number of spares"] or 0, z["Blocks per track"]
+    tracks = int((z["Last cylinder number"] - z["First cylinder number"] + 1) * surfaces)
+    if not (whole(front) and whole(spares)) or spares > tracks or front + spares * spt >= tracks * spt:
+        return None
+    if any(s < 0 for s in z["slips"]):
+        return None
+    hit, last = [False] * tracks, -1
+    for t in range(tracks - int(spares)):
+        p = t
+        for s in z["slips"]:
+            if s <= p:
+                p += 1
+        if p >= tracks:
+            return None
+        hit[p], last = True, max(last, p)
+    slipped = [p for p in range(last) if not hit[p]]
+    if any(p < front // spt for p in slipped) or len(slipped) > spares:
+        return None
+    return {"front_sectors": int(front), "spare_tracks": int(spares), "slipped_tracks": slipped}
+
+
+def per_cylinder_spares(layout):
+    """DiskSim's scheme 2 spare sectors at the end of every cylinder, when every zone has the same
+    count below a cylinder's sectors and no empty front; else 0."""
+    counts = {z["Number of spares"] for z in layout["zones"]}
+    n = counts.pop() if len(counts) == 1 else None
+    if not whole(n) or n <= 0 or any((z["Empty space at zone front"] or 0) != 0 or
+                                     n >= z["Blocks per track"] * layout["surfaces"] for z in layout["zones"]):
+        return 0
+    return int(n)
+
+
+def add_layout_keys(out, layout):
+    """OUT (its zones DiskSim's, outermost first) with track_sparing, spares.per_cylinder and
+    first_sector_offset where DiskSim's sparing scheme is 1 or 2 (the rules above)."""
+    scheme, zones = layout["scheme"], layout["zones"]
+    if scheme not in (1, 2) or layout["mapping"] != 0:
+        return
+    if len(zones) != len(out["zones"]) or any(
+            int(z["Last cylinder number"] - z["First cylinder number"] + 1) != o["cylinders"] or
+            z["Blocks per track"] != o["sectors_per_track"] for z, o in zip(zones, out["zones"])):
+        raise ValueError("the base model's zones are not DiskSim's")
+    new_zones = [dict(o) for o in out["zones"]]
+    changed = False
+    if scheme == 2:
+        n = per_cylinder_spares(layout)
+        if n:
+            out["spares"] = {"per_track": 0, "per_cylinder": n}
+            changed = True
+    for z, o in zip(zones, new_zones):
+        if scheme == 1:
+            ts = track_sparing(z, layout["surfaces"])
+            if ts:
+                o["track_sparing"] = ts
+                changed = True
+        off = z["Offset of first block"]
+        if off is not None and off >= 0 and int(off) < z["Blocks per track"]:
+            o["first_sector_offset"] = int(off)
+            changed = True
+    if changed:
+        out["format"] = "drivescope-disk-model/2"
+        out["zones"] = new_zones
 
 
 def per_track_spares(src):
