@@ -24,8 +24,8 @@
 #include "drivescope/io.hpp"
 #include "io/histogram.hpp"
 #include "tests/common.hpp"
-#include "tests/withheld.hpp"
 #include "tests/runner.hpp"
+#include "tests/withheld.hpp"
 
 namespace ds::measure {
 
@@ -86,7 +86,7 @@ struct ReorderVerdict {
 // Pure: judges per-depth figures (depth 1 must be present).
 ReorderVerdict judge_reordering(const std::vector<QueueDepthResult>& depths);
 // The comparison a verdict rests on, named as a withheld reason's numbers (d1_iops, deep_iops,
-// deepest, iops_gain, threshold, latency_exponent, overtaken_pct).
+// deepest, depth_gain, threshold, latency_slope, overtaken_pct: not result keys' names).
 std::vector<std::pair<const char*, double>> reorder_comparison(const ReorderVerdict& v);
 
 struct QueueResult {
