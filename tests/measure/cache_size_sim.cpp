@@ -14,7 +14,17 @@ using namespace ds::measure;
 
 namespace {
 
-// The cache test on a drive (sim spec or model file) with 6 s of drive time, and the model's cache.
+// The cache test with 6 s of drive time.
+CacheResult cache_6s(ds::IoEngine& io, std::uint64_t seed) {
+  CacheOptions o;
+  o.seed = seed;
+  o.budget_s = 6;
+  auto c = run_cache(io, o);
+  REQUIRE(c.ok());
+  return std::move(*c);
+}
+
+// ... on a drive (sim spec or model file), with the model's cache.
 struct CacheRun {
   CacheResult c;
   std::uint64_t truth = 0;
@@ -22,12 +32,7 @@ struct CacheRun {
 CacheRun cache_on(const std::string& spec, std::uint64_t seed) {
   auto t = ds::sim::open(spec);
   REQUIRE(t.ok());
-  CacheOptions o;
-  o.seed = seed;
-  o.budget_s = 6;
-  auto c = run_cache(*t->io, o);
-  REQUIRE(c.ok());
-  return {std::move(*c), t->model.cache.bytes};
+  return {cache_6s(*t->io, seed), t->model.cache.bytes};
 }
 
 }  // namespace
@@ -108,11 +113,8 @@ TEST_CASE("cache read-ahead trigger: the sequential reads the drive waits for, a
         }
         auto t = ds::sim::open(*m, ds::sim::SimOptions{.seed = seed});
         REQUIRE(t.ok());
-        CacheOptions o;
-        o.seed = seed;
-        o.budget_s = 6;
-        auto c = run_cache(*t->io, o);
-        REQUIRE(c.ok());
+        const CacheResult run = cache_6s(*t->io, seed);
+        const CacheResult* c = &run;
         const std::string told = c->read_ahead ? (*c->read_ahead ? "true" : "false") : "null";
         const std::string trigger =
             c->read_ahead_after_sequential_reads ? std::to_string(*c->read_ahead_after_sequential_reads) : "null";

@@ -136,6 +136,15 @@ std::vector<std::uint64_t> sample_lbas(const ds::sim::Layout& L, int n) {
   return v;
 }
 
+// One read of n blocks at lba, alone on the drive: its completion time (virtual ns).
+std::int64_t one_read(ds::IoEngine& io, std::uint64_t lba, std::uint32_t n) {
+  ds::IoRequest r{lba * 512, n * 512, false, 1};
+  REQUIRE(io.submit({&r, 1}).value() == 1);
+  ds::IoCompletion c;
+  REQUIRE(io.reap({&c, 1}, 1, std::chrono::milliseconds(0)).value() == 1);
+  return c.complete_ns;
+}
+
 }  // namespace
 
 TEST_CASE("/2 spares: a zone streams at user sectors of a cylinder over the time of all its physical sectors") {
@@ -295,13 +304,6 @@ TEST_CASE("/2 slipped sector: later LBAs move one sector on, and streaming over 
   CHECK(std::fabs(static_cast<double>(S.stream_ns(slip) - S.stream_ns(slip - 1)) - 2 * sector) <= 1);
   CHECK(std::fabs(static_cast<double>(P.stream_ns(slip) - P.stream_ns(slip - 1)) - sector) <= 1);
   // The same read from before to after it, alone on each fresh drive: one sector time longer.
-  auto one_read = [](ds::IoEngine& io, std::uint64_t lba, std::uint32_t n) {
-    ds::IoRequest r{lba * 512, n * 512, false, 1};
-    REQUIRE(io.submit({&r, 1}).value() == 1);
-    ds::IoCompletion c;
-    REQUIRE(io.reap({&c, 1}, 1, std::chrono::milliseconds(0)).value() == 1);
-    return c.complete_ns;
-  };
   const std::int64_t dp = one_read(*plain.io, slip - 40, 80), ds_ = one_read(*slipped.io, slip - 40, 80);
   CHECK(std::fabs(static_cast<double>(ds_ - dp) - sector) <= 1);
   // The cylinder holding it takes the head as long as its neighbours but holds one LBA fewer:
@@ -359,13 +361,6 @@ TEST_CASE("/2 track sparing: LBAs skip unused tracks, and a transfer moves past 
   while (gap - kRotNs >= move_ns(2)) gap -= kRotNs;
   CHECK(std::fabs(static_cast<double>(L.stream_ns(z0) - L.stream_ns(z0 - 1)) - sector - gap) <= 2);
   // A read across each, on a fresh drive: only the move, never a pass over the unused tracks.
-  auto one_read = [](ds::IoEngine& io, std::uint64_t lba, std::uint32_t n) {
-    ds::IoRequest r{lba * 512, n * 512, false, 1};
-    REQUIRE(io.submit({&r, 1}).value() == 1);
-    ds::IoCompletion c;
-    REQUIRE(io.reap({&c, 1}, 1, std::chrono::milliseconds(0)).value() == 1);
-    return c.complete_ns;
-  };
   auto t2 = open_json(j);
   const std::int64_t a = one_read(*t2.io, z0 - 40, 80);
   CHECK(a < 2 * kRotNs + 12e6);  // seek + latency + 80 sectors + the gap: well under two turns more
