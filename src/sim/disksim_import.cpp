@@ -1,7 +1,9 @@
-// DiskSim 4.0 parameters -> drivescope-disk-model/1 (sim/disksim_import.hpp). The numbered
-// rules are the committed conversion's (tests/data/disk-models/README.md, tools/disksim2model);
-// docs/disk-model.md, "Importing DiskSim's parameters", is the table of names.
+// DiskSim 4.0 parameters -> drivescope-disk-model/1 or /2 (sim/disksim_import.hpp); the layout's
+// rules are in sim/disksim_layout.cpp. The rules are named as in docs/disk-model.md, "Importing
+// DiskSim's parameters", the table of names.
 #include "sim/disksim_import.hpp"
+
+#include "sim/disksim_reader.hpp"
 
 #include <algorithm>
 #include <array>
@@ -10,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -48,86 +51,23 @@ constexpr std::array kKnownNames = {
     // the bus
     "type", "Arbitration type", "Arbitration time", "Read block transfer time", "Write block transfer time"};
 
+}  // namespace
+
+namespace detail {
 bool known(std::string_view n) {
   return std::find(kKnownNames.begin(), kKnownNames.end(), n) != kKnownNames.end();
 }
+}  // namespace detail
+
+namespace {
+
+using detail::Params;
 
 // To `decimals` places, dividing last so that 0.953 comes out as the double nearest 0.953.
 double round_to(double x, int decimals) {
   const double k = std::pow(10.0, decimals);
   return std::round(x * k) / k;
 }
-
-// One block's parameters, read by name; what was read is remembered so that the rest can be
-// reported. Errors name the file and line of the value (or of the block, for a missing one).
-class Params {
- public:
-  Params(const Block& b, std::string label) : b_(b), label_(std::move(label)) {}
-
-  const Param* get(std::string_view name) {
-    const Param* p = b_.find(name);
-    if (p) used_.insert(p->name);
-    return p;
-  }
-  Expected<const Value*> need(std::string_view name) {
-    const Param* p = get(name);
-    if (!p)
-      return make_error(b_.file + ":" + std::to_string(b_.line) + ": " + label_ + " has no `" + std::string(name) + "`");
-    return &p->value;
-  }
-  Expected<double> number(std::string_view name) {
-    auto v = need(name);
-    if (!v) return v.error();
-    return as_number(**v, name);
-  }
-  // An optional number: `fallback` when the parameter is absent.
-  Expected<double> number_or(std::string_view name, double fallback) {
-    if (!b_.find(name)) return fallback;
-    return number(name);
-  }
-  Expected<double> whole(std::string_view name, double min, double max) {
-    auto n = number(name);
-    if (!n) return n;
-    if (*n != std::floor(*n) || *n < min || *n > max) {
-      const Value& v = b_.find(name)->value;
-      return make_error(v.where() + ": `" + std::string(name) + "` must be a whole number from " + fmt(min) + " to " +
-                        fmt(max) + ", not " + v.word);
-    }
-    return n;
-  }
-  Expected<const Block*> block(std::string_view name) {
-    auto v = need(name);
-    if (!v) return v.error();
-    if ((*v)->kind != Value::Kind::block)
-      return make_error((*v)->where() + ": `" + std::string(name) + "` must be a block (`TYPE { ... }` or `source FILE`)");
-    return (*v)->block.get();
-  }
-  static Expected<double> as_number(const Value& v, std::string_view name) {
-    if (v.kind != Value::Kind::number || !std::isfinite(v.number))
-      return make_error(v.where() + ": `" + std::string(name) + "` must be a number" +
-                        (v.kind == Value::Kind::word ? ", not `" + v.word + "`" : ""));
-    return v.number;
-  }
-  // The names not read, sorted into the two lists of the result.
-  void report(ImportResult& r) const {
-    for (const auto& p : b_.params) {
-      if (used_.count(p.name)) continue;
-      const std::string what = label_ + ": " + p.name;
-      (known(p.name) ? r.not_represented : r.unknown).push_back(what);
-    }
-  }
-  const Block& raw() const { return b_; }
-
- private:
-  static std::string fmt(double x) {
-    std::ostringstream s;
-    s << x;
-    return s.str();
-  }
-  const Block& b_;
-  std::string label_;
-  std::set<std::string> used_;
-};
 
 // Rule: the seek scalars are computed from the curve, linear between points, flat past the last
 // one; average = mean over uniformly random (from, to) pairs of the C mapped cylinders, same
@@ -221,246 +161,6 @@ const Block* find_block(const ParamFile& f, const std::string& name) {
   return nullptr;
 }
 
-// Rule: spares. DiskSim's sparing scheme 3 keeps the last `Number of spares` sectors of every
-// track free (layout_g1.c, g1_ltop_sectpertrackspare: a track holds Blocks per track − spares
-// LBAs, and the spare sectors pass under the head like any other). With the same count in every
-// zone that is format /2's spares.per_track; the result, or 0 where the layout has no such
-// spares (other schemes are dropped: the capacity is Block count).
-std::uint32_t per_track_spares(const Params& layout, const std::vector<Value>& zones) {
-  const Param* scheme = layout.raw().find("Sparing scheme used");
-  if (!scheme || scheme->value.kind != Value::Kind::number || scheme->value.number != 3) return 0;
-  double n = -1;
-  for (const auto& item : zones) {
-    const Param* p = item.kind == Value::Kind::block ? item.block->find("Number of spares") : nullptr;
-    const Param* spt = item.kind == Value::Kind::block ? item.block->find("Blocks per track") : nullptr;
-    if (!p || p->value.kind != Value::Kind::number || (n >= 0 && p->value.number != n)) return 0;
-    if (!spt || spt->value.kind != Value::Kind::number || p->value.number >= spt->value.number) return 0;
-    n = p->value.number;
-  }
-  return n > 0 && n == std::floor(n) ? static_cast<std::uint32_t>(n) : 0;
-}
-
-// DiskSim's sparing scheme number, or -1 where the layout has none that is a number.
-int sparing_scheme(const Params& layout) {
-  const Param* p = layout.raw().find("Sparing scheme used");
-  if (!p || p->value.kind != Value::Kind::number || p->value.number != std::floor(p->value.number)) return -1;
-  return static_cast<int>(p->value.number);
-}
-
-// A zone's list of whole non-negative numbers (`slips`, `defects`), or nothing where the
-// parameter is not such a list.
-std::optional<std::vector<std::int64_t>> whole_list(const Block& zone, std::string_view name) {
-  const Param* p = zone.find(name);
-  if (!p) return std::vector<std::int64_t>{};
-  if (p->value.kind != Value::Kind::list) return std::nullopt;
-  std::vector<std::int64_t> out;
-  for (const auto& v : p->value.items) {
-    if (v.kind != Value::Kind::number || v.number < 0 || v.number != std::floor(v.number) || v.number > 1e12)
-      return std::nullopt;
-    out.push_back(static_cast<std::int64_t>(v.number));
-  }
-  return out;
-}
-
-// Rule: track sparing (DiskSim's sparing scheme 1; layout_g1.c, g1_ltop_trackspare and
-// dm_layout_g1_compute_blksinband). A zone's LBAs start `Empty space at zone front` sectors in;
-// its track number (counted from the zone's first track, front included) moves one track on for
-// each of its `slips` at or below it, taken in the list's order; the zone holds `Number of
-// spares` tracks fewer than it has. The model's zones[i].track_sparing says the same with the
-// physical tracks that no LBA lands on (before the last that holds one) as slipped_tracks: they
-// are the slips themselves for a sorted list, computed here from DiskSim's rule for any other.
-// Nothing when the zone's values cannot be said so (a note says why).
-std::optional<TrackSparing> track_sparing(const Block& zone, double cylinders, std::uint32_t surfaces, double spt,
-                                          std::size_t index, ImportResult& r) {
-  const std::string at = "zone " + std::to_string(index) + ": ";
-  auto num = [&](std::string_view n) -> std::optional<double> {
-    const Param* p = zone.find(n);
-    if (!p) return 0.0;
-    if (p->value.kind != Value::Kind::number || p->value.number < 0 || p->value.number != std::floor(p->value.number))
-      return std::nullopt;
-    return p->value.number;
-  };
-  const auto front = num("Empty space at zone front");
-  const auto spares = num("Number of spares");
-  const auto slips = whole_list(zone, "slips");
-  const double tracks = cylinders * surfaces;
-  if (!front || !spares || !slips || *spares > tracks || *front + *spares * spt >= tracks * spt) {
-    r.notes.push_back(at + "track sparing not kept (its empty front, spares or slips are not whole numbers the zone holds)");
-    return std::nullopt;
-  }
-  // The tracks logical track t (0 .. tracks − spares − 1) lands on, by DiskSim's rule.
-  const auto used = static_cast<std::int64_t>(tracks - *spares);
-  std::vector<bool> hit(static_cast<std::size_t>(tracks), false);
-  std::int64_t last = -1;
-  for (std::int64_t t = 0; t < used; ++t) {
-    std::int64_t p = t;
-    for (std::int64_t s : *slips)
-      if (s <= p) ++p;
-    if (p >= static_cast<std::int64_t>(tracks)) {
-      r.notes.push_back(at + "track sparing not kept (its slips push LBAs beyond the zone)");
-      return std::nullopt;
-    }
-    hit[static_cast<std::size_t>(p)] = true;
-    last = std::max(last, p);
-  }
-  TrackSparing ts;
-  ts.front_sectors = static_cast<std::uint64_t>(*front);
-  ts.spare_tracks = static_cast<std::uint32_t>(*spares);
-  const auto first_lba_track = static_cast<std::int64_t>(*front / spt);
-  for (std::int64_t p = 0; p < last; ++p)
-    if (!hit[static_cast<std::size_t>(p)]) {
-      if (p < first_lba_track) {
-        // A slip inside the empty front pushes the front on: the model's front has no such slip.
-        r.notes.push_back(at + "track sparing not kept (a slip inside the empty front)");
-        return std::nullopt;
-      }
-      ts.slipped_tracks.push_back(static_cast<std::uint32_t>(p));
-    }
-  if (ts.slipped_tracks.size() > ts.spare_tracks) {
-    r.notes.push_back(at + "track sparing not kept (more slips than spares)");
-    return std::nullopt;
-  }
-  return ts;
-}
-
-// Rule: zone angles. DiskSim starts each zone's sectors at its `Offset of first block`
-// (dm_layout_g1_zone's loader: (int) offset × the sector width, in sectors as the skews;
-// layout_g1.c, g1_map_pbn_skew starts the zone's angles there), which is the model's
-// zones[i].first_sector_offset. Kept for sparing schemes 1 and 2 only, whose LBAs the model puts
-// where DiskSim has them (with the angles alone the other schemes' models move away from DiskSim,
-// docs/validation.md); nothing where the offset is not below the zone's sectors per track.
-std::optional<std::uint32_t> first_sector_offset(const Block& zone, double spt) {
-  const Param* p = zone.find("Offset of first block");
-  if (!p || p->value.kind != Value::Kind::number || !(p->value.number >= 0)) return std::nullopt;
-  const double n = std::trunc(p->value.number);
-  if (n >= spt) return std::nullopt;
-  return static_cast<std::uint32_t>(n);
-}
-
-// Rule: spares per cylinder. DiskSim's sparing scheme 2 keeps the last `Number of spares`
-// sectors of every cylinder free (layout_g1.c, g1_ltop_sectpercylspare), which is format /2's
-// spares.per_cylinder; only with the same count in every zone, below a cylinder's sectors, and no
-// empty zone front (the model has none for this scheme). 0 otherwise.
-std::uint32_t per_cylinder_spares(const std::vector<Value>& zones, std::uint32_t surfaces) {
-  double n = -1;
-  for (const auto& item : zones) {
-    if (item.kind != Value::Kind::block) return 0;
-    const Param* p = item.block->find("Number of spares");
-    const Param* spt = item.block->find("Blocks per track");
-    const Param* front = item.block->find("Empty space at zone front");
-    if (!p || p->value.kind != Value::Kind::number || (n >= 0 && p->value.number != n)) return 0;
-    if (!spt || spt->value.kind != Value::Kind::number || p->value.number >= spt->value.number * surfaces) return 0;
-    if (front && (front->value.kind != Value::Kind::number || front->value.number != 0)) return 0;
-    n = p->value.number;
-  }
-  return n > 0 && n == std::floor(n) ? static_cast<std::uint32_t>(n) : 0;
-}
-
-// The zones of dm_layout_g1: outermost first, their cylinders counted; cylinders between zones
-// that no zone maps are dropped (rule: zones). Spares, slips, the empty zone front and the zone
-// angles are kept where format /2 can say them as DiskSim lays them out (rules: spares, track
-// sparing, spares per cylinder, zone angles), else dropped and named (capacity is Block count).
-std::optional<Error> layout_zones(Params& layout, DiskModel& m, ImportResult& r) {
-  auto zs = layout.need("Zones");
-  if (!zs) return zs.error();
-  if ((*zs)->kind != Value::Kind::list || (*zs)->items.empty())
-    return make_error((*zs)->where() + ": `Zones` must be a list of dm_layout_g1_zone blocks");
-  const int scheme = sparing_scheme(layout);
-  // DiskSim's conventional mapping (track 0..H-1 of a cylinder, then the next) is the model's.
-  const Param* mapping = layout.raw().find("LBN-to-PBN mapping scheme");
-  const bool conventional = !mapping || (mapping->value.kind == Value::Kind::number && mapping->value.number == 0);
-  const std::uint32_t spares = per_track_spares(layout, (*zs)->items);
-  const std::uint32_t cyl_spares =
-      scheme == 2 && conventional ? per_cylinder_spares((*zs)->items, m.surfaces) : 0;
-  if (spares || cyl_spares) {
-    layout.get("Sparing scheme used");
-    m.format_version = 2;  // spares are a /2 key
-    m.layout_spec.spares_given = true;
-    m.layout_spec.spares_per_track = spares;
-    m.layout_spec.spares_per_cylinder = cyl_spares;
-  }
-  const bool angles = conventional && (scheme == 1 || scheme == 2);
-  struct Z {
-    double first, last;
-    Zone zone;
-    std::optional<TrackSparing> sparing;
-    std::optional<std::uint32_t> offset;
-  };
-  std::vector<Z> zones;
-  std::set<std::string> dropped, unknown;
-  bool fractional_skew = false;
-  for (const auto& item : (*zs)->items) {
-    if (item.kind != Value::Kind::block) return make_error(item.where() + ": a zone must be a block");
-    Params z(*item.block, "zone");
-    if (spares) z.get("Number of spares");
-    auto first = z.whole("First cylinder number", 0, 1e7);
-    if (!first) return first.error();
-    auto last = z.whole("Last cylinder number", *first, 1e7);
-    if (!last) return last.error();
-    auto spt = z.whole("Blocks per track", 1, 1e6);
-    if (!spt) return spt.error();
-    auto ts = z.number_or("Skew for track switch", 0);
-    if (!ts) return ts.error();
-    auto cs = z.number_or("Skew for cylinder switch", 0);
-    if (!cs) return cs.error();
-    if (*ts < 0 || *cs < 0) return make_error(item.where() + ": a zone's skews must not be negative");
-    fractional_skew = fractional_skew || *ts != std::floor(*ts) || *cs != std::floor(*cs);
-    Zone out;
-    out.cylinders = static_cast<std::uint32_t>(*last - *first + 1);
-    out.sectors_per_track = static_cast<std::uint32_t>(*spt);
-    out.track_skew_sectors = static_cast<std::uint32_t>(std::lround(*ts));
-    out.cylinder_skew_sectors = static_cast<std::uint32_t>(std::lround(*cs));
-    Z zone{*first, *last, out, std::nullopt, std::nullopt};
-    const auto defects = whole_list(*item.block, "defects");
-    const bool no_defects = defects && defects->empty();
-    if (scheme == 1 && conventional) {
-      zone.sparing = track_sparing(*item.block, *last - *first + 1, m.surfaces, *spt, zones.size(), r);
-      if (zone.sparing)
-        for (auto n : {"Empty space at zone front", "Number of spares", "slips"}) z.get(n);
-    }
-    if (cyl_spares) {
-      z.get("Number of spares");
-      z.get("Empty space at zone front");
-    }
-    // An empty defect list says nothing the model lacks; DiskSim's remapped tracks it cannot say.
-    if (no_defects && (zone.sparing || cyl_spares)) z.get("defects");
-    if (angles) {
-      zone.offset = first_sector_offset(*item.block, *spt);
-      if (zone.offset) z.get("Offset of first block");
-    }
-    zones.push_back(std::move(zone));
-    ImportResult tmp;
-    z.report(tmp);
-    for (auto& n : tmp.not_represented) dropped.insert(n);
-    for (auto& n : tmp.unknown) unknown.insert(n);
-  }
-  std::stable_sort(zones.begin(), zones.end(), [](const Z& a, const Z& b) { return a.first < b.first; });
-  double unmapped = zones.front().first;
-  bool any_sparing = false, any_offset = false;
-  for (std::size_t i = 0; i < zones.size(); ++i) {
-    if (i && zones[i].first <= zones[i - 1].last)
-      return make_error((*zs)->where() + ": zones overlap at cylinder " + std::to_string(std::lround(zones[i].first)));
-    if (i) unmapped += zones[i].first - zones[i - 1].last - 1;
-    m.zones.push_back(zones[i].zone);
-    any_sparing = any_sparing || zones[i].sparing.has_value();
-    any_offset = any_offset || zones[i].offset.has_value();
-  }
-  if (any_sparing || any_offset) {
-    layout.get("Sparing scheme used");
-    m.format_version = 2;  // track sparing and zone angles are /2 keys
-    for (std::size_t i = 0; i < zones.size(); ++i) {
-      if (any_sparing) m.layout_spec.track_sparing.push_back(zones[i].sparing);
-      if (any_offset) m.layout_spec.first_sector_offset.push_back(zones[i].offset);
-    }
-  }
-  for (const auto& n : dropped) r.not_represented.push_back(n + " (every zone)");
-  for (const auto& n : unknown) r.unknown.push_back(n);
-  if (unmapped > 0)
-    r.notes.push_back(std::to_string(std::lround(unmapped)) + " cylinders no zone maps are left out of the zones");
-  if (fractional_skew) r.notes.push_back("fractional zone skews are rounded to whole sectors");
-  return std::nullopt;
-}
-
 std::optional<Error> mechanics(Params& mech, const FileLoader& load, DiskModel& m, ImportResult& r) {
   auto rpm = mech.number("Rotation speed (in rpms)");
   if (!rpm) return rpm.error();
@@ -534,8 +234,8 @@ std::optional<Error> mechanics(Params& mech, const FileLoader& load, DiskModel& 
   return std::nullopt;
 }
 
-// The controller block (tools/disksim2model's rules, now here): overheads, write-behind level,
-// bulk sector time, and the bus, reconnection and read-ahead rules.
+// The controller block: overheads, write-behind level, bulk sector time, and the bus,
+// reconnection and read-ahead rules.
 // DiskSim's write-side bus phases (controller.write_reconnect): read only with a bus, like the
 // read side, and only what a drive that does not cache its writes uses.
 std::optional<Error> write_reconnect(Params& d, DiskModel& m) {
@@ -734,7 +434,7 @@ Expected<ImportResult> import_disksim(const std::string& parv_name, const FileLo
     return make_error((*lb)->file + ":" + std::to_string((*lb)->line) + ": layout `" + (*lb)->type +
                       "` is not importable (dm_layout_g1 only)");
   Params layout(**lb, "layout");
-  if (auto e = layout_zones(layout, m, r)) return *e;
+  if (auto e = detail::layout_zones(layout, m, r)) return *e;
   // Rule: capacity is DiskSim's block count, never more than the zones hold.
   const std::uint64_t zone_sectors = m.zone_sectors();
   m.capacity_sectors = std::min<std::uint64_t>(static_cast<std::uint64_t>(*blocks), zone_sectors);
