@@ -1,7 +1,9 @@
 // libFuzzer target: `sim import`'s DiskSim parameter reader and importer
-// (src/sim/disksim_params.cpp, disksim_import.cpp). One input is a set of files: the text up to
-// the first line "=== NAME" is a.parv, and each such line starts the file NAME (what a `source`
-// or a seek curve names). An import that succeeds must be a model the model reader takes back.
+// (src/sim/disksim_params.cpp, disksim_import.cpp, disksim_layout.cpp, disksim_source.cpp). One
+// input is a set of files: the text up to the first line "=== NAME" is a.parv, and each such line
+// starts the file NAME (what a `source` or a seek curve names). An input that starts with '{' is
+// the source form (JSON) instead. An import that succeeds must be a model the model reader takes
+// back.
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -9,10 +11,16 @@
 #include <string_view>
 
 #include "sim/disksim_import.hpp"
+#include "sim/disksim_source.hpp"
 #include "sim/model.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
+  if (!text.empty() && text[0] == '{') {
+    auto r = ds::sim::disksim::import_source_form(text, "a.json", {});
+    if (r.ok()) (void)ds::sim::parse_model(ds::sim::model_to_json(r->model));
+    return 0;
+  }
   std::map<std::string, std::string> files;
   std::string name = "a.parv";
   std::size_t pos = 0;

@@ -10,7 +10,8 @@ namespace ds::app {
 Report sim_list();
 Expected<Report> sim_show(const std::string& name);
 
-// `drivescope sim import SOURCE.parv [-o MODEL.json]`: DiskSim's own parameter files turned into
+// `drivescope sim import SOURCE [-o MODEL.json]`: DiskSim's parameters (its own .parv and the files it
+// sources, or the source form, tests/data/disksim/NAME.json) turned into
 // a model (sim/disksim_import.hpp). With an output path the model is written there and the text
 // says so; without, the text is the model. What DiskSim gave that the model cannot hold is in the
 // warnings (and in the JSON).

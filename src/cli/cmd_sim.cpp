@@ -1,5 +1,6 @@
 // `drivescope sim list [--json]`, `drivescope sim show NAME [--json]`,
-// `drivescope sim import SOURCE.parv [-o MODEL.json] [--interface-mb-s N] [--json]`.
+// `drivescope sim import SOURCE [-o MODEL.json] [--interface-mb-s N] [--json]` (SOURCE: DiskSim's
+// .parv, or its parameters in the source form, NAME.json).
 #include <memory>
 
 #include "app/sim_models.hpp"
@@ -23,7 +24,10 @@ Action add_sim(CLI::App& app) {
   show->add_option("name", o->name, "preset name or alias")->required();
   add_json_flag(show, o->json, "one JSON document on stdout (the model under \"model\")");
   auto* imp = c->add_subcommand("import", "turn DiskSim's parameter files (NAME.parv and what it sources) into a model");
-  imp->add_option("source", o->source, "DiskSim's .parv (its .diskspecs, .model and .seek files beside it)")->required();
+  imp->add_option("source", o->source,
+                  "DiskSim's .parv (its .diskspecs, .model and .seek files beside it), or the drive's "
+                  "parameters in the source form (JSON, \"schema\": \"disk-model/v1\")")
+      ->required();
   imp->add_option("-o,--output", o->import.output, "write the model here (default: stdout)");
   imp->add_option("--interface-mb-s", o->import.interface_mb_s,
                   "the interface rate in MB/s (DiskSim has none; default 10)")

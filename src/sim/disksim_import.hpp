@@ -1,8 +1,9 @@
 // DiskSim's own parameter files (a .parv, the .diskspecs it sources, the disk's .model layout and
-// its .seek curve) turned into a complete disk model (`drivescope sim import`, issue #28 item 3).
-// The rules are those the committed conversions followed (tests/data/disk-models/README.md and
-// tools/disksim2model); docs/disk-model.md, "Importing DiskSim's parameters", maps each DiskSim
-// name to its model key. What the model cannot hold is dropped and named in the result, never
+// its .seek curve) turned into a complete disk model (`drivescope sim import`, issue #28 item 3;
+// the source form of tests/data/disksim goes through the same rules, sim/disksim_source.hpp).
+// The rules are those the first conversion followed (tests/data/disk-models/README.md) and the
+// controller, bus and layout rules added since; docs/disk-model.md, "Importing DiskSim's
+// parameters", maps each DiskSim name to its model key. What the model cannot hold is dropped and named in the result, never
 // silently lost.
 #pragma once
 #include <string>
