@@ -12,6 +12,7 @@
 #include <fstream>
 #include <cmath>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,7 +21,6 @@
 #include <unistd.h>
 
 #include "app_test_util.hpp"
-#include "sim/disksim_import.hpp"
 #include "sim/model.hpp"
 #include "sim/sim.hpp"
 #include "tests/replay.hpp"
@@ -268,28 +268,62 @@ TEST_CASE("replay: writes need allow_write, LBAs beyond the end need wrap, both 
   CHECK(wrapped->requests[0].lba == 5);
 }
 
-TEST_CASE("replay: the models `sim import` makes of DiskSim's own files stay within the full models' figures") {
-  // Each trace's drive imported from tests/data/disksim/native/TRACE.parv (the same base name) and
-  // replayed against the "Full models" table: the import must be as good as the committed files.
-  const auto bounds = recorded_bounds("### Full models", 3);
-  REQUIRE(bounds.size() == 7);
-  const auto dir = std::filesystem::temp_directory_path() / ("ds-sim-import-" + std::to_string(::getpid()));
+TEST_CASE("replay: each traced drive within 1.5x of DiskSim's own figure, its reads and writes within 2x of DiskSim's") {
+  // Issue #28's goal, held: the full model (with its observed behaviour where
+  // tests/data/disk-models-observed has a patch) against DiskSim 4.0's own demerit on the same
+  // trace, subset by subset ("DiskSim's own figures" in docs/validation.md: its all-request
+  // figure, and its reads' and writes' from DiskSim 4.0's per-request times). A row with a count
+  // in place of "all" is the trace's first N requests (the ST41601N: DiskSim 4.0 does not finish
+  // its trace); a "—" is not held (no DiskSim figure).
+  const auto rows = recorded_rows("### DiskSim's own figures");
+  REQUIRE(rows.size() >= 8);
+  const auto full = recorded_bounds("### Full models", 3);
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("ds-replay-disksim-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  std::map<std::string, Recorded> imported;
-  for (const auto& entry : bounds) {
-    const std::string base = entry.first.substr(0, entry.first.rfind('.'));
-    CAPTURE(base);
-    // The interface rate is no DiskSim parameter: the committed model's, as the import test does.
-    auto want = sim::load_model_file(kData + "/disk-models-disksim/" + entry.second.model);
-    REQUIRE(want.ok());
-    sim::disksim::ImportOptions o;
-    o.interface_mb_s = want->interface_mb_s;
-    o.interface_given = true;
-    auto r = sim::disksim::import_disksim_file(kData + "/disksim/native/" + base + ".parv", o);
-    REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
-    std::ofstream(dir / entry.second.model) << sim::model_to_json(r->model);
-    imported[entry.first] = entry.second;
+  std::set<std::string> drives;
+  for (const auto& cells : rows) {
+    REQUIRE(cells.size() == 5);
+    const std::string& trace_file = cells[0];
+    CAPTURE(trace_file);
+    REQUIRE(full.count(trace_file) == 1);
+    drives.insert(trace_file);
+    const std::string model = full.at(trace_file).model;
+    const std::string stem = std::filesystem::path(model).stem().string();
+    auto doc = nlohmann::json::parse(apptest::slurp(kData + "/disk-models-disksim/" + model));
+    const std::string patch = kData + "/disk-models-observed/" + stem + ".patch.json";
+    if (std::filesystem::exists(patch)) doc.merge_patch(nlohmann::json::parse(apptest::slurp(patch)));
+    std::ofstream(dir / model) << doc.dump(1);
+    auto trace = measure::parse_trace(apptest::slurp(kData + "/disksim-traces/" + trace_file));
+    REQUIRE(trace.ok());
+    if (cells[1] != "all") {
+      const auto n = number(cells[1]);
+      REQUIRE(n.has_value());
+      REQUIRE(*n <= trace->requests.size());
+      trace->requests.resize(static_cast<std::size_t>(*n));
+    }
+    sim::SimOptions so;
+    so.seed = kSeed;
+    so.writable = true;
+    auto t = sim::open((dir / model).string(), so);
+    REQUIRE(t.ok());
+    measure::ReplayOptions ro;
+    ro.allow_write = true;
+    auto r = measure::replay(*t->io, *trace, ro);
+    REQUIRE(r.ok());
+    REQUIRE_FALSE(r->stopped);
+    const char* subsets[] = {"all", "reads", "writes"};
+    for (int i = 0; i < 3; ++i) {
+      const auto own = number(cells[2 + i]);
+      if (!own) continue;  // "—": DiskSim gives no figure for this subset
+      const auto* c = subset_of(*r, subsets[i]);
+      REQUIRE(c != nullptr);
+      const double limit = i == 0 ? 1.5 : 2.0;
+      MESSAGE(trace_file << " (" << cells[1] << " requests) " << std::string(subsets[i]) << ": " << c->demerit_ms << " ms, DiskSim "
+                         << *own << " ms, " << c->demerit_ms / *own << "x");
+      CHECK(c->demerit_ms <= limit * *own);
+    }
   }
-  check_recorded(dir.string(), imported, {"all", "reads", "writes"});
+  CHECK(drives.size() == 7);
   std::filesystem::remove_all(dir);
 }
