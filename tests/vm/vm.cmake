@@ -47,3 +47,12 @@ set_tests_properties(vm-serve PROPERTIES LABELS vm SKIP_RETURN_CODE 77 TIMEOUT 4
 add_test(NAME vm-serve-bench
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/serve-bench-host.sh -S -t 400 -b $<TARGET_FILE:drivescope>)
 set_tests_properties(vm-serve-bench PROPERTIES LABELS vm SKIP_RETURN_CODE 77 TIMEOUT 540 RESOURCE_LOCK ds_vm RUN_SERIAL TRUE)
+
+# A twin through a real kernel (issue "A drive's twin", tests/vm/twin-host.sh): sim:wd1200jd served
+# on AHCI, `drivescope model` in the guest (120 s of drive time), the random4k and database traces
+# replayed there and on the twin; twin-judge.py prints each demerit and the host path's share. It
+# fails where no figure can be made; the 6 % goal is printed, not required (not met on database yet:
+# docs/twin.md). About 3 minutes; real-time priority as vm-serve-bench.
+add_test(NAME vm-twin
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/twin-host.sh -S -t 500 -b $<TARGET_FILE:drivescope>)
+set_tests_properties(vm-twin PROPERTIES LABELS vm SKIP_RETURN_CODE 77 TIMEOUT 600 RESOURCE_LOCK ds_vm RUN_SERIAL TRUE)
