@@ -361,10 +361,10 @@ std::optional<Error> fit_miss_overhead(json& model, const std::vector<double>& d
       got_var += g.second * g.second / 9;
     }
     const double diff = got - want.first, hw = 1.96 * std::sqrt(want.second * want.second + got_var);
-    // A move the twin's queued reads did not follow (by less than a quarter of it) was not the
-    // overhead: what the twin lacks there is elsewhere (its geometry, its seek curve where the
-    // seek workload could not place it), and the move is undone.
-    if (round > 0 && (last_diff - diff) / last_step < 0.25) {
+    // A move beyond the noise that the twin's queued reads did not follow (by less than a quarter
+    // of it) was not the overhead: what the twin lacks there is elsewhere (its geometry, its seek
+    // curve where the seek workload could not place it), and the move is undone.
+    if (round > 0 && std::fabs(last_step) > hw && (last_diff - diff) / last_step < 0.25) {
       model = before;
       moves.push_back(fmt::format("read miss overhead: {:+.4f} -> {:+.4f} ms undone (the twin's time between "
                                   "completions moved {:.3f} ms of the {:.3f})",
