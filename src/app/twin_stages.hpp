@@ -62,8 +62,18 @@ std::optional<Error> fit_seek_curve(nlohmann::json& model, const sim::DiskModel&
                                     const std::vector<double>& drive_ms, const SeekWorkload& w, std::uint64_t seed,
                                     std::vector<std::string>& moves);
 
+// Stage 5: random one-block reads replayed two outstanding (pure, from its seed), and the read
+// miss's overhead apart from its seek fitted to their service times on the drive; the seek curve
+// refitted to `seek_ms` after each move.
+inline constexpr std::size_t kQueuedReads = 400;
+measure::Trace queued_workload(std::uint64_t capacity_blocks, std::uint32_t block_bytes, std::uint64_t seed);
+std::optional<Error> fit_miss_overhead(nlohmann::json& model, const std::vector<double>& drive_ms,
+                                       const measure::Trace& q, const std::vector<double>& seek_ms,
+                                       const SeekWorkload& sw, std::uint64_t seed, std::vector<std::string>& moves);
+
 // A workload on the drive itself (its drive time counts in the budget), and the drive time it took.
-Expected<std::vector<double>> drive_workload(const ModelRequest& req, const measure::Trace& w);
+// At `depth` 1 each read's service time; deeper, when each completed (ms from the first submit).
+Expected<std::vector<double>> drive_workload(const ModelRequest& req, const measure::Trace& w, unsigned depth = 1);
 double busy_ms(const std::vector<double>& ms, const measure::Trace& w);
 
 }  // namespace ds::app
