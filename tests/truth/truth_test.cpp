@@ -98,6 +98,37 @@ TEST_CASE("a /1 drive worked out on paper") {
   CHECK_FALSE(t.reorders);
 }
 
+TEST_CASE("DiskSim's controller keys: the bus caps the host's rate, a random read pays the miss path") {
+  // docs/disk-model.md: blocks cross at the slowest of the bus's block time, the bulk sector time
+  // and the interface rate; a read that needs the media pays DiskSim's read-miss overhead after a
+  // read and the read completion (in place of command_overhead_ms), takes the bus back (reselect,
+  // data preparation) and sends its block after the head read it.
+  auto j = small_drive();
+  j["controller"] = nlohmann::json::parse(R"({
+    "overheads_ms": {"read_hit_after_read": 0.3, "read_hit_after_write": 0.3, "read_miss_after_read": 0.7,
+                     "read_miss_after_write": 0.9, "write_hit_after_read": 1, "write_hit_after_write": 1,
+                     "write_miss_after_read": 1, "write_miss_after_write": 1,
+                     "read_completion": 0.05, "write_completion": 0.02},
+    "bus": {"read_block_ms": 0.2, "write_block_ms": 0.25},
+    "read_reconnect": {"high_water": 0.75, "first_reselect_ms": 0.1, "data_prep_ms": 0.02}
+  })");
+  const auto bare = of(small_drive());
+  const auto t = of(j);
+  CHECK(t.interface_mb_s == doctest::Approx(512 / 0.2 / 1000));  // 2.56 MB/s, below the media's 5.12
+  CHECK(t.zones.at(0).media_mb_s == doctest::Approx(2.56));
+  CHECK(t.zones.at(0).sequential_mb_s == doctest::Approx(2.56));
+  CHECK(t.mean_random_read_access_ms ==
+        doctest::Approx(bare.mean_random_read_access_ms - 0.2 + 0.7 + 0.05 + 0.1 + 0.02 + 0.2));
+  // The bulk sector time alone caps it too; the overheads alone replace command_overhead_ms.
+  j["controller"].erase("bus");
+  j["controller"]["bulk_sector_ms"] = 0.4;
+  const auto b = of(j);
+  CHECK(b.interface_mb_s == doctest::Approx(512 / 0.4 / 1000));
+  CHECK(b.mean_random_read_access_ms == doctest::Approx(bare.mean_random_read_access_ms - 0.2 + 0.75));
+  // A model without the keys is as before.
+  CHECK(bare.interface_mb_s == doctest::Approx(100));
+}
+
 TEST_CASE("a skew shorter than its switch costs a whole extra revolution") {
   auto j = small_drive();
   j["track_skew_sectors"] = 4;  // 0.4 ms < 0.5 ms head switch

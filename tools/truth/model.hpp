@@ -30,6 +30,16 @@ struct Model {
   double t2t_ms = 0, avg_ms = 0, full_ms = 0;
   std::vector<std::pair<double, double>> curve;
   double head_switch_ms = 0, overhead_ms = 0, interface_mb_s = 0;
+  // The controller keys (docs/disk-model.md, "Controller keys" and "The bus, reconnection and
+  // read-ahead rules") a random read's time and the host's transfer rate depend on. A block
+  // crosses to the host at the slowest of the bus's block time, the bulk sector time and the
+  // interface rate; a read that needs the media pays the read-miss overhead (after a read) and the
+  // read completion in place of command_overhead_ms, takes the bus back (reselect and data
+  // preparation) and sends its block after the head has read it.
+  double bus_block_ms = 0, bulk_sector_ms = 0;
+  bool has_bus = false;
+  std::optional<double> miss_overhead_ms;  // read_miss_after_read + read_completion
+  double reconnect_ms = 0;                 // first_reselect_ms + data_prep_ms
   double cache_bytes = 0;
   bool reorders = false;
   bool aam_supported = false;

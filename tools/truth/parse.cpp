@@ -101,6 +101,26 @@ void parse_host(const json& j, Model& m) {
   m.recal_ms = num(rc, "duration_ms", 0, "recalibration.");
 }
 
+// The controller keys the truth depends on (model.hpp says which and why).
+void parse_controller(const json& j, Model& m) {
+  const json& c = obj(j, "controller");
+  m.bulk_sector_ms = num(c, "bulk_sector_ms", 0, "controller.");
+  if (c.is_object() && c.contains("bus") && c["bus"].is_object()) {
+    m.has_bus = true;
+    m.bus_block_ms = num(c["bus"], "read_block_ms", 0, "controller.bus.");
+  }
+  if (c.is_object() && c.contains("overheads_ms") && c["overheads_ms"].is_object()) {
+    const json& o = c["overheads_ms"];
+    m.miss_overhead_ms = num(o, "read_miss_after_read", 0, "controller.overheads_ms.") +
+                         num(o, "read_completion", 0, "controller.overheads_ms.");
+  }
+  if (m.has_bus && c.contains("read_reconnect") && c["read_reconnect"].is_object()) {
+    const json& r = c["read_reconnect"];
+    m.reconnect_ms = num(r, "first_reselect_ms", 0, "controller.read_reconnect.") +
+                     num(r, "data_prep_ms", 0, "controller.read_reconnect.");
+  }
+}
+
 void parse_drive(const json& j, Model& m) {
   const json& q = obj(j, "queue");
   const std::string proto = q.value("protocol", "none");
@@ -119,6 +139,7 @@ void parse_drive(const json& j, Model& m) {
   m.head_switch_ms = num(j, "head_switch_ms", 0, "");
   m.overhead_ms = num(j, "command_overhead_ms", 0, "");
   m.interface_mb_s = num(j, "interface_mb_s", 150, "");
+  parse_controller(j, m);
   const std::string layout = j.value("layout", "cylinder");
   if (layout != "cylinder" && layout != "surface_serpentine")
     throw Bad{"layout: \"cylinder\" or \"surface_serpentine\""};

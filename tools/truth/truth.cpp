@@ -115,6 +115,22 @@ struct Rates {
   double media = 0, sequential = 0, bytes_per_track = 0;
 };
 
+// The rate blocks cross to the host at: the slowest of the interface rate, the bus's block time
+// and the bulk sector time (docs/disk-model.md, "bus"); the interface rate alone without them.
+double host_block_ms(const Model& m) {
+  return std::max({m.sector_bytes / (m.interface_mb_s * kBytesPerMbMs), m.bus_block_ms, m.bulk_sector_ms});
+}
+double host_rate_mb_s(const Model& m) { return m.sector_bytes / host_block_ms(m) / kBytesPerMbMs; }
+
+// The controller's share of a random read: the read-miss overhead after a read and the read
+// completion where the model has DiskSim's overheads (command_overhead_ms otherwise); with a bus,
+// the reconnection (reselect, data preparation) and the block's crossing after the head read it.
+double random_read_controller_ms(const Model& m) {
+  double ms = m.miss_overhead_ms.value_or(m.overhead_ms);
+  if (m.has_bus) ms += m.reconnect_ms + host_block_ms(m);
+  return ms;
+}
+
 Rates zone_rates(const Model& m, const detail::Zone& z, const SeekFn& seek, double rot) {
   const unsigned H = m.surfaces;
   const auto track_skew = z.track_skew ? z.track_skew : m.track_skew;
@@ -142,8 +158,9 @@ Rates zone_rates(const Model& m, const detail::Zone& z, const SeekFn& seek, doub
     user = band * user_per_cyl;
   }
   Rates r;
-  r.media = std::min(m.interface_mb_s, spt_mean * m.sector_bytes / rot / kBytesPerMbMs);
-  r.sequential = std::min(m.interface_mb_s, user * m.sector_bytes / ms / kBytesPerMbMs);
+  const double host = host_rate_mb_s(m);
+  r.media = std::min(host, spt_mean * m.sector_bytes / rot / kBytesPerMbMs);
+  r.sequential = std::min(host, user * m.sector_bytes / ms / kBytesPerMbMs);
   r.bytes_per_track = (spt_mean - m.spares_per_track) * m.sector_bytes;
   return r;
 }
@@ -217,7 +234,7 @@ Truth assemble(const Model& m) {
   t.platters = m.platters;
   t.sector_bytes = m.sector_bytes;
   t.cache_bytes = m.cache_bytes;
-  t.interface_mb_s = m.interface_mb_s;
+  t.interface_mb_s = host_rate_mb_s(m);
   t.reorders = m.reorders;
   Walk w = Walker{m, t.rotation_ms, {}}.run();
   const auto ranges = ranges_of(m, w.capacity);
@@ -253,7 +270,7 @@ Truth assemble(const Model& m) {
   t.avg_seek_random_lba_ms = detail::mean_seek(runs_of(w.cyl_lbas, used), seek);
   if (!ranges.empty()) range_seeks(w, seek, ranges, t);
   const double cap = static_cast<double>(t.capacity);
-  double access = t.avg_seek_random_lba_ms + t.rotation_ms / 2 + m.overhead_ms +
+  double access = t.avg_seek_random_lba_ms + t.rotation_ms / 2 + random_read_controller_ms(m) +
                   static_cast<double>(w.sector_ms_sum / static_cast<long double>(cap));
   for (const auto& d : m.defects) {
     const std::uint64_t end = std::min(t.capacity, d.first + d.sectors);
