@@ -26,22 +26,14 @@ while getopts Sb:t:L:o: o; do
 done
 [ -x "$ds" ] || { echo "serve-bench-host: -b DRIVESCOPE is required"; exit 2; }
 truth_bin=$(dirname "$ds")/ds_truth
-unavailable() {
-  if [ -n "$ctest_mode" ] && [ -z "${DRIVESCOPE_REQUIRE_VM:-}" ]; then echo "serve-bench-host: SKIPPED: $*"; exit 77; fi
-  echo "serve-bench-host: FAIL: $*"; exit 1
-}
-command -v nbdkit >/dev/null && [ -f "$(dirname "$ds")/nbdkit-drivescope-plugin.so" ] ||
-  unavailable "nbdkit or the plugin is missing (scripts/setup.sh installs nbdkit)"
+NAME=serve-bench-host; . "$here/served-lib.sh"
+served_prerequisites
 [ -x "$truth_bin" ] || unavailable "ds_truth is not built next to drivescope"
-chrt -f 1 true 2>/dev/null ||
-  unavailable "real-time priority (SCHED_FIFO) is refused here: through a TCG guest at normal priority the host's scheduling decides the timing (docs/serve.md)"
 
 tmp=$(mktemp -d)
 out=${keep:-$tmp/out}
 mkdir -p "$out"
-server=
-cleanup() { [ -z "$server" ] || { kill -TERM "$server" 2>/dev/null; wait "$server" 2>/dev/null; }; rm -rf "$tmp"; }
-trap cleanup EXIT
+trap served_cleanup EXIT
 "$truth_bin" "$src/models/raptor.json" > "$out/truth-raptor.json" || { echo "serve-bench-host: FAIL: ds_truth"; exit 1; }
 
 one_run() {  # one_run N BENCH_BUDGET AB_ROUNDS AB_BUDGET: a boot; its files in $out/runN
@@ -49,21 +41,11 @@ one_run() {  # one_run N BENCH_BUDGET AB_ROUNDS AB_BUDGET: a boot; its files in 
   mkdir -p "$d"
   printf 'BENCH_BUDGET=%s\nAB_ROUNDS=%s\nAB_BUDGET=%s\nSEED=%s\n' "$2" "$3" "$4" "$1" > "$d/serve-bench.conf"
   cp /proc/loadavg "$d/loadavg"
-  rm -f "$tmp/raptor.sock"
-  "$ds" serve sim:raptor --realtime --socket "$tmp/raptor.sock" --log "$d/plugin.log" > "$d/serve.out" 2> "$d/serve.err" &
-  server=$!
-  for _ in $(seq 200); do [ -S "$tmp/raptor.sock" ] && break; sleep 0.05; done
+  served_start sim:raptor "$tmp/raptor.sock" "$d" --log "$d/plugin.log"
   bash "$here/vm-run.sh" $ctest_mode -R -t "$secs" -b "$ds" -o "$d" -a "$d/serve-bench.conf:/etc/serve-bench.conf" \
     -d "ahci,nbd=nbd+unix:///?socket=$tmp/raptor.sock,model=SERVE RAPTOR,serial=SRV0001,rotation_rate=10000" \
     "$here/serve-bench-guest.sh" 2>&1 | tee "$d/vm.log"
-  rc=${PIPESTATUS[0]}
-  kill -TERM "$server"; wait "$server"
-  local src_rc=$?
-  server=
-  grep -h "drivescope: " "$d/serve.err" | sed 's/^/serve-bench-host: server: /'
-  [ "$src_rc" -eq 0 ] || { echo "serve-bench-host: FAIL: the server exited $src_rc on SIGTERM"; [ "$rc" -ne 0 ] || rc=1; }
-  grep -q "refused" "$d/serve.err" && { echo "serve-bench-host: FAIL: the server's real-time priority was refused"; rc=1; }
-  [ "$rc" -eq 0 ] || return "$rc"
+  served_stop "$d" "${PIPESTATUS[0]}" || return
   python3 "$here/serve-bench-judge.py" --truth "$out/truth-raptor.json" --dir "$d"
 }
 

@@ -18,41 +18,23 @@ while getopts Sb:t:p:B:n:o: o; do
              n) n=$OPTARG ;; o) keep=$OPTARG ;; *) exit 2 ;; esac
 done
 [ -x "$ds" ] || { echo "twin-host: -b DRIVESCOPE is required"; exit 2; }
-unavailable() {
-  if [ -n "$ctest_mode" ] && [ -z "${DRIVESCOPE_REQUIRE_VM:-}" ]; then echo "twin-host: SKIPPED: $*"; exit 77; fi
-  echo "twin-host: FAIL: $*"; exit 1
-}
-command -v nbdkit >/dev/null && [ -f "$(dirname "$ds")/nbdkit-drivescope-plugin.so" ] ||
-  unavailable "nbdkit or the plugin is missing (scripts/setup.sh installs nbdkit)"
-chrt -f 1 true 2>/dev/null ||
-  unavailable "real-time priority (SCHED_FIFO) is refused here: through a TCG guest at normal priority the host's scheduling decides the timing (docs/serve.md)"
+NAME=twin-host; . "$here/served-lib.sh"
+served_prerequisites
 
 tmp=$(mktemp -d)
 out=${keep:-$tmp/out}
 mkdir -p "$out"
-server=
-cleanup() { [ -z "$server" ] || { kill -TERM "$server" 2>/dev/null; wait "$server" 2>/dev/null; }; rm -rf "$tmp"; }
-trap cleanup EXIT
+trap served_cleanup EXIT
 
 "$ds" sim show "$preset" > "$out/preset.json" || { echo "twin-host: FAIL: no preset $preset"; exit 1; }
 capacity=$(python3 -c "import json,sys; m=json.load(open(sys.argv[1])); print(m['capacity_sectors']*m['logical_sector_bytes'])" "$out/preset.json")
 python3 "$here/twin-traces.py" "$capacity" "$n" 1 "$out" || { echo "twin-host: FAIL: traces"; exit 1; }
 printf 'PRESET=%s\nMODEL_BUDGET=%s\nTRACE_REQUESTS=%s\n' "$preset" "$budget" "$n" > "$out/twin.conf"
 
-rm -f "$tmp/drive.sock"
-"$ds" serve "sim:$preset" --realtime --socket "$tmp/drive.sock" > "$out/serve.out" 2> "$out/serve.err" &
-server=$!
-for _ in $(seq 200); do [ -S "$tmp/drive.sock" ] && break; sleep 0.05; done
+served_start "sim:$preset" "$tmp/drive.sock" "$out"
 bash "$here/vm-run.sh" $ctest_mode -R -t "$secs" -b "$ds" -o "$out" -a "$out/twin.conf:/etc/twin.conf" \
   -a "$out/twin-random4k.iolog:/etc/twin-random4k.iolog" -a "$out/twin-database.iolog:/etc/twin-database.iolog" \
   -d "ahci,nbd=nbd+unix:///?socket=$tmp/drive.sock,model=SERVE TWIN,serial=SRV0009,rotation_rate=7200" \
   "$here/twin-guest.sh" 2>&1 | tee "$out/vm.log"
-rc=${PIPESTATUS[0]}
-kill -TERM "$server"; wait "$server"
-src_rc=$?
-server=
-grep -h "drivescope: " "$out/serve.err" | sed 's/^/twin-host: server: /'
-[ "$src_rc" -eq 0 ] || { echo "twin-host: FAIL: the server exited $src_rc on SIGTERM"; [ "$rc" -ne 0 ] || rc=1; }
-grep -q "refused" "$out/serve.err" && { echo "twin-host: FAIL: the server's real-time priority was refused"; rc=1; }
-[ "$rc" -eq 0 ] || exit "$rc"
+served_stop "$out" "${PIPESTATUS[0]}" || exit
 python3 "$here/twin-judge.py" --drivescope "$ds" --preset "$preset" --dir "$out"
