@@ -72,39 +72,27 @@ Expected<Report> sim_show(const std::string& name) {
 namespace {
 
 // DiskSim's parameters in either form: the source form is JSON (an object), DiskSim's own files
-// are its parameter syntax. The form's own provenance (where DiskSim's values were taken from)
-// comes along.
-struct Imported {
-  sim::disksim::ImportResult result;
-  nlohmann::json source_provenance;  // null for DiskSim's own files
-};
-
-Expected<Imported> import_either(const std::string& source, const sim::disksim::ImportOptions& io) {
+// are its parameter syntax. The file is read once; the source form's own provenance (where
+// DiskSim's values were taken from) comes along in the result.
+Expected<sim::disksim::ImportResult> import_either(const std::string& source, const sim::disksim::ImportOptions& io) {
   std::ifstream in(source, std::ios::binary);
   if (!in) return make_error("cannot open " + source + ": " + std::strerror(errno), errno);
   std::ostringstream ss;
   ss << in.rdbuf();
   const std::string text = ss.str();
   const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos || text[first] != '{') {
-    auto r = sim::disksim::import_disksim_file(source, io);
-    if (!r) return r.error();
-    return Imported{std::move(*r), nullptr};
-  }
-  auto r = sim::disksim::import_source_form(text, source, io);
-  if (!r) return r.error();
-  const auto doc = nlohmann::json::parse(text, nullptr, false);
-  return Imported{std::move(*r), doc.is_object() && doc.contains("provenance") ? doc["provenance"] : nlohmann::json()};
+  if (first == std::string::npos || text[first] != '{') return sim::disksim::import_disksim_file(source, io, &text);
+  return sim::disksim::import_source_form(text, source, io);
 }
 
 // The model file's text: the model, and where it came from (the source's name without its
 // folder, so that the same import gives the same bytes wherever it runs).
-std::string model_text(const sim::DiskModel& m, const std::string& source, const nlohmann::json& source_provenance) {
+std::string model_text(const sim::DiskModel& m, const std::string& source, const std::string& source_provenance) {
   auto doc = nlohmann::json::parse(sim::model_to_json(m));
   const auto slash = source.rfind('/');
   nlohmann::json prov = {{"converted_by", "drivescope sim import"},
                          {"from", slash == std::string::npos ? source : source.substr(slash + 1)}};
-  if (!source_provenance.is_null()) prov["disksim"] = source_provenance;
+  if (!source_provenance.empty()) prov["disksim"] = nlohmann::json::parse(source_provenance);
   doc["provenance"] = prov;
   return doc.dump(1) + "\n";
 }
@@ -117,10 +105,10 @@ Expected<Report> sim_import(const std::string& source, const SimImportOptions& o
     io.interface_mb_s = o.interface_mb_s;
     io.interface_given = true;
   }
-  auto either = import_either(source, io);
-  if (!either) return either.error();
-  auto* imp = &either->result;
-  const std::string text = model_text(imp->model, source, either->source_provenance);
+  auto imported = import_either(source, io);
+  if (!imported) return imported.error();
+  const auto* imp = &*imported;
+  const std::string text = model_text(imp->model, source, imp->source_provenance);
   // The importer's rules should only ever make a valid model; if one does not, that is a defect
   // to show with its reason, not a file to write.
   if (auto check = sim::parse_model(text); !check)

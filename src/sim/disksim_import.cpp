@@ -485,11 +485,13 @@ Expected<ImportResult> import_disksim(const std::string& parv_name, const FileLo
   return r;
 }
 
-Expected<ImportResult> import_disksim_file(const std::string& parv_path, const ImportOptions& o) {
+Expected<ImportResult> import_disksim_file(const std::string& parv_path, const ImportOptions& o,
+                                           const std::string* parv_text) {
   const auto slash = parv_path.rfind('/');
   const std::string dir = slash == std::string::npos ? "" : parv_path.substr(0, slash + 1);
   const std::string base = slash == std::string::npos ? parv_path : parv_path.substr(slash + 1);
-  FileLoader load = [dir](const std::string& name) -> Expected<std::string> {
+  FileLoader load = [dir, base, parv_text](const std::string& name) -> Expected<std::string> {
+    if (parv_text && name == base) return *parv_text;
     const std::string path = !name.empty() && name[0] == '/' ? name : dir + name;
     std::ifstream in(path, std::ios::binary);
     if (!in) return make_error("cannot open " + path + ": " + std::strerror(errno), errno);

@@ -27,13 +27,17 @@ struct ImportResult {
   std::vector<std::string> not_represented;  // DiskSim parameters read but with no model key
   std::vector<std::string> unknown;          // parameters the importer does not know
   std::vector<std::string> notes;            // conversion choices worth saying (a value changed)
+  std::string source_provenance;             // the source form's own "provenance" as JSON text; empty
+                                             // for DiskSim's own files
 };
 
 // `parv_name` is the .parv's name as `load` knows it (messages use it); sourced files and the
 // seek curve are read through `load` by the names the files give.
 Expected<ImportResult> import_disksim(const std::string& parv_name, const FileLoader& load, const ImportOptions& o);
-// The same over the file system: names resolve relative to the .parv's folder.
-Expected<ImportResult> import_disksim_file(const std::string& parv_path, const ImportOptions& o);
+// The same over the file system: names resolve relative to the .parv's folder. `parv_text`, where
+// the caller has read the .parv already, stands for its contents.
+Expected<ImportResult> import_disksim_file(const std::string& parv_path, const ImportOptions& o,
+                                           const std::string* parv_text = nullptr);
 
 // A seek curve file (DiskSim's `Full seek curve`): "Seek distances measured: N" then N lines of
 // "distance, ms". Errors name the file and line.

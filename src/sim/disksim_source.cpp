@@ -281,6 +281,7 @@ Expected<SourceFormFiles> source_form_files(std::string_view json_text, const st
   m.resize(m.size() - 2);
   m += "\n   }\n}\n";
   out.files[model] = m;
+  if (doc.contains("provenance")) out.provenance = doc["provenance"].dump();
   out.notes.push_back(
       "the source form holds no bus, reconnection or write-disconnect figures: the model has no controller.bus, "
       "read_reconnect or write_reconnect (DiskSim's .parv and .diskspecs have them)");
@@ -298,6 +299,7 @@ Expected<ImportResult> import_source_form(std::string_view json_text, const std:
   auto r = import_disksim(files->parv, load, o);
   if (!r) return r.error();
   for (auto& n : files->notes) r->notes.push_back(std::move(n));
+  r->source_provenance = std::move(files->provenance);
   return r;
 }
 

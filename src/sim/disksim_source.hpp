@@ -24,6 +24,7 @@ struct SourceFormFiles {
   std::string parv;                          // the name of the .parv in `files`
   std::map<std::string, std::string> files;  // name -> DiskSim parameter text
   std::vector<std::string> notes;            // what the form leaves out (said in the import's notes)
+  std::string provenance;                    // the form's "provenance" as JSON text, if it has one
 };
 
 // `name` is the source file's name as messages should give it. Errors name the missing or bad
