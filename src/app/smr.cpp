@@ -234,7 +234,7 @@ Report smr_report(const Target& t, const SmrResult& r) {
   o += "  evidence:\n";
   for (const auto& e : r.evidence) o += "    - " + e + "\n";
   if (p)
-    for (const auto& n : p->notes) o += "  note: " + n + "\n";
+    for (const auto& n : report::notes_with_withheld(p->notes, p->withheld)) o += "  note: " + n + "\n";
   rep.warnings = r.warnings;
   if (p && p->interrupted) rep.exit_code = kExitInterrupted;
   return rep;

@@ -24,7 +24,8 @@ nlohmann::json patterns_to_json(const PatternsResult& r) {
            {C::write_pct, std::lround(c.write_share * 100)},
            {C::skipped, c.skipped}};
     if (c.skipped) {
-      j[C::skip_reason] = c.skip_reason;
+      j[C::skip_reason] = withheld_text({"", c.skip_reason, {}});
+      j[C::skip_code] = withheld_reason_name(c.skip_reason);
       j[C::iops] = nullptr;
     } else {
       j[C::reached_depth] = c.reached_depth;
@@ -46,7 +47,8 @@ nlohmann::json patterns_to_json(const PatternsResult& r) {
               {K::workstation_rating, opt(r.workstation_rating)},
               {K::writes_allowed, r.allow_write},
               {K::drive_time_s, r3(r.drive_time_s)},
-              {K::notes, r.notes}};
+              {K::notes, notes_with_withheld(r.notes, r.withheld)},
+              {K::withheld, withheld_json(r.withheld)}};
 }
 
 std::string patterns_to_text(const PatternsResult& r) {
@@ -100,7 +102,7 @@ std::string patterns_to_text(const PatternsResult& r) {
   o += r.workstation_rating
            ? fmt::format("\nworkstation rating (sum of IOPS(q)/q, q = 1..32): {:.1f}\n", *r.workstation_rating)
            : std::string("\nworkstation rating: not available (cells skipped or not run)\n");
-  for (const auto& n : r.notes) o += "note: " + n + "\n";
+  for (const auto& n : notes_with_withheld(r.notes, r.withheld)) o += "note: " + n + "\n";
   return o;
 }
 

@@ -40,7 +40,8 @@ nlohmann::json smr_probe_to_json(const SmrProbeResult& r) {
               {"interrupted", r.interrupted},
               {"drive_time_s", r.drive_time_s},
               {"evidence", r.evidence},
-              {"notes", r.notes}};
+              {"notes", notes_with_withheld(r.notes, r.withheld)},
+              {"withheld", withheld_json(r.withheld)}};
 }
 
 }  // namespace ds::report

@@ -210,6 +210,36 @@ std::optional<std::string> queue_sentence(const Withheld& w) {
   }
 }
 
+// The patterns test's cells and summaries, and the SMR probe's band size and idle cleaning.
+std::optional<std::string> patterns_smr_sentence(const Withheld& w) {
+  using R = WithheldReason;
+  switch (w.reason) {
+    case R::cell_needs_write:
+      return "writes not allowed (needs --write)";
+    case R::cell_interrupted:
+      return "interrupted before this cell";
+    case R::cell_io_failed:
+      return "every I/O of the cell failed (the error is in the notes)";
+    case R::cells_skipped:
+      return fmt::format("{} not told: {} of the cells it needs did not run (their skip reasons say why)", w.figure,
+                         whole(w, "skipped"));
+    case R::smr_no_cliff:
+      return fmt::format("{} not told: no write cliff was seen, so no media cache filled and no band was cleaned", w.figure);
+    case R::smr_no_slow_writes:
+      return "band size not told: after the cliff no write waited for a band clean";
+    case R::smr_clean_unresolved:
+      return fmt::format("band size not told: the slow writes ({:.1f} ms, median) take no longer than two random reads "
+                         "({:.1f} ms each), or no sequential rate was measured ({:.1f} MB/s)",
+                         w.number("slow_write_ms"), w.number("read_access_ms"), w.number("median_sequential_mb_s"));
+    case R::smr_idle_not_asked:
+      return "idle cleaning not checked (--idle 0)";
+    case R::smr_idle_not_judged:
+      return "idle cleaning not checked: the budget ran out or the run was interrupted during the check";
+    default:
+      return std::nullopt;
+  }
+}
+
 }  // namespace
 
 std::string reorder_comparison_text(const std::vector<std::pair<const char*, double>>& numbers) {
@@ -222,7 +252,8 @@ std::string reorder_comparison_text(const std::vector<std::pair<const char*, dou
 
 std::string withheld_text(const Withheld& w) {
   if (w.reason == WithheldReason::budget_spent) return fmt::format("stopped early: {}", measure::kBudgetSpentMessage);
-  for (auto sentence : {transfer_sentence, access_sentence, cache_sentence, actuators_rmw_sentence, queue_sentence})
+  for (auto sentence : {transfer_sentence, access_sentence, cache_sentence, actuators_rmw_sentence, queue_sentence,
+                        patterns_smr_sentence})
     if (auto s = sentence(w)) return *s;
   return measure::withheld_reason_name(w.reason);
 }

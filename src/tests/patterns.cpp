@@ -184,28 +184,35 @@ void fill_cell(PatternCell& cell, const LoopResult& loop) {
 // The published summaries (fileserver and webserver averages, the workstation rating), each only
 // when every cell it needs ran, and the notes that qualify the run.
 void summarise(PatternsResult& res, const PatternsOptions& opt, std::uint32_t lb, bool rounded_small) {
-  auto average = [&](const std::string& name) -> std::optional<double> {
+  // A summary is told only when every cell it needs ran; else it is withheld with the count of
+  // those that did not.
+  auto withhold = [&res](const char* figure, int skipped) {
+    res.withheld.push_back({figure, WithheldReason::cells_skipped, {{"skipped", skipped}}});
+  };
+  auto average = [&](const std::string& name, const char* figure) -> std::optional<double> {
     double s = 0;
-    int n = 0;
+    int n = 0, skipped = 0;
     for (const auto& c : res.cells) {
       if (c.pattern != name) continue;
-      if (c.skipped || c.iops <= 0) return std::nullopt;
-      s += c.iops;
+      if (c.skipped || c.iops <= 0) ++skipped;
+      else s += c.iops;
       ++n;
     }
-    return n ? std::optional<double>(s / n) : std::nullopt;
+    if (skipped) withhold(figure, skipped);
+    return n && !skipped ? std::optional<double>(s / n) : std::nullopt;
   };
-  res.fileserver_average_iops = average("fileserver");
-  res.webserver_average_iops = average("webserver");
+  res.fileserver_average_iops = average("fileserver", key::patterns::fileserver_average_iops);
+  res.webserver_average_iops = average("webserver", key::patterns::webserver_average_iops);
   {
     std::vector<std::pair<unsigned, double>> w;
-    bool complete = true;
+    int skipped = 0;
     for (unsigned q : {1u, 2u, 4u, 8u, 16u, 32u}) {
       const PatternCell* c = res.cell("workstation", q);
-      if (!c || c->skipped || c->iops <= 0) complete = false;
+      if (!c || c->skipped || c->iops <= 0) ++skipped;
       else w.emplace_back(q, c->iops);
     }
-    if (complete) res.workstation_rating = workstation_rating(w);
+    if (skipped) withhold(key::patterns::workstation_rating, skipped);
+    else res.workstation_rating = workstation_rating(w);
   }
   if (rounded_small)
     res.notes.push_back(fmt::format("requests smaller than the {}-byte logical block were sent as one block", lb));
@@ -254,13 +261,13 @@ Expected<PatternsResult> run_patterns(IoEngine& io, const PatternsOptions& opt, 
     cell.write_share = c.write_share;
     if (c.write_share > kShareEps && !opt.allow_write) {
       cell.skipped = true;
-      cell.skip_reason = "writes not allowed (needs --write)";
+      cell.skip_reason = WithheldReason::cell_needs_write;
       res.cells.push_back(cell);
       continue;
     }
     if (res.interrupted) {
       cell.skipped = true;
-      cell.skip_reason = "interrupted";
+      cell.skip_reason = WithheldReason::cell_interrupted;
       res.cells.push_back(cell);
       continue;
     }
@@ -272,7 +279,7 @@ Expected<PatternsResult> run_patterns(IoEngine& io, const PatternsOptions& opt, 
       res.notes.push_back(fmt::format("{} depth {}: {}", cell.pattern, cell.depth, loop.error->message));
       if (cell.ios == 0) {
         cell.skipped = true;
-        cell.skip_reason = loop.error->message;
+        cell.skip_reason = WithheldReason::cell_io_failed;
       }
     }
     res.cells.push_back(cell);

@@ -15,6 +15,7 @@
 #include "drivescope/expected.hpp"
 #include "drivescope/io.hpp"
 #include "tests/common.hpp"
+#include "tests/withheld.hpp"
 
 namespace ds::measure {
 
@@ -52,7 +53,7 @@ struct PatternCell {
   unsigned reached_depth = 0;
   double write_share = 0;   // 0..1
   bool skipped = false;
-  std::string skip_reason;
+  WithheldReason skip_reason{};  // why, when skipped (report: the words and the code)
   std::uint64_t ios = 0, reads = 0, writes = 0;
   double iops = 0;          // total I/O per second, steady state
   double iops_rel_se = 0;
@@ -69,6 +70,7 @@ struct PatternsResult {
   bool allow_write = false;
   double drive_time_s = 0;
   std::vector<std::string> notes;
+  std::vector<Withheld> withheld;  // why a summary is null
   bool interrupted = false;
   const PatternCell* cell(const std::string& pattern, unsigned depth, double write_share = -1) const;
 };

@@ -54,9 +54,10 @@
 #define DS_KEYS_HISTOGRAM_BUCKET(X) X(lower_ms) X(upper_ms) X(count)
 #define DS_KEYS_PATTERNS(X)                                                                                \
   X(cells) X(fileserver_average_iops) X(webserver_average_iops) X(workstation_rating) X(writes_allowed)    \
-  X(drive_time_s) X(notes)
+  X(drive_time_s) X(notes) X(withheld)
 #define DS_KEYS_PATTERN_CELL(X)                                                                            \
-  X(pattern) X(depth) X(write_pct) X(skipped) X(skip_reason) X(reached_depth) X(iops) X(iops_rel_se)       \
+  X(pattern) X(depth) X(write_pct) X(skipped) X(skip_reason) X(skip_code) X(reached_depth) X(iops)         \
+  X(iops_rel_se)                                                                                           \
   X(mb_s) X(mean_ms) X(ios) X(reads) X(writes) X(drive_time_s)
 #define DS_KEYS_ACTUATORS(X)                                                                               \
   X(ranges) X(ranges_source) X(reported_ranges) X(together_iops) X(apart_iops) X(gain) X(gain_uncertainty) \
@@ -87,7 +88,7 @@
   O(zone, DS_KEYS_ZONE, "/transfer/zones/*")                      \
   O(cache, DS_KEYS_CACHE, "/cache")                               \
   O(withheld, DS_KEYS_WITHHELD, "/access/withheld/*", "/transfer/withheld/*", "/cache/withheld/*", \
-    "/actuators/withheld/*", "/rmw/withheld/*", "/queue/withheld/*") \
+    "/actuators/withheld/*", "/rmw/withheld/*", "/queue/withheld/*", "/patterns/withheld/*") \
   O(blocksize, DS_KEYS_BLOCKSIZE, "/blocksize")                   \
   O(blocksize_row, DS_KEYS_BLOCKSIZE_ROW, "/blocksize/rows/*")    \
   O(queue, DS_KEYS_QUEUE, "/queue")                               \
@@ -141,6 +142,6 @@ static_assert(std::string_view(kNotes) == transfer::notes && std::string_view(kN
 inline constexpr std::string_view kMapPlaces[] = {"/errors", "/access/withheld/*/numbers",
                                                   "/transfer/withheld/*/numbers", "/cache/withheld/*/numbers",
                                                   "/actuators/withheld/*/numbers", "/rmw/withheld/*/numbers",
-                                                  "/queue/withheld/*/numbers"};
+                                                  "/queue/withheld/*/numbers", "/patterns/withheld/*/numbers"};
 
 }  // namespace ds::measure::key

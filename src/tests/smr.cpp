@@ -188,7 +188,10 @@ std::optional<Error> after_cliff(Ctx& c, std::size_t cliff_window) {
   }
   const std::size_t after = c.lat.size() - first_slow;
   c.r.after_cliff_mb_s = t > 0 ? static_cast<double>(after * c.opt.write_bytes) / 1e3 / t : 0;
-  if (slow.empty()) return std::nullopt;
+  if (slow.empty()) {
+    c.r.withheld.push_back({"band_bytes_estimate", WithheldReason::smr_no_slow_writes, {}});
+    return std::nullopt;
+  }
   c.r.slow_write_ms = median(slow);
   // A forced clean: to the band, read it, turn, write it, back to the cache. Less the two trips
   // (each about a random access), what is left is the band at the media rate twice.
@@ -196,6 +199,10 @@ std::optional<Error> after_cliff(Ctx& c, std::size_t cliff_window) {
   // The median clean is that of a band at the median place, so at the median of the rates.
   if (c.r.median_sequential_mb_s > 0 && clean_s > 0)
     c.r.band_bytes_estimate = static_cast<std::uint64_t>(clean_s * c.r.median_sequential_mb_s * 1e6 / 2);
+  else
+    c.r.withheld.push_back({"band_bytes_estimate", WithheldReason::smr_clean_unresolved,
+                            {{"slow_write_ms", c.r.slow_write_ms}, {"read_access_ms", c.r.read_access_ms},
+                             {"median_sequential_mb_s", c.r.median_sequential_mb_s}}});
   c.r.writes_per_slow = static_cast<double>(after) / static_cast<double>(slow.size());
   return std::nullopt;
 }
@@ -284,8 +291,12 @@ Expected<SmrProbeResult> run_smr_probe(IoEngine& io, const SmrProbeOptions& opt,
     if (auto e = after_cliff(c, **cliff)) return *e;
     if (opt.idle_s > 0 && !c.stopped() && !c.budget.exhausted())
       if (auto e = idle_phase(c)) return *e;
-    if (opt.idle_s <= 0) c.r.notes.push_back("idle cleaning not checked (--idle 0)");
-    else if (!c.r.cleans_when_idle) c.r.notes.push_back("idle cleaning not checked: budget spent or interrupted");
+    if (opt.idle_s <= 0) c.r.withheld.push_back({"cleans_when_idle", WithheldReason::smr_idle_not_asked, {}});
+    else if (!c.r.cleans_when_idle)
+      c.r.withheld.push_back({"cleans_when_idle", WithheldReason::smr_idle_not_judged, {}});
+  } else {
+    for (const char* figure : {"band_bytes_estimate", "cleans_when_idle"})
+      c.r.withheld.push_back({figure, WithheldReason::smr_no_cliff, {}});
   }
   c.r.idle_s = opt.idle_s;
   if (c.r.interrupted) c.r.notes.push_back("interrupted: the results cover what ran until then");

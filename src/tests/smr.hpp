@@ -23,6 +23,7 @@
 #include "drivescope/expected.hpp"
 #include "drivescope/io.hpp"
 #include "tests/common.hpp"
+#include "tests/withheld.hpp"
 
 namespace ds::measure {
 
@@ -66,6 +67,7 @@ struct SmrProbeResult {
   bool interrupted = false;
   double drive_time_s = 0;
   std::vector<std::string> notes;
+  std::vector<Withheld> withheld;  // why band_bytes_estimate or cleans_when_idle is null
 };
 
 // A write is "slow" above this multiple of the fast write time (a forced clean costs

@@ -78,7 +78,19 @@ namespace ds::measure {
                                   vague_iops, vague_reads, iops_hw_pct, judged_at} */                  \
   X(queue_parallel_service)    /* IOPS grow, not by reordering {ceiling, overtaken_min_pct} and the    \
                                   comparison's (reorder_comparison) */                                 \
-  X(queue_disagree)            /* IOPS and latency point different ways {the comparison's} */
+  X(queue_disagree)            /* IOPS and latency point different ways {the comparison's} */          \
+  /* patterns: a cell (its skip_code) and the summaries over cells */                                  \
+  X(cell_needs_write)          /* the cell writes and the run is read-only (no --write) */             \
+  X(cell_interrupted)          /* the run was interrupted before the cell */                           \
+  X(cell_io_failed)            /* every I/O of the cell failed (the error is in the notes) */          \
+  X(cells_skipped)             /* a cell the summary needs was skipped or read nothing {skipped} */    \
+  /* smr: the band size and idle cleaning */                                                           \
+  X(smr_no_cliff)              /* no write cliff: no media cache filled, no band cleaned */            \
+  X(smr_no_slow_writes)        /* after the cliff no write waited for a clean */                       \
+  X(smr_clean_unresolved)      /* a forced clean no longer than two random reads {slow_write_ms,       \
+                                  read_access_ms, median_sequential_mb_s} */                           \
+  X(smr_idle_not_asked)        /* --idle 0 */                                                          \
+  X(smr_idle_not_judged)       /* the budget ran out, or the run was interrupted, in the idle check */
 
 enum class WithheldReason : std::uint8_t {
 #define DS_WITHHELD_ENUM(code) code,

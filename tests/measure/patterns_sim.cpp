@@ -8,6 +8,7 @@
 #include "report/measure_report.hpp"
 #include "sim/sim.hpp"
 #include "tests/patterns.hpp"
+#include "tests/result_keys.hpp"
 
 namespace {
 
@@ -85,7 +86,7 @@ TEST_CASE("patterns: without --write the write cells are skipped and nothing is 
     if (c.skipped) {
       ++skipped;
       CHECK(c.write_share > 0);
-      CHECK(c.skip_reason.find("--write") != std::string::npos);
+      CHECK(c.skip_reason == ds::measure::WithheldReason::cell_needs_write);
     } else {
       ++ran;
       CHECK(c.write_share == 0);
@@ -96,6 +97,16 @@ TEST_CASE("patterns: without --write the write cells are skipped and nothing is 
   CHECK_FALSE(r->workstation_rating.has_value());
   CHECK(r->webserver_average_iops.has_value());
   CHECK_FALSE(r->fileserver_average_iops.has_value());
+  // The two summaries left null say so, each with the count of its cells that did not run.
+  namespace K = ds::measure::key::patterns;
+  REQUIRE(r->withheld.size() == 2);
+  for (const auto& w : r->withheld) {
+    CHECK(w.reason == ds::measure::WithheldReason::cells_skipped);
+    const std::string figure = w.figure;
+    CHECK(w.number("skipped") == (figure == K::fileserver_average_iops ? 9 : 6));
+  }
+  CHECK(ds::measure::withholds(r->withheld, K::fileserver_average_iops));
+  CHECK(ds::measure::withholds(r->withheld, K::workstation_rating));
 }
 
 TEST_CASE("patterns: writes on a target not opened for writing are refused before any I/O") {

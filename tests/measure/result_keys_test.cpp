@@ -80,7 +80,7 @@ ds::measure::BenchResult full_result() {
   r->transfer->zones.front().sectors_per_track = 1000;
   REQUIRE_FALSE(r->patterns->cells.size() < 2);
   r->patterns->cells.front().skipped = true;
-  r->patterns->cells.front().skip_reason = "forced by the test";
+  r->patterns->cells.front().skip_reason = ds::measure::WithheldReason::cell_io_failed;
   REQUIRE_FALSE(r->blocksize->rows.empty());
   r->blocksize->rows.front().write_mb_s = 1.0;
   r->errors.emplace_back("queue", ds::make_error("forced by the test"));
@@ -92,6 +92,7 @@ ds::measure::BenchResult full_result() {
   r->actuators->withheld.push_back(
       {K::actuators::independent, WithheldReason::gain_one_round, {{"measured_gain", 1.2}}});
   r->rmw->withheld.push_back({K::rmw::physical_bytes_estimate, WithheldReason::sizes_unordered});
+  r->patterns->withheld.push_back({K::patterns::workstation_rating, WithheldReason::cells_skipped, {{"skipped", 1}}});
   r->queue->verdict.reorders.reset();
   r->queue->verdict.undecided =
       ds::measure::Withheld{K::queue::reorders, WithheldReason::queue_too_shallow, {{"deepest", 2}}};

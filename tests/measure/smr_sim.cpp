@@ -66,6 +66,18 @@ TEST_CASE("smr probe: the DM-SMR model shows the cliff, its cache and band, and 
   REQUIRE(r.cleans_when_idle.has_value());
   CHECK(*r.cleans_when_idle);
   CHECK(r.rate.size() >= 2);
+  CHECK(r.withheld.empty());
+}
+
+TEST_CASE("smr probe: --idle 0 leaves idle cleaning null with its code") {
+  auto o = quick();
+  o.idle_s = 0;
+  const auto r = probe(smr_model(), o);
+  REQUIRE(r.cliff);
+  CHECK_FALSE(r.cleans_when_idle.has_value());
+  REQUIRE(r.withheld.size() == 1);
+  CHECK(std::string(r.withheld.front().figure) == "cleans_when_idle");
+  CHECK(r.withheld.front().reason == ds::measure::WithheldReason::smr_idle_not_asked);
 }
 
 TEST_CASE("smr probe: a DM-SMR drive that does not clean while idle is told apart") {
@@ -90,6 +102,10 @@ TEST_CASE("smr probe: no conventional preset is called SMR") {
               << r.writes << " writes");
     CHECK(r.verdict == "cmr");
     CHECK_FALSE(r.cliff);
+    // No cliff: the band size and idle cleaning are null, each saying so.
+    CHECK(ds::measure::has_reason(r.withheld, ds::measure::WithheldReason::smr_no_cliff));
+    CHECK(ds::measure::withholds(r.withheld, "band_bytes_estimate"));
+    CHECK(ds::measure::withholds(r.withheld, "cleans_when_idle"));
     ++n;
   }
   CHECK(n >= 5);
