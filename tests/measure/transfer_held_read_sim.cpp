@@ -1,10 +1,11 @@
 // A drive that holds a queued read back while it serves the reads behind it: the transfer test's
-// streams end on their time, not when the held read comes back. DiskSim's DEC RZ26 as converted
-// with its full parameters (tests/data/disk-models-disksim/dec_rz26.json) schedules a queue of 64
-// by pure SPTF with no age limit; a sequential stream at depth 8 then leaves one read waiting for
-// as long as the reads after it keep the head busy. The structure stream of 1.5 s had run the
-// test's whole share (68 s) and left no rate sample (CI of 280bc09; the twin then drafted from a
-// bench without transfer).
+// streams end on their time, not when the held read comes back. DiskSim's DEC RZ26 with its full
+// parameters (tests/data/disk-models-disksim/dec_rz26.json), given a queue of 64 served by pure
+// SPTF with no age limit (as the importer once gave every DiskSim drive: the real one holds one
+// request), leaves one read of a sequential stream at depth 8 waiting for as long as the reads
+// after it keep the head busy. The structure stream of 1.5 s had run the test's whole share
+// (68 s) and left no rate sample (CI of 280bc09; the twin then drafted from a bench without
+// transfer).
 #include <doctest/doctest.h>
 
 #include <string>
@@ -18,12 +19,18 @@ using namespace ds::measure;
 
 namespace {
 
-const std::string kRz26 = std::string(DS_TEST_DATA) + "/disk-models-disksim/dec_rz26.json";
+// The full RZ26 model with tagged queuing of 64 by SPTF.
+ds::sim::DiskModel reordering_rz26() {
+  auto m = ds::sim::load_model_file(std::string(DS_TEST_DATA) + "/disk-models-disksim/dec_rz26.json");
+  REQUIRE_MESSAGE(m.ok(), (m.ok() ? "" : m.error().message));
+  m->queue = {ds::sim::QueueProtocol::tcq, 64, ds::sim::QueuePolicy::sptf, 0, 0};
+  return *m;
+}
 
 }  // namespace
 
 TEST_CASE("held read: the drive really holds a queued read back (the premise of the case below)") {
-  auto t = ds::sim::open(kRz26);
+  auto t = ds::sim::open(reordering_rz26());
   REQUIRE(t.ok());
   // 2000 sequential reads of 8 blocks at depth 8: some read completes after reads submitted well
   // after it have come back (overtaken by more than the depth).
@@ -45,7 +52,7 @@ TEST_CASE("held read: the drive really holds a queued read back (the premise of 
 }
 
 TEST_CASE("held read: transfer's streams end on their time; the rate samples get their share") {
-  auto t = ds::sim::open(kRz26);
+  auto t = ds::sim::open(reordering_rz26());
   REQUIRE(t.ok());
   TransferOptions o;
   o.budget_s = 60;

@@ -182,6 +182,69 @@ TEST_CASE("sim import: each traced drive's DiskSim files give its committed full
   }
 }
 
+// The drive's queue is DiskSim's: `Max queue length` requests at once, in its scheduler's order.
+// The HP C2247A's own files (one request, FCFS), and the same with a longer queue under three
+// policies, and without the length.
+TEST_CASE("sim import: the queue is DiskSim's Max queue length served by its Scheduling policy") {
+  const std::string dir = kData + "/disksim/native/";
+  auto read = [](const std::string& path) {
+    std::ifstream f(path);
+    std::ostringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+  };
+  const std::string specs = read(dir + "hp_c2247a.diskspecs");
+  REQUIRE(specs.find("Max queue length = 1,") != std::string::npos);
+  REQUIRE(specs.find("Scheduling policy = 1,") != std::string::npos);
+  auto import_with = [&](const std::string& length_line, const std::string& policy_line) {
+    std::string edited = specs;
+    edited.replace(edited.find("Max queue length = 1,"), 21, length_line);
+    edited.replace(edited.find("Scheduling policy = 1,"), 22, policy_line);
+    disksim::FileLoader load = [&](const std::string& name) -> Expected<std::string> {
+      if (name == "hp_c2247a.diskspecs") return edited;
+      return read(dir + name);
+    };
+    auto r = disksim::import_disksim("hp_c2247a.parv", load, {});
+    REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+    return *r;
+  };
+  auto noted = [](const disksim::ImportResult& r, const char* what) {
+    for (const auto& n : r.notes)
+      if (n.find(what) != std::string::npos) return true;
+    return false;
+  };
+  {
+    const auto r = import_with("Max queue length = 1,", "Scheduling policy = 1,");
+    CHECK(r.model.queue.protocol == QueueProtocol::none);
+    CHECK(r.model.queue.depth == 1);
+    CHECK(r.model.queue.policy == QueuePolicy::fifo);
+    CHECK_FALSE(noted(r, "queue:"));
+  }
+  {
+    const auto r = import_with("Max queue length = 16,", "Scheduling policy = 1,");
+    CHECK(r.model.queue.protocol == QueueProtocol::tcq);
+    CHECK(r.model.queue.depth == 16);
+    CHECK(r.model.queue.policy == QueuePolicy::fifo);
+    CHECK_FALSE(noted(r, "queue:"));
+  }
+  {
+    const auto r = import_with("Max queue length = 16,", "Scheduling policy = 8,");  // SPTF_OPT
+    CHECK(r.model.queue.policy == QueuePolicy::sptf);
+    CHECK_FALSE(noted(r, "queue:"));
+  }
+  {
+    const auto r = import_with("Max queue length = 16,", "Scheduling policy = 2,");  // ELEVATOR_LBN
+    CHECK(r.model.queue.policy == QueuePolicy::sptf);
+    CHECK(noted(r, "`Scheduling policy` 2 has no model policy"));
+  }
+  {
+    const auto r = import_with("", "Scheduling policy = 1,");
+    CHECK(r.model.queue.protocol == QueueProtocol::tcq);
+    CHECK(r.model.queue.depth == 64);
+    CHECK(noted(r, "no `Max queue length`"));
+  }
+}
+
 TEST_CASE("sim import: the source form of each traced drive gives the model its DiskSim files give, but the bus") {
   // tests/data/disksim/NAME.json holds the values of the drive's .diskspecs, .model and .seek:
   // read through the same rules they must give the same model, save what the form leaves out
