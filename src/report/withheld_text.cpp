@@ -29,6 +29,15 @@ std::optional<std::string> transfer_sentence(const Withheld& w) {
     case R::no_track_boundaries:
       return "no track boundaries visible in the completion times (interface-bound, solid state or noisy): rates "
              "only, no zone structure or surfaces";
+    case R::structure_not_rotation:
+      return fmt::format("the streams' \"tracks\" pass in {:.3f} ms, not the drive's revolution of {:.3f} ms: what they "
+                         "showed is no track structure (the interface's or the buffer's pace): rates only, no track "
+                         "size, spares, surfaces or layout",
+                         w.number("structure_ms"), w.number("spindle_ms"));
+    case R::spares_not_rotation:
+      return fmt::format("the tracks with {} spare sector(s) each would turn in {:.3f} ms, not the drive's revolution of "
+                         "{:.3f} ms: the spare count is not told, nor the revolution from the zones",
+                         whole(w, "spares"), w.number("structure_ms"), w.number("spindle_ms"));
     case R::edge_not_sampled: {
       const bool outer = w.number("outer") > 0, inner = w.number("inner") > 0;
       return fmt::format("no sample within {:.0f} % of the {} edge: that rate and the ratio are not told",

@@ -538,7 +538,9 @@ void AccessRun::full_stroke() {
 
 // What the track-to-track probe is told: the zone (the transfer test's, else the second quarter
 // of the span), the revolution and overhead measured so far, the transfer test's surfaces and
-// spares, and the slow regions to keep clear of.
+// spares where its tracks fill the revolution that stands (rotation.hpp: else they were a bus's
+// pace, and its "surfaces" aimed the moves 36 tracks apart on a Cheetah 4LP), and the slow
+// regions to keep clear of.
 TrackSeekInput AccessRun::track_seek_input() const {
   TrackSeekInput ti;
   ti.first_lba = opt.zone_last_lba > opt.zone_first_lba ? opt.zone_first_lba : span() / 4;
@@ -546,8 +548,11 @@ TrackSeekInput AccessRun::track_seek_input() const {
   ti.rotation_ns = rev_ms() / kMsPerNs;
   ti.overhead_ms = res.overhead_ms.value;
   ti.overhead_uncertainty_ms = res.overhead_ms.uncertainty;
-  ti.surfaces = opt.surfaces;
-  ti.spares_per_track = opt.spares_per_track;
+  const bool tracks_stand = !independent_of_transfer(rot.source) ||
+                            tracks_fill_revolution({opt.track_ns * kMsPerNs, opt.track_uncertainty_ns * kMsPerNs},
+                                                   rot.estimate);
+  ti.surfaces = tracks_stand ? opt.surfaces : 0;
+  ti.spares_per_track = tracks_stand ? opt.spares_per_track : -1;
   ti.seed = opt.seed;
   for (auto& r : res.slow_regions) ti.avoid.emplace_back(r.first_lba, r.last_lba);
   return ti;

@@ -28,6 +28,9 @@ struct AccessOptions {
   // spare sectors per track it found (-1: not told).
   double rotation_ns = 0, rotation_uncertainty_ns = 0;
   int spares_per_track = -1;
+  // The time the logical sectors of the transfer test's tracks pass (spt · sector time, 0: no
+  // tracks): its surfaces and spares are taken only where these fill the revolution that stands.
+  double track_ns = 0, track_uncertainty_ns = 0;
   // The positioning ranges the drive reports (ATA log 47h, SCSI VPD B9h). With two or more, each
   // range has a positioner of its own: a read's seek starts where the last read of its range
   // left that range's head, and the full stroke is measured inside one range.

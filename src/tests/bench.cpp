@@ -42,6 +42,15 @@ void bench_transfer(IoEngine& io, const BenchOptions& opt, double budget_s, cons
   keep(r, "transfer", run_transfer(io, o, pf), r.transfer);
 }
 
+// The time the logical sectors of a track pass (spt · sector time), over the samples that told both.
+double logical_track_ms(const TransferResult& x, std::uint32_t block_bytes) {
+  std::vector<double> v;
+  for (const auto& p : x.points)
+    if (!p.anomalous && p.sectors_per_track && p.media_mb_s > 0)
+      v.push_back(p.sectors_per_track * block_bytes / (p.media_mb_s * 1e3));
+  return v.empty() ? 0 : median(v);
+}
+
 void bench_access(IoEngine& io, const BenchOptions& opt, double budget_s, const ProgressFn* pf, BenchResult& r) {
   AccessOptions o;
   o.span_blocks = r.span_blocks;
@@ -59,6 +68,8 @@ void bench_access(IoEngine& io, const BenchOptions& opt, double budget_s, const 
         o.zone_last_lba = z.last_lba;
       }
     o.surfaces = r.transfer->surfaces_estimate ? r.transfer->surfaces_estimate : r.transfer->surfaces_hint;
+    o.track_ns = logical_track_ms(*r.transfer, r.block_bytes) * 1e6;
+    o.track_uncertainty_ns = r.transfer->rotation_ms.uncertainty * 1e6;
     if (r.transfer->spares_per_track >= 0) {
       o.rotation_ns = r.transfer->rotation_ms.value * 1e6;
       o.rotation_uncertainty_ns = r.transfer->rotation_ms.uncertainty * 1e6;
@@ -250,6 +261,68 @@ void note_device_failure(const char* name, std::optional<Error> failure, BenchRe
   r.errors.emplace_back(name, make_error(failure->message + "; its figures cover what ran until then", failure->code));
 }
 
+// The transfer test reads tracks off a stream's completions: every spt-th read is late by a
+// switch, spt · sector time is the time a track's logical sectors pass, and with the track's
+// spare sectors passing unread a revolution. Where the interface or a full buffer paces the
+// stream instead (a bus slower than the media: every command waits for the bytes before it), the
+// same fit finds "tracks" of the pacing's period, and no spindle turns in their time (the
+// Cheetah 4LP through its 4.8 MB/s host path: 32-sector "tracks" of 3.46 ms on a 5.98 ms
+// spindle). The access test's revolution, where it comes from its own evidence, arbitrates
+// (rotation.hpp), in two stages:
+// - the tracks fill the revolution but for a few spares, or the structure is not the platter's,
+//   and all that rests on it (track sizes, spares, surfaces, layout, platters) is withheld; the
+//   rates stay.
+// - the transfer test's revolution, (spt + spares) · sector time, is the drive's, or its spare
+//   count (taken as 0 where the zones could not fit one) is wrong, and that revolution and the
+//   count are withheld; the tracks stay.
+void withhold_structure(TransferResult& x, double structure_ms, double rotation_ms) {
+  // The structure's own verdicts on surfaces, spares and layout go with it.
+  std::erase_if(x.withheld, [](const Withheld& w) {
+    const std::string_view f = w.figure;
+    return f == key::transfer::surfaces_estimate || f == key::transfer::layout || f == "spares_per_track";
+  });
+  x.withheld.push_back({key::transfer::bytes_per_track, WithheldReason::structure_not_rotation,
+                        {{"structure_ms", structure_ms}, {"spindle_ms", rotation_ms}}});
+  x.rotation_ms = {};
+  x.spares_per_track = -1;
+  x.surfaces_estimate = x.surfaces_hint = 0;
+  x.surfaces_confidence = 0;
+  x.surfaces_source.clear();
+  x.layout.clear();
+  x.platters_estimate = x.platters_low = x.platters_high = 0;
+  x.bytes_per_platter_estimate = 0;
+  x.bytes_per_track_outer = 0;
+  for (auto& z : x.zones) {
+    z.sectors_per_track = 0;
+    z.bytes_per_track = 0;
+    z.media_mb_s = 0;
+  }
+  for (auto& p : x.points) {
+    p.sectors_per_track = 0;
+    p.spt_uncertainty = 0;
+    p.surfaces = 0;
+    p.surfaces_settled = p.per_surface = false;
+    p.rate_period_untold = 0;
+    p.media_mb_s = 0;
+  }
+}
+
+void structure_against_rotation(BenchResult& r) {
+  if (!r.transfer || !r.access || !independent_of_transfer(r.access->rotation_source)) return;
+  auto& x = *r.transfer;
+  const RotationEstimate spindle{r.access->rotation_ms.value, r.access->rotation_ms.uncertainty};
+  if (!(spindle.ms > 0) || !(x.rotation_ms.value > 0)) return;
+  const RotationEstimate tracks{logical_track_ms(x, r.block_bytes), x.rotation_ms.uncertainty};
+  if (!tracks_fill_revolution(tracks, spindle)) return withhold_structure(x, tracks.ms, spindle.ms);
+  if (revolution_agrees({x.rotation_ms.value, x.rotation_ms.uncertainty}, spindle)) return;
+  std::erase_if(x.withheld, [](const Withheld& w) { return std::string_view(w.figure) == "spares_per_track"; });
+  x.withheld.push_back({key::transfer::rotation_ms, WithheldReason::spares_not_rotation,
+                        {{"structure_ms", x.rotation_ms.value}, {"spindle_ms", spindle.ms},
+                         {"spares", x.spares_per_track >= 0 ? x.spares_per_track : 0}}});
+  x.rotation_ms = {};
+  x.spares_per_track = -1;
+}
+
 // Where the transfer test's streams could not tell the surfaces (head and cylinder switches that
 // cost the same), the track-to-track probe's same-head move can: the track offset whose move is
 // the one-cylinder seek alone is the surface count (Skippy's and DIXtrac's same-head probe).
@@ -379,6 +452,7 @@ Expected<BenchResult> run_bench(IoEngine& target, const BenchOptions& opt, const
     note_device_failure(test.name, watched.take(), r);
     ended = run_ending_failure(test.name, r);
   }
+  structure_against_rotation(r);
   surfaces_from_probe(r);
   const bool mechanical_tests = std::any_of(kMechanicalTests.begin(), kMechanicalTests.end(), want);
   if (ended && mechanical_tests) r.errors.emplace_back("positioning", *ended);

@@ -100,4 +100,27 @@ RotationVerdict arbitrate_rotation(const RotationEvidence& e) {
   return verdict(S::none, R::no_steps);
 }
 
+namespace {
+double slack(const RotationEstimate& a, const RotationEstimate& b) {
+  return (a.half_width_ms + b.half_width_ms) / b.ms + kTrackRotationSlack;
+}
+}  // namespace
+
+bool tracks_fill_revolution(const RotationEstimate& tracks, const RotationEstimate& spindle) {
+  if (!(tracks.ms > 0) || !(spindle.ms > 0)) return true;  // nothing to judge by
+  const double unread = (spindle.ms - tracks.ms) / spindle.ms;
+  const double s = slack(tracks, spindle);
+  return unread >= -s && unread <= kMaxSpareShare + s;
+}
+
+bool revolution_agrees(const RotationEstimate& tracks_with_spares, const RotationEstimate& spindle) {
+  if (!(tracks_with_spares.ms > 0) || !(spindle.ms > 0)) return true;
+  return std::fabs(tracks_with_spares.ms - spindle.ms) <= slack(tracks_with_spares, spindle) * spindle.ms;
+}
+
+bool independent_of_transfer(RotationSource s) {
+  return s == RotationSource::phase_lock || s == RotationSource::wait_width || s == RotationSource::step_fit ||
+         s == RotationSource::track_stream;
+}
+
 }  // namespace ds::measure

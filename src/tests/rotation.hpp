@@ -83,4 +83,19 @@ inline constexpr double kStreamRotationFloor = 1e-4;
 // is more exact, else by the track stream's; without a line, a seed that stands only once locked.
 RotationVerdict arbitrate_rotation(const RotationEvidence& e);
 
+// Whether tracks read off a stream are the platter's, judged by a revolution from other
+// evidence (`spindle`: the lock, the waits, the step line, a probe's own stream). A track's
+// logical sectors (`tracks`: spt · sector time) fill a revolution but for its spare sectors,
+// which drives keep to a few a track: at most kMaxSpareShare of it, with both half-widths and
+// kTrackRotationSlack of slack. A stream paced by a host path slower than the media shows
+// "tracks" of the pacing's period instead (docs/methods.md, "Which revolution stands").
+inline constexpr double kMaxSpareShare = 0.10;
+inline constexpr double kTrackRotationSlack = 0.005;  // beyond both intervals: drift, rounding
+bool tracks_fill_revolution(const RotationEstimate& tracks, const RotationEstimate& spindle);
+// Whether a revolution that counts the spares ((spt + spares) · sector time) is the spindle's,
+// within the same margin: else the spare count was wrong.
+bool revolution_agrees(const RotationEstimate& tracks_with_spares, const RotationEstimate& spindle);
+// Sources whose revolution rests on no stream of the transfer test (all but transfer_zones).
+bool independent_of_transfer(RotationSource s);
+
 }  // namespace ds::measure

@@ -29,6 +29,10 @@ namespace ds::measure {
   X(surfaces_multiple_open)    /* no stream long enough to rule out a multiple {period, votes, told} */\
   X(spares_open)               /* the zones allow several spare counts {low, high, rotation_hw_ms} */ \
   X(layout_no_period)          /* the track switches show no period of the surfaces */               \
+  X(structure_not_rotation)    /* the streams' tracks take another time than the drive's revolution   \
+                                  {structure_ms, spindle_ms} (the bench, after the access test) */    \
+  X(spares_not_rotation)       /* (spt + spares) · sector time is not the drive's revolution: the     \
+                                  spare count is wrong {structure_ms, spindle_ms, spares} */          \
   /* access: rotation (and with it rpm and the seek figures) */                                        \
   X(rotation_buffered_no_waits)  /* the buffer answered the steps, and no rotational wait showed */  \
   X(rotation_not_a_disk)         /* the step line is no revolution {step_ms, hit_ms} */              \

@@ -130,3 +130,34 @@ TEST_CASE("rotation arbiter: without a line, the steps' median seeds the lock an
   CHECK(arbitrate_rotation(flat).reason == R::seed_implausible);
   CHECK(arbitrate_rotation(drive()).reason == R::no_steps);
 }
+
+TEST_CASE("rotation: tracks are the platter's only where they fill the revolution but for a few spares") {
+  const RotationEstimate spindle{5.9803, 0};
+  // A track's logical sectors that leave 2 % of the turn to spares, or none: tracks.
+  CHECK(tracks_fill_revolution({5.86, 0.002}, spindle));
+  CHECK(tracks_fill_revolution({5.9803, 0.002}, spindle));
+  // Up to a tenth of the turn unread, with both half-widths and 0.5 % of slack.
+  CHECK(tracks_fill_revolution({5.9803 * 0.897, 0.0}, spindle));
+  CHECK_FALSE(tracks_fill_revolution({5.9803 * 0.89, 0.0}, spindle));
+  // A host path's pace (the Cheetah 4LP behind 4.8 MB/s: 3.46 ms "tracks"), tracks longer than
+  // the turn (38 ms on 8.35), or a little longer than the slack allows: no tracks.
+  CHECK_FALSE(tracks_fill_revolution({3.46, 0.01}, spindle));
+  CHECK_FALSE(tracks_fill_revolution({38.02, 2.6}, {8.3493, 0}));
+  CHECK_FALSE(tracks_fill_revolution({5.9803 * 1.01, 0.002}, spindle));
+  // Nothing to judge by: they stand.
+  CHECK(tracks_fill_revolution({0, 0}, spindle));
+  CHECK(tracks_fill_revolution({3.46, 0.01}, {0, 0}));
+}
+
+TEST_CASE("rotation: a revolution with its spares counted agrees with the spindle's, or the count is wrong") {
+  const RotationEstimate spindle{5.9803, 0};
+  CHECK(revolution_agrees({5.9810, 0.002}, spindle));
+  // One spare sector too many on 195 (the repository's Cheetah 4LP): 6.014 ± 0.002.
+  CHECK_FALSE(revolution_agrees({6.0142, 0.0019}, spindle));
+  // Two spares not fitted on 56 sectors (a DEC RZ26 /2 variant): 10.76 ± 0.005 for 11.19.
+  CHECK_FALSE(revolution_agrees({10.7636, 0.0052}, {11.1888, 0}));
+  CHECK(independent_of_transfer(S::phase_lock));
+  CHECK(independent_of_transfer(S::track_stream));
+  CHECK_FALSE(independent_of_transfer(S::transfer_zones));
+  CHECK_FALSE(independent_of_transfer(S::none));
+}
