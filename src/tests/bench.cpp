@@ -261,28 +261,10 @@ void note_device_failure(const char* name, std::optional<Error> failure, BenchRe
   r.errors.emplace_back(name, make_error(failure->message + "; its figures cover what ran until then", failure->code));
 }
 
-// The transfer test reads tracks off a stream's completions: every spt-th read is late by a
-// switch, spt · sector time is the time a track's logical sectors pass, and with the track's
-// spare sectors passing unread a revolution. Where the interface or a full buffer paces the
-// stream instead (a bus slower than the media: every command waits for the bytes before it), the
-// same fit finds "tracks" of the pacing's period, and no spindle turns in their time (the
-// Cheetah 4LP through its 4.8 MB/s host path: 32-sector "tracks" of 3.46 ms on a 5.98 ms
-// spindle). The access test's revolution, where it comes from its own evidence, arbitrates
-// (rotation.hpp), in two stages:
-// - the tracks fill the revolution but for a few spares, or the structure is not the platter's,
-//   and all that rests on it (track sizes, spares, surfaces, layout, platters) is withheld; the
-//   rates stay.
-// - the transfer test's revolution, (spt + spares) · sector time, is the drive's, or its spare
-//   count (taken as 0 where the zones could not fit one) is wrong, and that revolution and the
-//   count are withheld; the tracks stay.
-void withhold_structure(TransferResult& x, double structure_ms, double rotation_ms) {
-  // The structure's own verdicts on surfaces, spares and layout go with it.
-  std::erase_if(x.withheld, [](const Withheld& w) {
-    const std::string_view f = w.figure;
-    return f == key::transfer::surfaces_estimate || f == key::transfer::layout || f == "spares_per_track";
-  });
-  x.withheld.push_back({key::transfer::bytes_per_track, WithheldReason::structure_not_rotation,
-                        {{"structure_ms", structure_ms}, {"spindle_ms", rotation_ms}}});
+// Everything that rests on the track structure (track sizes, spares, the revolution from them,
+// surfaces, layout, platters): gone with it, by the structure check below and by
+// withhold_mechanics. The rates and the zones' boundaries are the caller's to keep.
+void clear_track_structure(TransferResult& x) {
   x.rotation_ms = {};
   x.spares_per_track = -1;
   x.surfaces_estimate = x.surfaces_hint = 0;
@@ -307,6 +289,31 @@ void withhold_structure(TransferResult& x, double structure_ms, double rotation_
   }
 }
 
+void withhold_structure(TransferResult& x, double structure_ms, double rotation_ms) {
+  // The structure's own verdicts on surfaces, spares and layout go with it.
+  std::erase_if(x.withheld, [](const Withheld& w) {
+    const std::string_view f = w.figure;
+    return f == key::transfer::surfaces_estimate || f == key::transfer::layout || f == "spares_per_track";
+  });
+  x.withheld.push_back({key::transfer::bytes_per_track, WithheldReason::structure_not_rotation,
+                        {{"structure_ms", structure_ms}, {"spindle_ms", rotation_ms}}});
+  clear_track_structure(x);
+}
+
+// The transfer test reads tracks off a stream's completions: every spt-th read is late by a
+// switch, spt · sector time is the time a track's logical sectors pass, and with the track's
+// spare sectors passing unread a revolution. Where the interface or a full buffer paces the
+// stream instead (a bus slower than the media: every command waits for the bytes before it), the
+// same fit finds "tracks" of the pacing's period, and no spindle turns in their time (the
+// Cheetah 4LP through its 4.8 MB/s host path: 32-sector "tracks" of 3.46 ms on a 5.98 ms
+// spindle). The access test's revolution, where it comes from its own evidence, arbitrates
+// (rotation.hpp), in two stages:
+// - the tracks fill the revolution but for a few spares, or the structure is not the platter's,
+//   and all that rests on it (track sizes, spares, surfaces, layout, platters) is withheld; the
+//   rates stay.
+// - the transfer test's revolution, (spt + spares) · sector time, is the drive's, or its spare
+//   count (taken as 0 where the zones could not fit one) is wrong, and that revolution and the
+//   count are withheld; the tracks stay.
 void structure_against_rotation(BenchResult& r) {
   if (!r.transfer || !r.access || !independent_of_transfer(r.access->rotation_source)) return;
   auto& x = *r.transfer;
@@ -348,16 +355,7 @@ void withhold_mechanics(BenchResult& r) {
   if (auto& x = r.transfer) {
     x->zones.clear();
     x->outer_mb_s = x->inner_mb_s = x->outer_inner_ratio = {};
-    x->rotation_ms = {};
-    x->spares_per_track = -1;
-    x->surfaces_estimate = x->surfaces_hint = 0;
-    x->surfaces_confidence = 0;
-    x->surfaces_source.clear();
-    x->layout.clear();
-    x->platters_estimate = x->platters_low = x->platters_high = 0;
-    x->bytes_per_platter_estimate = 0;
-    x->bytes_per_track_outer = 0;
-    for (auto& p : x->points) p.sectors_per_track = 0;
+    clear_track_structure(*x);
   }
   if (auto& a = r.access) {
     a->rotation_ms = a->rpm = a->sector_ms = {};
