@@ -131,6 +131,7 @@ json cache_json(const CacheResult& c) {
            {K::read_ahead_bytes_estimate, c.read_ahead ? json(c.read_ahead_bytes_estimate) : json(nullptr)},
            {K::read_ahead_after_sequential_reads,
             c.read_ahead_after_sequential_reads ? json(*c.read_ahead_after_sequential_reads) : json(nullptr)},
+           {K::read_ahead_mb_s, fig(c.read_ahead_mb_s)}, {K::read_ahead_uncertainty_mb_s, unc(c.read_ahead_mb_s)},
            {K::drive_time_s, r3(c.drive_time_s)}, {K::notes, notes_with_withheld(c.notes, c.withheld)},
            {K::withheld, withheld_json(c.withheld)}};
 }
@@ -257,6 +258,7 @@ std::string bench_to_text(const BenchResult& r) {
                                                                   : fmt::format(", only once {} reads in a row have each "
                                                                                 "continued the one before", after))
                                        : std::string("none (the next block missed, also after reads in a row)"));
+    if (c.read_ahead_mb_s.value > 0) line("read-ahead pace (media)", pm(c.read_ahead_mb_s, "MB/s", 1));
     for (auto& n : notes_with_withheld(c.notes, c.withheld)) o += "  note: " + n + "\n";
   }
   if (r.blocksize) {

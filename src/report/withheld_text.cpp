@@ -149,6 +149,20 @@ std::optional<std::string> cache_sentence(const Withheld& w) {
       return "read-ahead not probed: the drive-time budget was spent before it";
     case R::trigger_no_time:
       return "read-ahead trigger not settled: the drive-time budget ran out";
+    case R::pace_extent_short:
+      return fmt::format("read-ahead pace not timed: the read-ahead reaches only {} blocks", whole(w, "extent_blocks"));
+    case R::pace_no_time:
+      return fmt::format("read-ahead pace not timed: the budget ran out after {} of the {} waits it needs",
+                         whole(w, "waits"), whole(w, "needed"));
+    case R::pace_too_few_waits:
+      return fmt::format("read-ahead pace not timed: only {} reads just ahead of a read waited for the media "
+                         "({} needed; the drive may have read them before they came)",
+                         whole(w, "waits"), whole(w, "needed"));
+    case R::pace_vague:
+      return fmt::format("read-ahead pace not told: the waits for blocks ahead of a read leave it too uncertain "
+                         "({:.1f} ± {:.1f} µs a block; waits that do not grow with the distance, a drive answering "
+                         "such reads as misses, leave it so too)",
+                         w.number("slope_us_per_block"), w.number("slope_hw_us"));
     default:
       return std::nullopt;
   }

@@ -45,6 +45,7 @@ struct CacheTuning {
   std::uint64_t min_span = 65536;        // blocks the test needs
   std::uint64_t seed_mix = 0xC0FFEE;
   std::uint64_t control_seed_mix = 0xC0117201;  // the paused-hit controls' own placements
+  std::uint64_t pace_seed_mix = 0x9ACE;          // the read-ahead pace's own placements
   std::uint32_t probe_limit_bytes = 8u << 20;  // the largest single re-read tried (and span / 8)
   unsigned max_regions = 64;            // regions re-read in the last round of the size probe
   std::size_t burst_rereads = 16;       // a size: read once, then re-read this often, at most
@@ -68,6 +69,16 @@ struct CacheTuning {
   unsigned max_trigger_reads = 3;
   int trigger_votes = 3;  // probes per trigger count: the majority tells (one miss may be the host's)
   int paused_hits = 3;    // re-reads of a block read before another, after the read-ahead pause
+  // The read-ahead's pace (read_ahead_pace): blocks asked for at once after a read, at distances
+  // spread over this share of the read-ahead's extent (the near end is left out: there the
+  // streaming head may already be past the block, a plain hit that tells no pace) …
+  double pace_first_share = 0.25, pace_last_share = 0.95;
+  std::uint64_t pace_max_blocks = 4096;   // … and no farther than this (a deep read-ahead on a fast drive)
+  std::uint64_t pace_min_extent = 16;     // blocks of read-ahead needed to see a pace at all
+  int pace_probes = 24;
+  std::size_t pace_min_points = 12;       // waits above the hit line the fit needs
+  double pace_max_rel_hw = 0.25;          // the rate's 95 % half-width at most this share of it
+  double pace_floor = 1e-3;               // stated resolution of the pace (of a noise-free fit)
   // The size probe starts no round that would take the test past this share of its budget: the
   // read-ahead probe and the burst's firming rounds come after it.
   double size_budget_share = 0.9;
@@ -84,6 +95,7 @@ struct CacheRun {
   Budget budget;
   Rng rng;
   Rng control_rng;  // the paused-hit controls draw here, so the probes keep the places they had
+  Rng pace_rng;     // the read-ahead pace draws here, so the phases before it keep theirs
   std::optional<Error> err;
   std::uint64_t max_blocks;
   double budget_s;
@@ -98,7 +110,7 @@ struct CacheRun {
 
   CacheRun(IoEngine& io_, const CacheOptions& opt, const ProgressFn* p, std::uint32_t lb_, std::uint64_t span_)
       : io(io_), progress(p), lb(lb_), span(span_), budget(opt.budget_s), rng(opt.seed ^ kTuning.seed_mix),
-        control_rng(opt.seed ^ kTuning.control_seed_mix),
+        control_rng(opt.seed ^ kTuning.control_seed_mix), pace_rng(opt.seed ^ kTuning.pace_seed_mix),
         max_blocks(std::min<std::uint64_t>(span_ / 8, kTuning.probe_limit_bytes / lb_)), budget_s(opt.budget_s) {}
 
   void report(double f) const {
@@ -129,6 +141,11 @@ struct CacheRun {
   void burst_rate(const std::vector<double>& x, const std::vector<double>& y);
   void size();
   void read_ahead();
+  // What the read-ahead probe found for the pace after it: the trigger's lead and the extent (in
+  // blocks; 0 where no read-ahead was told).
+  unsigned pace_follow = 0;
+  std::uint64_t pace_extent = 0;
+  void read_ahead_pace();
   double paused_hit_overhead_ms();
   template <class Probe>
   std::optional<unsigned> read_ahead_trigger(Probe& probe);
@@ -377,6 +394,8 @@ void CacheRun::read_ahead() {
     hit = j;
     res.read_ahead_bytes_estimate = (j + 1) * lb;
   }
+  pace_follow = *trigger;
+  pace_extent = hit;
   if (miss == 0) return;
   while (miss - hit > std::max<std::uint64_t>(1, hit / 32) && go_on()) {
     const std::uint64_t mid = hit + (miss - hit) / 2;
@@ -385,6 +404,85 @@ void CacheRun::read_ahead() {
     (p ? hit : miss) = mid;
   }
   res.read_ahead_bytes_estimate = (hit + 1) * lb;
+  pace_extent = hit;
+}
+
+// 5. The read-ahead's pace: how fast the media fills the buffer, seen where nothing else shows it.
+//    A drive whose interface is slower than its media streams at the interface's rate, so the
+//    transfer test sees the bus, not the platters; but its read-ahead runs at the media's rate.
+//    Right after a read (no pause), a block j on within the read-ahead's reach is served once the
+//    streaming head has read it: its time over the hit line grows by one block's media time per
+//    block of distance, and the slope of that wait against j is the media's pace (DiskSim's
+//    prefetch serves such a read as a hit that waits; docs/methods.md "Read-ahead pace"). The
+//    leads are placed at random over the span, so the pace is the LBA-weighted mean over the zones
+//    and includes the head and cylinder switches the stream crosses (a sustained media rate).
+//    A wait that does not grow with the distance (a drive that answers such a read as a miss)
+//    leaves the slope's interval wide, and no pace is told.
+//    It runs last, on what the budget leaves after the burst's firming rounds, with its own places:
+//    the figures before it are what they were without it.
+void CacheRun::read_ahead_pace() {
+  const auto& k = kTuning;
+  if (pace_extent == 0) return;  // no read-ahead told: read_ahead says why
+  const unsigned follow = pace_follow;
+  const std::uint64_t extent = pace_extent;
+  if (!go_on()) {
+    if (!err)
+      res.withheld.push_back({key::cache::read_ahead_mb_s, WithheldReason::pace_no_time,
+                              {{"waits", 0}, {"needed", static_cast<double>(k.pace_min_points)}}});
+    return;
+  }
+  const std::uint64_t reach = std::min(extent, k.pace_max_blocks);
+  if (reach < k.pace_min_extent) {
+    res.withheld.push_back({key::cache::read_ahead_mb_s, WithheldReason::pace_extent_short,
+                            {{"extent_blocks", static_cast<double>(extent)}}});
+    return;
+  }
+  const double line_ms = res.hit_overhead_ms.value + static_cast<double>(lb) / (hit_rate_mb_s * 1e3);
+  std::vector<std::uint64_t> dist;
+  for (int i = 0; i < k.pace_probes; ++i) {
+    const double share = k.pace_first_share + (k.pace_last_share - k.pace_first_share) * i / (k.pace_probes - 1);
+    dist.push_back(std::max<std::uint64_t>(1, static_cast<std::uint64_t>(share * static_cast<double>(reach))));
+  }
+  // Interleaved, so that anything drifting with time does not line up with the distance.
+  for (std::size_t i = dist.size(); i > 1; --i) std::swap(dist[i - 1], dist[pace_rng.below(i)]);
+  std::vector<double> x, xu, y;
+  for (std::uint64_t j : dist) {
+    if (!go_on()) break;
+    const std::uint64_t at = pace_rng.below(span - (j + follow + 1) - 1);
+    std::vector<PlanEntry> lead;
+    for (std::uint64_t i = 0; i <= follow; ++i) lead.push_back({at + i, 1, false});
+    const auto a = run(lead);
+    const auto b = run({{at + follow + j, 1, false}});
+    if (b[0] < 0 || std::any_of(a.begin(), a.end(), [](double v) { return v < 0; })) return;
+    // A wait at the hit line is a block the head had already read: it tells no pace.
+    if (b[0] - line_ms > kHit.slack_ms) {
+      const double u = static_cast<double>(at) / static_cast<double>(span);
+      x.push_back(static_cast<double>(j)), xu.push_back(static_cast<double>(j) * u), y.push_back(b[0] - line_ms);
+    }
+  }
+  if (x.size() < k.pace_min_points) {
+    res.withheld.push_back({key::cache::read_ahead_mb_s,
+                            budget.exhausted() ? WithheldReason::pace_no_time : WithheldReason::pace_too_few_waits,
+                            {{"waits", static_cast<double>(x.size())}, {"needed", static_cast<double>(k.pace_min_points)}}});
+    return;
+  }
+  // The pace differs across the zones: a block's media time is taken as linear in the lead's
+  // place (u, 0 at the span's start, 1 at its end), y = c + j·(p0 + p1·u), which keeps the zones'
+  // spread out of the residuals; the pace in the middle is then the LBA-weighted mean. (The ends'
+  // paces, p0 and p0 + p1, are not told: a block's time is not linear in the LBA, and across 20
+  // seeds their intervals missed the outermost and innermost zones' rates far more than 5 % of
+  // the time.)
+  const PlaneFit f = fit_plane(x, xu, y);
+  const double pace = f.at(0.5);  // ms per block
+  const double hw = f.dof > 0 ? std::max(t95(f.dof) * f.se_at(0.5), k.pace_floor * pace) : 0;
+  if (!(f.dof > 0) || !(pace > 0) || hw > k.pace_max_rel_hw * pace) {
+    res.withheld.push_back({key::cache::read_ahead_mb_s, WithheldReason::pace_vague,
+                            {{"slope_us_per_block", pace * 1e3}, {"slope_hw_us", hw * 1e3}}});
+    return;
+  }
+  const double rate = static_cast<double>(lb) / (pace * 1e3);
+  // lb / (pace ± hw): the wider side.
+  res.read_ahead_mb_s = {rate, static_cast<double>(lb) / ((pace - hw) * 1e3) - rate};
 }
 
 // The hit overhead the read-ahead probes are judged by: the higher of the back-to-back hits' (the
@@ -453,6 +551,7 @@ Expected<CacheResult> run_cache(IoEngine& io, const CacheOptions& opt, const Pro
   c.size();
   c.read_ahead();
   c.firm_up();
+  c.read_ahead_pace();
   c.res.drive_time_s = c.budget.used_s();
   // The device failed before a single hit was timed: nothing here is a figure (a read-ahead of
   // "false", a hit overhead of 0 would be the failure's, not the cache's).

@@ -38,6 +38,11 @@ struct CacheResult {
   // must follow a first read before the drive reads ahead (0: any read; 1: only once a read
   // continues another, as the Quantum Atlas III's trace shows). Set only where read_ahead is true.
   std::optional<unsigned> read_ahead_after_sequential_reads;
+  // The pace at which the read-ahead reads the media (MB/s, the LBA-weighted mean over the span,
+  // switches included): a block asked for right after a read waits for the streaming head. 0
+  // where not told (withheld says why). Where the interface is slower than the media, this is
+  // the only figure that sees the media's rate.
+  Figure read_ahead_mb_s;
   double drive_time_s = 0;
   std::vector<std::string> notes;
   std::vector<Withheld> withheld;  // why a figure is null or not told (tests/withheld.hpp)

@@ -66,6 +66,30 @@ LineFit fit_line(std::span<const double> x, std::span<const double> y) {
   return f;
 }
 
+double PlaneFit::se_at(double u) const { return std::sqrt(std::max(0.0, v11 + 2 * u * v12 + u * u * v22)); }
+
+PlaneFit fit_plane(std::span<const double> x1, std::span<const double> x2, std::span<const double> y) {
+  PlaneFit f;
+  const std::size_t n = std::min({x1.size(), x2.size(), y.size()});
+  if (n < 4) return f;
+  const double m1 = mean(x1.first(n)), m2 = mean(x2.first(n)), my = mean(y.first(n));
+  double s11 = 0, s12 = 0, s22 = 0, s1y = 0, s2y = 0, syy = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double d1 = x1[i] - m1, d2 = x2[i] - m2, dy = y[i] - my;
+    s11 += d1 * d1, s12 += d1 * d2, s22 += d2 * d2, s1y += d1 * dy, s2y += d2 * dy, syy += dy * dy;
+  }
+  const double det = s11 * s22 - s12 * s12;
+  if (!(det > 1e-12 * s11 * s22)) return f;
+  f.a1 = (s22 * s1y - s12 * s2y) / det;
+  f.a2 = (s11 * s2y - s12 * s1y) / det;
+  f.intercept = my - f.a1 * m1 - f.a2 * m2;
+  f.dof = static_cast<double>(n - 3);
+  const double sse = std::max(0.0, syy - f.a1 * s1y - f.a2 * s2y);
+  const double s2 = sse / f.dof;
+  f.v11 = s2 * s22 / det, f.v12 = -s2 * s12 / det, f.v22 = s2 * s11 / det;
+  return f;
+}
+
 namespace {
 
 // Continued fraction of the incomplete beta function, evaluated with the modified Lentz method

@@ -36,6 +36,17 @@ double median_se(const std::vector<double>& v);
 // slope_se: the slope's standard error from the residuals (0 with fewer than three points).
 struct LineFit { double slope = 0, intercept = 0, r2 = 0, slope_se = 0; };
 LineFit fit_line(std::span<const double> x, std::span<const double> y);
+// y = intercept + a1·x1 + a2·x2 by least squares, with the coefficients' covariance from the
+// residuals (n − 3 degrees of freedom; all zero with fewer than four points or collinear x).
+struct PlaneFit {
+  double intercept = 0, a1 = 0, a2 = 0;
+  double v11 = 0, v12 = 0, v22 = 0;  // covariance of (a1, a2)
+  double dof = 0;
+  // a1 + a2·u and its standard error.
+  double at(double u) const { return a1 + a2 * u; }
+  double se_at(double u) const;
+};
+PlaneFit fit_plane(std::span<const double> x1, std::span<const double> x2, std::span<const double> y);
 // Spearman's rank correlation (ties share their mean rank); 0 with fewer than three pairs.
 double rank_correlation(std::span<const double> x, std::span<const double> y);
 

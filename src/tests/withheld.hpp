@@ -62,6 +62,10 @@ namespace ds::measure {
                                   low_mb_s, high_mb_s (0: unbounded)} */                               \
   X(read_ahead_no_time)        /* the budget was spent before the read-ahead probe */                  \
   X(trigger_no_time)           /* the budget ran out while the trigger was probed */                  \
+  X(pace_extent_short)         /* too little read-ahead to time its pace {extent_blocks} */           \
+  X(pace_no_time)              /* the budget ran out while the pace was probed {waits, needed} */     \
+  X(pace_too_few_waits)        /* too few reads waited for the read-ahead {waits, needed} */          \
+  X(pace_vague)                /* the pace's interval too wide {slope_us_per_block, slope_hw_us} */   \
   /* actuators */                                                                                      \
   X(gain_one_round)            /* one round: no interval {measured_gain, threshold} */                 \
   X(gain_undecided)            /* the gain's interval holds the threshold {measured_gain, gain_hw,     \

@@ -2,10 +2,13 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <span>
 #include <vector>
 
 #include "tests/common.hpp"
 
+using ds::measure::fit_plane;
+using ds::measure::PlaneFit;
 using ds::measure::rank_correlation;
 
 TEST_CASE("rank_correlation: monotone, reversed, ties and too few") {
@@ -39,4 +42,27 @@ TEST_CASE("mean and median half-widths: t times the standard error, none from on
   CHECK(ds::measure::median_half_width(v) == doctest::Approx(ds::measure::t95(3) * ds::measure::median_se(v)));
   CHECK(ds::measure::mean_half_width(std::vector<double>{5}) == 0);
   CHECK(ds::measure::median_half_width(std::vector<double>{5}) == 0);
+}
+
+TEST_CASE("fit_plane: recovers an exact plane, a pace's covariance from its residuals, none from three points") {
+  // y = 2 + 3·x1 − 0.5·x2, exactly: the coefficients back, no variance left.
+  const std::vector<double> x1{1, 2, 3, 4, 5, 6}, x2{0.1, 1.7, 0.4, 3.1, 2.2, 0.9};
+  std::vector<double> y;
+  for (std::size_t i = 0; i < x1.size(); ++i) y.push_back(2 + 3 * x1[i] - 0.5 * x2[i]);
+  const PlaneFit f = fit_plane(x1, x2, y);
+  CHECK(f.intercept == doctest::Approx(2));
+  CHECK(f.a1 == doctest::Approx(3));
+  CHECK(f.a2 == doctest::Approx(-0.5));
+  CHECK(f.at(0.5) == doctest::Approx(2.75));
+  CHECK(f.se_at(0.5) < 1e-6);
+  CHECK(f.dof == 3);
+  // One value off the plane: a variance, larger at a u far from the data's.
+  y[2] += 1;
+  const PlaneFit g = fit_plane(x1, x2, y);
+  CHECK(g.se_at(0.5) > 0);
+  CHECK(g.se_at(10) > g.se_at(0.5));
+  // Three points fit any plane: nothing to tell.
+  const PlaneFit h = fit_plane(std::span(x1).first(3), std::span(x2).first(3), std::span(y).first(3));
+  CHECK(h.dof == 0);
+  CHECK(h.a1 == 0);
 }

@@ -113,6 +113,7 @@ double switch_ms(std::optional<double> skew_sectors, std::uint32_t spt_next, dou
 
 struct Rates {
   double media = 0, sequential = 0, bytes_per_track = 0;
+  double stream = 0;  // sequential before the bus: the pace the head reads a long run at
 };
 
 // The rate blocks cross to the host at: the slowest of the interface rate, the bus's block time
@@ -160,7 +161,8 @@ Rates zone_rates(const Model& m, const detail::Zone& z, const SeekFn& seek, doub
   Rates r;
   const double host = host_rate_mb_s(m);
   r.media = std::min(host, spt_mean * m.sector_bytes / rot / kBytesPerMbMs);
-  r.sequential = std::min(host, user * m.sector_bytes / ms / kBytesPerMbMs);
+  r.stream = user * m.sector_bytes / ms / kBytesPerMbMs;
+  r.sequential = std::min(host, r.stream);
   r.bytes_per_track = (spt_mean - m.spares_per_track) * m.sector_bytes;
   return r;
 }
@@ -250,10 +252,13 @@ Truth assemble(const Model& m) {
   for (std::size_t i = 0; i < m.zones.size(); ++i) {
     if (w.zone_lbas[i] == 0) continue;
     const Rates r = zone_rates(m, m.zones[i], seek, t.rotation_ms);
-    t.zones.push_back({first, w.zone_lbas[i], r.bytes_per_track, r.media, r.sequential});
+    t.zones.push_back({first, w.zone_lbas[i], r.bytes_per_track, r.media, r.sequential, r.stream});
     first += w.zone_lbas[i];
   }
   if (t.zones.empty()) return t;
+  double stream_ms = 0;  // Σ sectors / pace: the time to stream every user sector
+  for (const auto& z : t.zones) stream_ms += static_cast<double>(z.sectors) * m.sector_bytes / z.stream_mb_s;
+  t.read_ahead_mb_s = static_cast<double>(t.capacity) * m.sector_bytes / stream_ms;
   t.outer_sequential_mb_s = t.zones.front().sequential_mb_s;
   t.inner_sequential_mb_s = t.zones.back().sequential_mb_s;
   t.outer_inner_ratio_sequential = t.outer_sequential_mb_s / t.inner_sequential_mb_s;

@@ -21,6 +21,7 @@ struct ZoneTruth {
   double bytes_per_track = 0;     // user bytes of one track, mean over the surfaces
   double media_mb_s = 0;          // rate inside a track, mean over the surfaces, capped by the bus
   double sequential_mb_s = 0;     // a long sequential read, switches paid, capped by the bus
+  double stream_mb_s = 0;         // the same before the bus: the pace of the media (read-ahead)
 };
 
 struct DefectTruth {
@@ -47,6 +48,10 @@ struct Truth {
   double rotation_ms = 0;
   std::vector<ZoneTruth> zones;     // zones holding user capacity, outermost first
   double outer_sequential_mb_s = 0, inner_sequential_mb_s = 0;
+  // The read-ahead's pace at a random LBA, as the cache test means it: the zones' stream rates
+  // (switches paid, before the bus) averaged over the LBAs, i.e. every user sector over the time
+  // to stream them all.
+  double read_ahead_mb_s = 0;
   double outer_inner_ratio_sequential = 0, outer_inner_ratio_media = 0;
   unsigned surfaces = 0, platters = 0;
   bool serpentine = false;          // layout "surface_serpentine"
