@@ -55,6 +55,66 @@ Report model_report(const ModelRequest& req, const json& drive, const json& mode
   return r;
 }
 
+// The stages after the draft that measure the twin and run workloads on the drive, in order.
+// A workload cut short (its error in `cut`) ends them there; an Error returned is the twin's own.
+struct WorkloadStages {
+  const ModelRequest& req;
+  const json& drive;  // the bench's document
+  const TwinDraft& draft;
+  json& model;
+  std::vector<std::string>& moves;
+  double workload_s = 0;  // drive time of the workloads
+  std::optional<std::pair<std::string, Error>> cut;
+};
+
+// The seek workload, the queued one where the drive queues, and the queue's policy.
+std::optional<Error> seek_and_queue(WorkloadStages& st, const TwinBench& tb, std::uint64_t cap_blocks) {
+  const ModelRequest& req = st.req;
+  json& model = st.model;
+  auto dm = sim::parse_model(model.dump());
+  if (!dm) return dm.error();
+  const double cyl_blocks = static_cast<double>(dm->capacity()) / std::max(1u, dm->total_cylinders());
+  const auto step = static_cast<std::uint64_t>(model["cache"].value("read_ahead_sectors", 0.0) +
+                                               2 * cyl_blocks / std::max(1u, dm->surfaces));
+  const SeekWorkload sw = seek_workload(cap_blocks, cyl_blocks, step, req.seed + 31);
+  auto sms = drive_workload(req, sw.trace);
+  if (!sms) return st.cut.emplace("seek workload", sms.error()), std::nullopt;
+  st.workload_s += busy_ms(*sms, sw.trace) / 1e3;
+  if (auto e = fit_seek_curve(model, *dm, *sms, sw, req.seed + 41, st.moves)) return *e;
+  // (Not where the drive has more than one positioner: two reads outstanding then overlap
+  // their mechanisms, which no overhead of the twin's one positioner stands for.)
+  const json* ranges = report::json_at(st.drive, {"identify", "concurrent_positioning_ranges", "ranges"});
+  const bool one_positioner = !(ranges && ranges->is_array() && ranges->size() > 1);
+  if (model["queue"]["protocol"] != "none" && one_positioner) {
+    const measure::Trace qw = queued_workload(cap_blocks, model["logical_sector_bytes"].get<std::uint32_t>(), req.seed + 51);
+    auto qms = drive_workload(req, qw, 2);
+    if (!qms) return st.cut.emplace("queued workload", qms.error()), std::nullopt;
+    st.workload_s += *std::max_element(qms->begin(), qms->end()) / 1e3;
+    if (auto e = fit_miss_overhead(model, *qms, qw, *sms, sw, req.seed + 61, st.moves)) return *e;
+  }
+  return fit_queue(model, st.drive, tb, req.seed, st.moves);
+}
+
+std::optional<Error> run_workloads(WorkloadStages& st, const TwinBench& tb) {
+  const ModelRequest& req = st.req;
+  json& model = st.model;
+  if (auto e = calibrate_figures(model, st.drive, tb, req.calibration_rounds, req.seed, st.moves)) return *e;
+  const auto lbs = model["logical_sector_bytes"].get<std::uint32_t>();
+  const auto cap_blocks = static_cast<std::uint64_t>(json_number_at(st.drive, {"target", "capacity_bytes"}).value_or(0) / lbs);
+  // The miss transfer first: the cache workload's misses then pass media and bus as the drive's.
+  const measure::Trace zw = size_workload(cap_blocks, lbs, req.seed + 71);
+  auto zms = drive_workload(req, zw);
+  if (!zms) return st.cut.emplace("miss-transfer workload", zms.error()), std::nullopt;
+  st.workload_s += busy_ms(*zms, zw) / 1e3;
+  if (auto e = fit_miss_transfer(model, *zms, zw, !st.draft.track_sizes, req.seed + 81, st.moves)) return *e;
+  const measure::Trace w = cache_workload(cap_blocks, lbs, req.seed);
+  auto dms = drive_workload(req, w);
+  if (!dms) return st.cut.emplace("cache workload", dms.error()), std::nullopt;
+  st.workload_s += busy_ms(*dms, w) / 1e3;
+  if (auto e = fit_cache(model, *dms, w, segment_floor_bytes(model), req.seed + 21, st.moves)) return *e;
+  return seek_and_queue(st, tb, cap_blocks);
+}
+
 }  // namespace
 
 Expected<Report> run_model(const ModelRequest& req, const measure::ProgressFn& progress) {
@@ -82,55 +142,20 @@ Expected<Report> run_model(const ModelRequest& req, const measure::ProgressFn& p
   bool interrupted = drive->exit_code == kExitInterrupted;
   int exit_code = drive->exit_code;
   if (draft.rotating && !interrupted) {
-    // A workload cut short (Ctrl-C, a failed read, a vanished device) ends the stages there: the
+    WorkloadStages st{req, ddoc, draft, model, moves};
+    if (auto e = run_workloads(st, TwinBench(b))) return *e;
+    workload_s = st.workload_s;
+    // A workload cut short (Ctrl-C, a failed read, a vanished device) ended the stages there: the
     // model keeps what the stages before it made, and says which one was cut and why.
-    auto cut = [&](const char* stage, const Error& e) {
+    if (st.cut) {
+      const Error& e = st.cut->second;
       if (e.code == ECANCELED) {
         interrupted = true;
         exit_code = kExitInterrupted;
       } else {
         exit_code = std::max(exit_code, measure::device_errno(e.code) ? kExitDevice : kExitPartial);
       }
-      failed.push_back(std::string(stage) + ": " + e.message);
-    };
-    const TwinBench tb(b);
-    if (auto e = calibrate_figures(model, ddoc, tb, req.calibration_rounds, req.seed, moves)) return *e;
-    const auto cap_blocks = static_cast<std::uint64_t>(json_number_at(ddoc, {"target", "capacity_bytes"}).value_or(0) /
-                                                       model["logical_sector_bytes"].get<double>());
-    const measure::Trace w = cache_workload(cap_blocks, model["logical_sector_bytes"].get<std::uint32_t>(), req.seed);
-    auto dms = drive_workload(req, w);
-    if (!dms) {
-      cut("cache workload", dms.error());
-    } else {
-      workload_s += busy_ms(*dms, w) / 1e3;
-      if (auto e = fit_cache(model, *dms, w, segment_floor_bytes(model), req.seed + 21, moves)) return *e;
-      auto dm = sim::parse_model(model.dump());
-      if (!dm) return dm.error();
-      const double cyl_blocks = static_cast<double>(dm->capacity()) / std::max(1u, dm->total_cylinders());
-      const auto step = static_cast<std::uint64_t>(model["cache"].value("read_ahead_sectors", 0.0) + 2 * cyl_blocks / std::max(1u, dm->surfaces));
-      const SeekWorkload sw = seek_workload(cap_blocks, cyl_blocks, step, req.seed + 31);
-      auto sms = drive_workload(req, sw.trace);
-      if (!sms) {
-        cut("seek workload", sms.error());
-      } else {
-        workload_s += busy_ms(*sms, sw.trace) / 1e3;
-        if (auto e = fit_seek_curve(model, *dm, *sms, sw, req.seed + 41, moves)) return *e;
-        // (Not where the drive has more than one positioner: two reads outstanding then overlap
-        // their mechanisms, which no overhead of the twin's one positioner stands for.)
-        const json* ranges = report::json_at(ddoc, {"identify", "concurrent_positioning_ranges", "ranges"});
-        const bool one_positioner = !(ranges && ranges->is_array() && ranges->size() > 1);
-        if (model["queue"]["protocol"] != "none" && one_positioner) {
-          const measure::Trace qw = queued_workload(cap_blocks, model["logical_sector_bytes"].get<std::uint32_t>(), req.seed + 51);
-          auto qms = drive_workload(req, qw, 2);
-          if (!qms) {
-            cut("queued workload", qms.error());
-          } else {
-            workload_s += *std::max_element(qms->begin(), qms->end()) / 1e3;
-            if (auto e = fit_miss_overhead(model, *qms, qw, *sms, sw, req.seed + 61, moves)) return *e;
-          }
-        }
-        if (auto e = fit_queue(model, ddoc, tb, req.seed, moves)) return *e;
-      }
+      failed.push_back(st.cut->first + ": " + e.message);
     }
   }
   for (const char* k : {"bytes", "segments", "read_ahead_sectors"})

@@ -30,6 +30,7 @@ struct TwinDraft {
   std::string why_not_rotating;      // when not rotating: what the timing showed
   std::vector<std::string> unobserved;  // model keys left at a default, each with its reason
   std::vector<std::string> failed_tests;  // "test: why" for each bench test that failed
+  bool track_sizes = false;  // the zones have the transfer test's track sizes (else one zone at a pace)
 };
 TwinDraft twin_from_bench(const nlohmann::json& bench_doc);
 

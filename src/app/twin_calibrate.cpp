@@ -1,4 +1,4 @@
-// Stages 2 and 3 of `drivescope model`: the twin measured by the same modules as the drive, and
+// Stages 2 and 7 of `drivescope model`: the twin measured by the same modules as the drive, and
 // its figures moved by the difference (twin_calibrate, pure; calibrate_figures repeats it); then
 // the queue's reordering chosen by IOPS by depth.
 #include <fmt/format.h>
@@ -149,7 +149,7 @@ double iops_distance(const json& drive_queue, const json& twin_queue) {
 
 }  // namespace
 
-// Stage 3: how strongly the drive reorders. The simulator's SPTF looks at the oldest `window`
+// Stage 7: how strongly the drive reorders. The simulator's SPTF looks at the oldest `window`
 // commands (0: all); of in-order service and a few windows, the one whose IOPS by depth come
 // closest to the drive's is kept.
 std::optional<Error> fit_queue(json& model, const json& drive, const TwinBench& tb, std::uint64_t seed,

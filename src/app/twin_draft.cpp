@@ -203,7 +203,8 @@ void head_switch_key(const json& tr, const DraftedZones& d, double t2t, json& m,
   }
 }
 
-void zone_keys(const json& doc, double rev_ms, json& m, Sources& src) {
+// Returns whether the zones carry the transfer test's track sizes (else one zone at a pace).
+bool zone_keys(const json& doc, double rev_ms, json& m, Sources& src) {
   const json& tr = test_section(doc, "transfer");
   unsigned surfaces = static_cast<unsigned>(json_number_at(tr, {"surfaces_estimate"}).value_or(0));
   if (surfaces >= 1) {
@@ -220,7 +221,8 @@ void zone_keys(const json& doc, double rev_ms, json& m, Sources& src) {
   const double t2t = m["seek"]["track_to_track_ms"].get<double>();
   // The simulated one-cylinder move varies with the seek noise: a skew this much over it is safe.
   DraftedZones d = transfer_zones(doc, tr, rev_ms, lbs, surfaces, 1.1 * t2t);
-  if (d.zones.empty()) one_zone(doc, tr, rev_ms, lbs, surfaces, d, src);
+  const bool from_pace = d.zones.empty();
+  if (from_pace) one_zone(doc, tr, rev_ms, lbs, surfaces, d, src);
   else
     src.measured("zones", fmt::format("transfer test: {} zones, sectors per track from the track boundaries",
                                       d.zones.size()));
@@ -232,6 +234,7 @@ void zone_keys(const json& doc, double rev_ms, json& m, Sources& src) {
   }
   m["zones"] = d.zones;
   head_switch_key(tr, d, t2t, m, src);
+  return !from_pace;
 }
 
 void seek_keys(const json& doc, json& m, Sources& src) {
@@ -403,7 +406,7 @@ TwinDraft twin_from_bench(const json& doc) {
   identity_keys(doc, m, src);
   const double rev_ms = rotation_keys(doc, m, src);
   seek_keys(doc, m, src);
-  zone_keys(doc, rev_ms, m, src);
+  d.track_sizes = zone_keys(doc, rev_ms, m, src);
   controller_keys(doc, m["logical_sector_bytes"].get<double>(), m, src);
   queue_keys(doc, m, src);
   defect_keys(doc, m, src);

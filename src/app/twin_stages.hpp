@@ -1,6 +1,7 @@
 // The stages of `drivescope model` after the draft (app/twin.hpp has the draft and the one-step
-// calibration, both pure): calibration by measuring the twin (twin_calibrate.cpp), and the two
-// workloads run on the drive with the fits to their service times (twin_workloads.cpp).
+// calibration, both pure): calibration by measuring the twin (twin_calibrate.cpp), and the four
+// workloads run on the drive with the fits to their service times (twin_miss_transfer.cpp,
+// twin_workloads.cpp). Numbered as docs/twin.md numbers them.
 // run_model (twin.cpp) calls them in order; nothing else does.
 #pragma once
 #include <cstdint>
@@ -34,9 +35,20 @@ class TwinBench {
 // Stage 2, repeated: twin_calibrate's moves for up to `rounds` rounds, or until nothing moves.
 std::optional<Error> calibrate_figures(nlohmann::json& model, const nlohmann::json& drive, const TwinBench& tb,
                                        unsigned rounds, std::uint64_t seed, std::vector<std::string>& moves);
-// Stage 3: in-order service or an SPTF window, whichever gives IOPS by depth closest to the drive's.
+// Stage 7: in-order service or an SPTF window, whichever gives IOPS by depth closest to the drive's.
 std::optional<Error> fit_queue(nlohmann::json& model, const nlohmann::json& drive, const TwinBench& tb,
                                std::uint64_t seed, std::vector<std::string>& moves);
+
+// Stage 3, the miss transfer (twin_miss_transfer.cpp): random reads alternating between one block
+// and 64 KiB (pure, from its seed), and the way a miss's blocks pass media and bus fitted to the
+// difference of the two sizes' mean service times on the drive. `one_zone_pace`: the draft's zone
+// is one zone at a pace (no track sizes measured): the only drafts the stage fits.
+inline constexpr std::uint32_t kSizeWorkloadLargeBytes = 65536;
+inline constexpr std::size_t kSizeWorkloadPairs = 300;
+measure::Trace size_workload(std::uint64_t capacity_blocks, std::uint32_t block_bytes, std::uint64_t seed);
+std::optional<Error> fit_miss_transfer(nlohmann::json& model, const std::vector<double>& drive_ms,
+                                       const measure::Trace& w, bool one_zone_pace, std::uint64_t seed,
+                                       std::vector<std::string>& moves);
 
 // Stage 4's workload (pure, from its seed) and the cache's segments fitted to its service times.
 measure::Trace cache_workload(std::uint64_t capacity_blocks, std::uint32_t block_bytes, std::uint64_t seed);
@@ -62,7 +74,7 @@ std::optional<Error> fit_seek_curve(nlohmann::json& model, const sim::DiskModel&
                                     const std::vector<double>& drive_ms, const SeekWorkload& w, std::uint64_t seed,
                                     std::vector<std::string>& moves);
 
-// Stage 5: random one-block reads replayed two outstanding (pure, from its seed), and the read
+// Stage 6: random one-block reads replayed two outstanding (pure, from its seed), and the read
 // miss's overhead apart from its seek fitted to their service times on the drive; the seek curve
 // refitted to `seek_ms` after each move.
 inline constexpr std::size_t kQueuedReads = 400;
@@ -70,6 +82,10 @@ measure::Trace queued_workload(std::uint64_t capacity_blocks, std::uint32_t bloc
 std::optional<Error> fit_miss_overhead(nlohmann::json& model, const std::vector<double>& drive_ms,
                                        const measure::Trace& q, const std::vector<double>& seek_ms,
                                        const SeekWorkload& sw, std::uint64_t seed, std::vector<std::string>& moves);
+
+// The service times of a workload on the twin `model` (simulated time, noise seed `seed`).
+Expected<std::vector<double>> twin_times(const nlohmann::json& model, const measure::Trace& w, std::uint64_t seed,
+                                         unsigned depth = 1);
 
 // A workload on the drive itself (its drive time counts in the budget), and the drive time it took.
 // At `depth` 1 each read's service time; deeper, when each completed (ms from the first submit).

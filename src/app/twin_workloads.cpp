@@ -1,4 +1,4 @@
-// Stages 4 and 5 of `drivescope model`: workloads run on the drive that show what the bench's
+// Stages 4 to 6 of `drivescope model`: workloads run on the drive that show what the bench's
 // probes cannot pin (the cache's segments, the seek curve between the bench's three figures), and
 // the twin's model fitted to their service times.
 #include <fmt/format.h>
@@ -69,9 +69,11 @@ Expected<std::vector<double>> workload_ms(IoEngine& io, const measure::Trace& w,
   return ms;
 }
 
+}  // namespace
+
 // The service times of a workload on the twin (simulated time).
 Expected<std::vector<double>> twin_times(const json& model, const measure::Trace& w, std::uint64_t seed,
-                                         unsigned depth = 1) {
+                                         unsigned depth) {
   auto dm = sim::parse_model(model.dump());
   if (!dm) return dm.error();
   sim::SimOptions so;
@@ -80,8 +82,6 @@ Expected<std::vector<double>> twin_times(const json& model, const measure::Trace
   if (!st) return st.error();
   return workload_ms(*st->io, w, depth);
 }
-
-}  // namespace
 
 // Stage 4: the cache's segments and their size, fitted to the workload's service times on the
 // drive (the demerit of the twin's against them, over a grid of segment counts and sizes around
@@ -284,7 +284,7 @@ Expected<std::vector<double>> drive_workload(const ModelRequest& req, const meas
   return workload_ms(io, w, depth);
 }
 
-// Stage 5's workload: random one-block reads, all there at once, replayed two outstanding.
+// Stage 6's workload: random one-block reads, all there at once, replayed two outstanding.
 measure::Trace queued_workload(std::uint64_t capacity_blocks, std::uint32_t block_bytes, std::uint64_t seed) {
   measure::Trace t;
   t.format = measure::TraceFormat::fio_iolog;
@@ -326,7 +326,7 @@ void set_miss_overhead(json& model, double extra) {
 
 }  // namespace
 
-// Stage 5: the share of a read miss's time that a queued command overlaps. At depth 1 a miss
+// Stage 6: the share of a read miss's time that a queued command overlaps. At depth 1 a miss
 // costs overhead + seek + rotation + transfer and the stages before saw only the sum: the
 // access test's overhead is a hit's, so the seek workload's fit put the rest of a miss's
 // overhead into the seek curve (or took it out, where a miss costs less than a hit). A queued
