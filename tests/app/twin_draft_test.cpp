@@ -230,3 +230,50 @@ TEST_CASE("twin draft: re-reads served from the buffer with no size told give a 
   CHECK(none.model["cache"]["bytes"] == 0);
   CHECK(source_of(none.model, "cache.bytes").find("told no cache") != std::string::npos);
 }
+
+// A slow region's extra time is what its random reads take over what a random read usually takes
+// at that place. The access map's reads come each from the one before, so a place near either end
+// of the span usually costs more (a longer mean seek) than the middle: the draft's earlier extra,
+// the region's own mean (the reads that placed its edges, short moves) less the median bin,
+// gave the 7200.7's inner-end region 35.8 ms for the preset's 42.
+TEST_CASE("twin draft: a slow region's extra time is over what a random read usually takes there") {
+  // Bins whose usual mean follows the mean distance from a uniform place: 8 + 6 (x² + (1 − x)²)/2;
+  // the last three slow by 30 ms; the region's own mean_ms is a different kind of read.
+  json map = json::array();
+  const double cap = 1000000, bin = cap / 20;
+  for (int i = 0; i < 20; ++i) {
+    const double x = (i + 0.5) / 20, usual = 8 + 6 * (x * x + (1 - x) * (1 - x)) / 2;
+    const bool slow = i >= 17;
+    map.push_back({{"first_lba", i * bin}, {"last_lba", (i + 1) * bin - 1}, {"mean_ms", usual + (slow ? 30 : 0)},
+                   {"samples", 20}, {"slow", slow}});
+  }
+  json doc = {{"tests",
+               {{"positioning", {{"mechanical", true}}},
+                {"access", {{"map", map},
+                            {"slow_regions", json::array({{{"first_lba", 17 * bin}, {"last_lba", cap - 1}, {"mean_ms", 20.0}}})}}}}},
+              {"target", {{"capacity_bytes", cap * 512}}}};
+  const app::TwinDraft d = app::twin_from_bench(doc);
+  REQUIRE(d.model["defects"].size() == 1);
+  CHECK(d.model["defects"][0]["extra_ms"].get<double>() == doctest::Approx(30).epsilon(0.01));
+}
+
+TEST_CASE("twin draft: the 7200.7's inner slow region gets its extra time within 5 %, over three seeds") {
+  auto preset = sim::open("sim:7200.7", {});
+  REQUIRE(static_cast<bool>(preset));
+  REQUIRE(preset->model.defects.size() == 1);
+  const double truth = preset->model.defects[0].extra_ms;
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    CAPTURE(seed);
+    app::BenchRequest b;
+    b.target = "sim:7200.7";
+    b.tests = {"access"};
+    b.tests_given = true;
+    b.seed = seed;
+    b.budget_s = 60;
+    auto r = app::run_bench(b, {});
+    REQUIRE(static_cast<bool>(r));
+    const app::TwinDraft d = app::twin_from_bench(r->json);
+    REQUIRE(d.model["defects"].size() == 1);
+    CHECK(d.model["defects"][0]["extra_ms"].get<double>() == doctest::Approx(truth).epsilon(0.05));
+  }
+}
