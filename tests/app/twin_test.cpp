@@ -26,6 +26,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The median as docs/twin.md's table has it: of an even count, the mean of the middle two.
+double median_of_sorted(const std::vector<double>& v) {
+  if (v.empty()) return 0;
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 const std::string kData = DS_TEST_DATA;
 constexpr double kMarginPct = 0.05;
 
@@ -128,12 +135,12 @@ TEST_CASE("twin: every drive's twin replays the traces as near the drive as docs
     }
     std::sort(mine.begin(), mine.end());
     ++drives_n;
-    drives_met += mine.back() <= 6.0 && mine[mine.size() / 2] <= 3.0;
+    drives_met += mine.back() <= 6.0 && median_of_sorted(mine) <= 3.0;
   }
   std::sort(all.begin(), all.end());
   MESSAGE(fmt::format("twin: {} of {} (drive, trace) pairs within 6 %; median {:.2f} %; {} of {} drives meet the "
                       "goal (every trace within 6 %, median within 3 %)",
-                      within_limit, all.size(), all.empty() ? 0.0 : all[all.size() / 2], drives_met, drives_n));
+                      within_limit, all.size(), median_of_sorted(all), drives_met, drives_n));
   if (const char* out = std::getenv("DS_TWIN_TABLE")) std::ofstream(out) << rows;
   fs::remove_all(dir);
 }
