@@ -123,8 +123,8 @@ Expected<Report> run_model(const ModelRequest& req, const measure::ProgressFn& p
   b.tests = {"access", "transfer", "cache", "queue"};
   b.tests_given = true;
   b.seed = req.seed;
-  // The bench gets 60 % of the drive time: the cache, seek and queued workloads after it take the
-  // rest (about 3700 reads; half a minute on a 5400 rpm drive of the 1990s).
+  // The bench gets 60 % of the drive time: the miss-transfer, cache, seek and queued workloads after
+  // it take the rest (about 4300 reads; under a minute on a 5400 rpm drive of the 1990s).
   b.budget_s = 0.6 * req.budget_s.value_or(180);
   b.device = req.device;
   b.stop = req.stop;
@@ -138,7 +138,7 @@ Expected<Report> run_model(const ModelRequest& req, const measure::ProgressFn& p
                       "); --allow-flat makes a model without mechanics anyway");
   json model = draft.model;
   std::vector<std::string> moves, failed = draft.failed_tests;
-  double workload_s = 0;  // drive time of the cache, seek and queued workloads
+  double workload_s = 0;  // drive time of the workloads after the bench
   bool interrupted = drive->exit_code == kExitInterrupted;
   int exit_code = drive->exit_code;
   if (draft.rotating && !interrupted) {
