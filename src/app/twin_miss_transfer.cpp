@@ -39,16 +39,16 @@ struct Gap {
   double ms = NAN, se = NAN;
 };
 
-// Of each read, the twin's service time less the drive's; the large reads' mean of it less the
-// one-block reads', and its standard error. The reads are at the same places on both, so their
-// seeks largely cancel read by read and the rotational waits are what is left of the noise. A
-// fortieth of each tail of a size's differences is left out (a retry, a slow region: not the
-// transfer). `drive` empty: the twin's own large-over-small gap.
-Gap excess(const std::vector<double>& twin, const std::vector<double>& drive, const measure::Trace& w) {
+// Of each read, its service time in `ms` less that in `less` (the twin's less the drive's); the
+// large reads' mean of it less the one-block reads', and its standard error. The reads are at the
+// same places on both, so their seeks largely cancel read by read and the rotational waits are
+// what is left of the noise. A fortieth of each tail of a size's differences is left out (a
+// retry, a slow region: not the transfer). `less` empty: the large-over-small gap of `ms` itself.
+Gap excess(const std::vector<double>& ms, const std::vector<double>& less, const measure::Trace& w) {
   std::vector<double> by[2];
   const std::uint32_t small = w.requests.empty() ? 0 : w.requests.front().length_bytes;
-  for (std::size_t i = 0; i < twin.size() && i < w.requests.size(); ++i)
-    by[w.requests[i].length_bytes == small ? 0 : 1].push_back(twin[i] - (drive.empty() ? 0 : drive[i]));
+  for (std::size_t i = 0; i < ms.size() && i < w.requests.size(); ++i)
+    by[w.requests[i].length_bytes == small ? 0 : 1].push_back(ms[i] - (less.empty() ? 0 : less[i]));
   double mean[2], var[2];
   for (int k = 0; k < 2; ++k) {
     auto& v = by[k];
