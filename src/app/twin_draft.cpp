@@ -357,6 +357,22 @@ void queue_keys(const json& doc, json& m, Sources& src) {
   m["queue"] = queue;
 }
 
+// The access map's bins as the draft reads them: each bin's middle LBA, mean time and samples.
+struct MapBin {
+  double mid = 0, mean_ms = 0, samples = 1;
+  bool slow = false;
+};
+std::vector<MapBin> map_bins(const json& acc) {
+  std::vector<MapBin> out;
+  if (acc.contains("map") && acc["map"].is_array())
+    for (const auto& r : acc["map"]) {
+      const auto f = json_number_at(r, {"first_lba"}), l = json_number_at(r, {"last_lba"}), v = json_number_at(r, {"mean_ms"});
+      if (f && l && v)
+        out.push_back({(*f + *l) / 2, *v, json_number_at(r, {"samples"}).value_or(1), json_true_at(r, {"slow"})});
+    }
+  return out;
+}
+
 // The usual time of a random read landing at LBA `lba`, from the access map's usual bins. The
 // map's reads come each from the one before, i.e. from anywhere, so the seek to a place grows
 // with its mean distance from a uniform one, (x² + (1 − x)²) / 2 for x its place in the span: the
@@ -370,18 +386,16 @@ struct UsualTime {
     return a + b * (x * x + (1 - x) * (1 - x)) / 2;
   }
 };
-UsualTime usual_time(const json& acc, double capacity) {
+UsualTime usual_time(const std::vector<MapBin>& bins, double capacity) {
   UsualTime u;
   u.span = std::max(1.0, capacity);
   std::vector<double> g, y;
-  if (acc.contains("map") && acc["map"].is_array())
-    for (const auto& r : acc["map"]) {
-      const auto f = json_number_at(r, {"first_lba"}), l = json_number_at(r, {"last_lba"}), v = json_number_at(r, {"mean_ms"});
-      if (json_true_at(r, {"slow"}) || !f || !l || !v) continue;
-      const double x = std::clamp((*f + *l) / 2 / u.span, 0.0, 1.0);
-      g.push_back((x * x + (1 - x) * (1 - x)) / 2);
-      y.push_back(*v);
-    }
+  for (const auto& b : bins) {
+    if (b.slow) continue;
+    const double x = std::clamp(b.mid / u.span, 0.0, 1.0);
+    g.push_back((x * x + (1 - x) * (1 - x)) / 2);
+    y.push_back(b.mean_ms);
+  }
   u.a = median(y);
   if (y.size() >= 3) {
     const auto fit = measure::fit_line(g, y);
@@ -393,16 +407,13 @@ UsualTime usual_time(const json& acc, double capacity) {
 // A slow region's time: the mean of the access map's slow bins within it (random reads, as the
 // usual bins' are: the region's own `mean_ms` comes from the reads that placed its edges, short
 // moves from just outside, and is no random read's time), weighted by their samples.
-std::optional<double> region_mean(const json& acc, double first, double last) {
+std::optional<double> region_mean(const std::vector<MapBin>& bins, double first, double last) {
   double sum = 0, n = 0;
-  if (acc.contains("map") && acc["map"].is_array())
-    for (const auto& r : acc["map"]) {
-      const auto f = json_number_at(r, {"first_lba"}), l = json_number_at(r, {"last_lba"}), v = json_number_at(r, {"mean_ms"});
-      const double k = json_number_at(r, {"samples"}).value_or(1);
-      if (!json_true_at(r, {"slow"}) || !f || !l || !v || (*f + *l) / 2 < first || (*f + *l) / 2 > last) continue;
-      sum += *v * k;
-      n += k;
-    }
+  for (const auto& b : bins) {
+    if (!b.slow || b.mid < first || b.mid > last) continue;
+    sum += b.mean_ms * b.samples;
+    n += b.samples;
+  }
   if (n > 0) return sum / n;
   return std::nullopt;
 }
@@ -410,13 +421,14 @@ std::optional<double> region_mean(const json& acc, double first, double last) {
 // Slow regions and remapped LBAs: their extra time over what a random read usually takes there.
 void defect_keys(const json& doc, json& m, Sources& src) {
   const json& acc = test_section(doc, "access");
-  const UsualTime usual = usual_time(acc, static_cast<double>(m.value("capacity_sectors", std::uint64_t{0})));
+  const auto bins = map_bins(acc);
+  const UsualTime usual = usual_time(bins, static_cast<double>(m.value("capacity_sectors", std::uint64_t{0})));
   json defects = json::array(), remapped = json::array();
   if (acc.contains("slow_regions") && acc["slow_regions"].is_array())
     for (const auto& r : acc["slow_regions"]) {
       const auto f = json_number_at(r, {"first_lba"}), l = json_number_at(r, {"last_lba"});
       if (!f || !l || *l < *f) continue;
-      const auto ms = region_mean(acc, *f, *l);
+      const auto ms = region_mean(bins, *f, *l);
       const auto own = json_number_at(r, {"mean_ms"});
       const double base = usual.at((*f + *l) / 2);
       const double t = ms ? *ms : own.value_or(NAN);
@@ -428,8 +440,9 @@ void defect_keys(const json& doc, json& m, Sources& src) {
   if (acc.contains("slow_spikes") && acc["slow_spikes"].is_array())
     for (const auto& r : acc["slow_spikes"]) {
       const auto lba = json_number_at(r, {"lba"}), ms = json_number_at(r, {"mean_ms"});
-      if (lba && ms && *ms > usual.at(*lba))
-        remapped.push_back({{"lba", static_cast<std::uint64_t>(*lba)}, {"extra_ms", *ms - usual.at(*lba)}});
+      if (!lba || !ms) continue;
+      const double base = usual.at(*lba);
+      if (*ms > base) remapped.push_back({{"lba", static_cast<std::uint64_t>(*lba)}, {"extra_ms", *ms - base}});
     }
   m["defects"] = defects;
   if (!remapped.empty()) m["remapped"] = remapped;

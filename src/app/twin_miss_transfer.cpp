@@ -15,6 +15,7 @@
 #include <random>
 
 #include "app/twin_stages.hpp"
+#include "tests/stats.hpp"
 
 namespace ds::app {
 
@@ -49,21 +50,13 @@ Gap excess(const std::vector<double>& ms, const std::vector<double>& less, const
   const std::uint32_t small = w.requests.empty() ? 0 : w.requests.front().length_bytes;
   for (std::size_t i = 0; i < ms.size() && i < w.requests.size(); ++i)
     by[w.requests[i].length_bytes == small ? 0 : 1].push_back(ms[i] - (less.empty() ? 0 : less[i]));
-  double mean[2], var[2];
+  measure::MeanSe m[2];
   for (int k = 0; k < 2; ++k) {
-    auto& v = by[k];
-    std::sort(v.begin(), v.end());
-    const std::size_t cut = v.size() / 40;
-    v = std::vector<double>(v.begin() + static_cast<std::ptrdiff_t>(cut), v.end() - static_cast<std::ptrdiff_t>(cut));
-    if (v.size() < 10) return {};
-    double sum = 0, sq = 0;
-    for (double x : v) sum += x;
-    const double n = static_cast<double>(v.size());
-    mean[k] = sum / n;
-    for (double x : v) sq += (x - mean[k]) * (x - mean[k]);
-    var[k] = sq / (n - 1) / n;
+    const std::size_t cut = by[k].size() / 40;
+    if (by[k].size() < 10 + 2 * cut) return {};
+    m[k] = measure::trimmed_mean_se(std::move(by[k]), cut, cut);
   }
-  return {mean[1] - mean[0], std::sqrt(var[0] + var[1])};
+  return {m[1].mean - m[0].mean, std::hypot(m[0].se, m[1].se)};
 }
 
 // The twin with the miss-transfer knob at theta. theta > 0: a read that waits for the media

@@ -15,6 +15,7 @@
 #include "sim/sim.hpp"
 #include "tests/demerit.hpp"
 #include "tests/replay.hpp"
+#include "tests/stats.hpp"
 
 namespace ds::app {
 
@@ -165,15 +166,10 @@ std::vector<GroupStat> group_means(const std::vector<double>& ms, const SeekWork
   }
   std::vector<GroupStat> out(by.size());
   for (std::size_t g = 0; g < by.size(); ++g) {
-    auto& v = by[g];
-    std::sort(v.begin(), v.end());
-    v.resize(v.size() - v.size() / 20);
-    if (v.size() < 10) continue;
-    double sum = 0, sq = 0;
-    for (double x : v) sum += x;
-    const double mean = sum / static_cast<double>(v.size());
-    for (double x : v) sq += (x - mean) * (x - mean);
-    out[g] = {mean, std::sqrt(sq / static_cast<double>(v.size() - 1) / static_cast<double>(v.size()))};
+    const std::size_t slowest = by[g].size() / 20;
+    if (by[g].size() < 10 + slowest) continue;
+    const auto m = measure::trimmed_mean_se(std::move(by[g]), 0, slowest);
+    out[g] = {m.mean, m.se};
   }
   return out;
 }
@@ -299,15 +295,11 @@ measure::Trace queued_workload(std::uint64_t capacity_blocks, std::uint32_t bloc
 namespace {
 
 // The mean time between completions (from completion times in any order) and its standard error.
-std::pair<double, double> gap_mean_se(std::vector<double> done) {
+measure::MeanSe gap_mean_se(std::vector<double> done) {
   std::sort(done.begin(), done.end());
   std::vector<double> gap;
   for (std::size_t i = 1; i < done.size(); ++i) gap.push_back(done[i] - done[i - 1]);
-  double sum = 0, sq = 0;
-  for (double x : gap) sum += x;
-  const double n = static_cast<double>(gap.size()), mean = sum / n;
-  for (double x : gap) sq += (x - mean) * (x - mean);
-  return {mean, std::sqrt(sq / (n - 1) / n)};
+  return measure::mean_se(gap);
 }
 
 // The twin's read-miss overhead as a controller table: a hit costs the measured overhead, a miss
@@ -357,10 +349,10 @@ std::optional<Error> fit_miss_overhead(json& model, const std::vector<double>& d
       if (!tms) return tms.error();
       if (tms->size() != drive_ms.size()) return std::nullopt;
       const auto g = gap_mean_se(*tms);
-      got += g.first / 3;
-      got_var += g.second * g.second / 9;
+      got += g.mean / 3;
+      got_var += g.se * g.se / 9;
     }
-    const double diff = got - want.first, hw = 1.96 * std::sqrt(want.second * want.second + got_var);
+    const double diff = got - want.mean, hw = 1.96 * std::sqrt(want.se * want.se + got_var);
     // A move beyond the noise that the twin's queued reads did not follow (by less than a quarter
     // of it) was not the overhead: what the twin lacks there is elsewhere (its geometry, its seek
     // curve where the seek workload could not place it), and the move is undone.
@@ -391,7 +383,7 @@ std::optional<Error> fit_miss_overhead(json& model, const std::vector<double>& d
     set_miss_overhead(model, after);
     moves.push_back(fmt::format("read miss overhead: {:+.4f} -> {:+.4f} ms against a hit's {:.4f} (two reads "
                                 "outstanding: drive {:.3f} ms between completions, twin {:.3f})",
-                                extra, after, hit, want.first, got));
+                                extra, after, hit, want.mean, got));
     extra = after;
     auto dm = sim::parse_model(model.dump());
     if (!dm) return dm.error();

@@ -194,6 +194,22 @@ double mean_half_width(std::span<const double> v) {
   return t95(static_cast<double>(v.size() - 1)) * stddev(v) / std::sqrt(static_cast<double>(v.size()));
 }
 
+MeanSe mean_se(std::span<const double> v) {
+  if (v.size() < 2) return {};
+  const double n = static_cast<double>(v.size());
+  double sum = 0, sq = 0;
+  for (double x : v) sum += x;
+  const double m = sum / n;
+  for (double x : v) sq += (x - m) * (x - m);
+  return {m, std::sqrt(sq / (n - 1) / n)};
+}
+
+MeanSe trimmed_mean_se(std::vector<double> v, std::size_t drop_low, std::size_t drop_high) {
+  if (drop_low + drop_high >= v.size()) return {};
+  std::sort(v.begin(), v.end());
+  return mean_se(std::span<const double>(v).subspan(drop_low, v.size() - drop_low - drop_high));
+}
+
 double median_half_width(const std::vector<double>& v) {
   if (v.size() < 2) return 0;
   return t95(static_cast<double>(v.size() - 1)) * median_se(v);

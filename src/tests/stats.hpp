@@ -3,6 +3,7 @@
 // of few values, a least-squares line and a rank correlation. One place, so that a figure's
 // interval and its outlier rules are read the same way in every module.
 #pragma once
+#include <cmath>
 #include <cstddef>
 #include <span>
 #include <vector>
@@ -68,6 +69,14 @@ double t95(double df);
 // values 1.96 in place of t95 gives an interval that holds the truth far less often than 95 %
 // (about 91 % at n = 8, 81 % at n = 3).
 double mean_half_width(std::span<const double> v);
+// A mean and its standard error s/√n (NaN with fewer than two values).
+struct MeanSe {
+  double mean = NAN, se = NAN;
+};
+MeanSe mean_se(std::span<const double> v);
+// The same of v less its drop_low smallest and drop_high largest values (a retry, a stall: not
+// what is measured). NaN where fewer than two are left.
+MeanSe trimmed_mean_se(std::vector<double> v, std::size_t drop_low, std::size_t drop_high);
 // The 95 % half-width of the median of v: t95(n − 1) · median_se(v) (0 with fewer than two values).
 double median_half_width(const std::vector<double>& v);
 

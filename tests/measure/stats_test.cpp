@@ -66,3 +66,20 @@ TEST_CASE("fit_plane: recovers an exact plane, a pace's covariance from its resi
   CHECK(h.dof == 0);
   CHECK(h.a1 == 0);
 }
+
+TEST_CASE("mean_se and trimmed_mean_se: s/sqrt(n), the tails left out as asked, none from too few") {
+  const std::vector<double> v{1, 2, 3, 4};
+  const auto m = ds::measure::mean_se(v);
+  CHECK(m.mean == doctest::Approx(2.5));
+  // s = sqrt(5/3), se = s/2
+  CHECK(m.se == doctest::Approx(std::sqrt(5.0 / 3.0) / 2));
+  CHECK(std::isnan(ds::measure::mean_se(std::vector<double>{7}).mean));
+  // Unsorted, with one stall among them: dropping the largest leaves 1..4.
+  const auto t = ds::measure::trimmed_mean_se({4, 100, 1, 3, 2}, 0, 1);
+  CHECK(t.mean == doctest::Approx(2.5));
+  CHECK(t.se == doctest::Approx(m.se));
+  const auto both = ds::measure::trimmed_mean_se({-50, 4, 100, 1, 3, 2}, 1, 1);
+  CHECK(both.mean == doctest::Approx(2.5));
+  CHECK(std::isnan(ds::measure::trimmed_mean_se({1, 2, 3}, 1, 1).mean));
+  CHECK(std::isnan(ds::measure::trimmed_mean_se({1, 2}, 2, 1).mean));
+}
