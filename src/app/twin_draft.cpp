@@ -305,7 +305,9 @@ void controller_keys(const json& doc, double lbs, json& m, Sources& src) {
   if (json_true_at(ca, {"read_ahead"})) {
     const double ra = json_number_at(ca, {"read_ahead_bytes_estimate"}).value_or(0);
     cache["read_ahead_sectors"] = static_cast<std::uint32_t>(ra / lbs);
-    src.measured("cache.read_ahead_sectors", "cache test's read-ahead extent");
+    src.measured("cache.read_ahead_sectors", json_true_at(ca, {"read_ahead_at_least"})
+                                                 ? "cache test's read-ahead extent (a lower bound: see its notes)"
+                                                 : "cache test's read-ahead extent");
     // A drive that reads ahead only once a stream is established (DiskSim has no such rule; the
     // simulator's controller.prefetch.after_sequential_reads): absent, the read-ahead follows any read.
     if (const auto after = json_number_at(ca, {"read_ahead_after_sequential_reads"}); after && *after >= 1) {

@@ -129,6 +129,7 @@ json cache_json(const CacheResult& c) {
            {K::largest_hit_bytes, c.largest_hit_bytes},
            {K::read_ahead, c.read_ahead ? json(*c.read_ahead) : json(nullptr)},
            {K::read_ahead_bytes_estimate, c.read_ahead ? json(c.read_ahead_bytes_estimate) : json(nullptr)},
+           {K::read_ahead_at_least, c.read_ahead_at_least},
            {K::read_ahead_after_sequential_reads,
             c.read_ahead_after_sequential_reads ? json(*c.read_ahead_after_sequential_reads) : json(nullptr)},
            {K::read_ahead_mb_s, fig(c.read_ahead_mb_s)}, {K::read_ahead_uncertainty_mb_s, unc(c.read_ahead_mb_s)},

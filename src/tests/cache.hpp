@@ -33,7 +33,10 @@ struct CacheResult {
   // The next block after a read is served at hit speed: unset when no probe told (no hit line to
   // judge by, a failed read, or the budget spent before the first probe).
   std::optional<bool> read_ahead;
-  std::uint64_t read_ahead_bytes_estimate = 0;  // 0 unless read_ahead; a floor when the probe stopped
+  std::uint64_t read_ahead_bytes_estimate = 0;  // 0 unless read_ahead
+  // The estimate is a floor: no probe missed before the probe's limit, or the budget ended
+  // before the edge between the last hit and the first miss was found (a note says which).
+  bool read_ahead_at_least = false;
   // What starts the read-ahead: how many one-block reads in a row, each continuing the one before,
   // must follow a first read before the drive reads ahead (0: any read; 1: only once a read
   // continues another, as the Quantum Atlas III's trace shows). Set only where read_ahead is true.

@@ -40,7 +40,7 @@
 #define DS_KEYS_CACHE(X)                                                                                   \
   X(burst_mb_s) X(burst_uncertainty_mb_s) X(hit_overhead_ms) X(size_bytes_estimate) X(size_at_least)       \
   X(segment_bytes_estimate) X(largest_hit_bytes) X(read_ahead) X(read_ahead_bytes_estimate)                \
-  X(read_ahead_after_sequential_reads) X(read_ahead_mb_s) X(read_ahead_uncertainty_mb_s) X(drive_time_s)   \
+  X(read_ahead_at_least) X(read_ahead_after_sequential_reads) X(read_ahead_mb_s) X(read_ahead_uncertainty_mb_s) X(drive_time_s)   \
   X(notes) X(withheld)
 // Why a figure is null (tests/withheld.hpp): numbers holds the reason's own named figures.
 #define DS_KEYS_WITHHELD(X) X(figure) X(reason) X(numbers)
