@@ -1,8 +1,8 @@
 # twin-guest.sh — in the guest of tests/vm/twin-host.sh: "SERVE TWIN" is a preset served in real
 # time from the host on q35's AHCI. Here `drivescope model` measures it through the guest's kernel
 # and QEMU (the drive and the host path together) and writes its twin; then the guest replays the
-# host's two read traces on the disk, and exports the twin and each request's service time for
-# the host to replay on the twin and judge (tests/vm/twin-judge.py).
+# host's two read traces on the disk, twice, and exports the twin and each request's service time
+# for the host to replay on the twin and judge (tests/vm/twin-judge.py).
 . "$VMTEST_LIB"
 . /etc/twin.conf
 
@@ -22,15 +22,19 @@ check "model exit" 0 "$rc"
 [ "$rc" -eq 0 ] || sed 's/^/   | /' /tmp/model.err
 vm_export twin.json /tmp/twin.json
 
-for t in random4k database; do
-  vm_section "replay $t on /dev/$blk"
-  $DS replay "/dev/$blk" "/etc/twin-$t.iolog" --json > "/tmp/$t.json" 2> "/tmp/$t.err"
-  rc=$?
-  check "replay $t exit" 0 "$rc"
-  [ "$rc" -eq 0 ] || sed 's/^/   | /' "/tmp/$t.err"
-  # One line a request, "LBA BLOCKS SERVICE_MS": the serial port carries ~100 KB/s.
-  jq -r '.replay.requests[] | "\(.lba) \(.blocks) \(.service_ms)"' "/tmp/$t.json" > "/tmp/$t.txt"
-  check "replay $t: every request served" "$TRACE_REQUESTS" "$(wc -l < "/tmp/$t.txt" | tr -d ' ')"
-  vm_export "$t.txt" "/tmp/$t.txt"
+# Each trace twice, in turn (random4k, database, random4k, database): the second pass against the
+# first is the guest's own floor, how far the host path moves between two replays of one trace.
+for pass in "" .again; do
+  for t in random4k database; do
+    vm_section "replay $t$pass on /dev/$blk"
+    $DS replay "/dev/$blk" "/etc/twin-$t.iolog" --json > "/tmp/$t.json" 2> "/tmp/$t.err"
+    rc=$?
+    check "replay $t$pass exit" 0 "$rc"
+    [ "$rc" -eq 0 ] || sed 's/^/   | /' "/tmp/$t.err"
+    # One line a request, "LBA BLOCKS SERVICE_MS": the serial port carries ~100 KB/s.
+    jq -r '.replay.requests[] | "\(.lba) \(.blocks) \(.service_ms)"' "/tmp/$t.json" > "/tmp/$t$pass.txt"
+    check "replay $t$pass: every request served" "$TRACE_REQUESTS" "$(wc -l < "/tmp/$t$pass.txt" | tr -d ' ')"
+    vm_export "$t$pass.txt" "/tmp/$t$pass.txt"
+  done
 done
 vm_done
