@@ -107,11 +107,18 @@ std::optional<Error> run_workloads(WorkloadStages& st, const TwinBench& tb) {
   if (!zms) return st.cut.emplace("miss-transfer workload", zms.error()), std::nullopt;
   st.workload_s += busy_ms(*zms, zw) / 1e3;
   if (auto e = fit_miss_transfer(model, *zms, zw, !st.draft.track_sizes, req.seed + 81, st.moves)) return *e;
+  if (read_ahead_untold(model)) {
+    const ReadAheadWorkload rw = read_ahead_workload(model, cap_blocks, req.seed + 91);
+    auto rms = drive_workload(req, rw.trace);
+    if (!rms) return st.cut.emplace("read-ahead workload", rms.error()), std::nullopt;
+    st.workload_s += busy_ms(*rms, rw.trace) / 1e3;
+    if (auto e = fit_read_ahead(model, *rms, rw, req.seed + 93, st.moves)) return *e;
+  }
   const measure::Trace w = cache_workload(cap_blocks, lbs, req.seed);
   auto dms = drive_workload(req, w);
   if (!dms) return st.cut.emplace("cache workload", dms.error()), std::nullopt;
   st.workload_s += busy_ms(*dms, w) / 1e3;
-  if (auto e = fit_cache(model, *dms, w, segment_floor_bytes(model), req.seed + 21, st.moves)) return *e;
+  if (auto e = fit_cache(model, *dms, w, req.seed + 21, st.moves)) return *e;
   return seek_and_queue(st, tb, cap_blocks);
 }
 
@@ -132,7 +139,7 @@ Expected<Report> run_model(const ModelRequest& req, const measure::ProgressFn& p
   auto drive = run_bench(b, progress);
   if (!drive) return drive.error();
   const json& ddoc = drive->json;
-  const TwinDraft draft = twin_from_bench(ddoc);
+  TwinDraft draft = twin_from_bench(ddoc);
   if (!draft.rotating && !req.allow_flat && drive->exit_code != kExitInterrupted)
     return make_error(req.target + ": no twin made: the timing shows no rotating drive (" + draft.why_not_rotating +
                       "); --allow-flat makes a model without mechanics anyway");
@@ -164,6 +171,12 @@ Expected<Report> run_model(const ModelRequest& req, const measure::ProgressFn& p
   model["provenance"]["drive_time_s"] = json_number_at(ddoc, {"tests", "drive_time_s"}).value_or(0) + workload_s;
   model["provenance"]["partial"] = interrupted;
   model["provenance"]["calibration"] = moves;
+  // A default a workload then measured (the read-ahead the cache test did not tell) is no longer unobserved.
+  std::erase_if(draft.unobserved, [&](const std::string& u) {
+    const std::string key = u.substr(0, u.find(':'));
+    const json* src = report::json_at(model, {"provenance", "sources", key.c_str()});
+    return src && src->is_string() && !src->get<std::string>().starts_with("default:");
+  });
   model["provenance"]["unobserved"] = draft.unobserved;
   model["provenance"]["failed_tests"] = failed;
   const std::string text = model.dump(2) + "\n";

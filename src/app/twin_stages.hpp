@@ -1,7 +1,7 @@
 // The stages of `drivescope model` after the draft (app/twin.hpp has the draft and the one-step
-// calibration, both pure): calibration by measuring the twin (twin_calibrate.cpp), and the four
+// calibration, both pure): calibration by measuring the twin (twin_calibrate.cpp), and the
 // workloads run on the drive with the fits to their service times (twin_miss_transfer.cpp,
-// twin_workloads.cpp). Numbered as docs/twin.md numbers them.
+// twin_read_ahead.cpp, twin_workloads.cpp). Numbered as docs/twin.md numbers them.
 // run_model (twin.cpp) calls them in order; nothing else does.
 #pragma once
 #include <cstdint>
@@ -52,9 +52,23 @@ std::optional<Error> fit_miss_transfer(nlohmann::json& model, const std::vector<
 
 // Stage 4's workload (pure, from its seed) and the cache's segments fitted to its service times.
 measure::Trace cache_workload(std::uint64_t capacity_blocks, std::uint32_t block_bytes, std::uint64_t seed);
-// Segments below `segment_floor` (segment_floor_bytes) are not tried.
+// Segments below segment_floor_bytes are not tried.
 std::optional<Error> fit_cache(nlohmann::json& model, const std::vector<double>& drive_ms, const measure::Trace& w,
-                               double segment_floor, std::uint64_t seed, std::vector<std::string>& moves);
+                               std::uint64_t seed, std::vector<std::string>& moves);
+
+// Stage 4, first, where the cache test did not tell the read-ahead (its source a default: the
+// test's budget spent, its probes contradicted): runs of three one-block reads, each followed by
+// a read some distance on after a pause long enough for a read-ahead to reach it (log-uniform
+// distances up to `reach_bytes`: what the media's pace reads in 150 ms, at most 8 MiB); and the
+// extent whose twin agrees best with the drive on which of those were hits (twin_read_ahead.cpp).
+struct ReadAheadWorkload {
+  measure::Trace trace;
+  double reach_bytes = 0;
+};
+bool read_ahead_untold(const nlohmann::json& model);
+ReadAheadWorkload read_ahead_workload(const nlohmann::json& model, std::uint64_t capacity_blocks, std::uint64_t seed);
+std::optional<Error> fit_read_ahead(nlohmann::json& model, const std::vector<double>& drive_ms,
+                                    const ReadAheadWorkload& w, std::uint64_t seed, std::vector<std::string>& moves);
 
 // The seek workload: reads that alternate between two places `dist` blocks apart, for distances
 // doubling from one cylinder (of the twin's mean cylinder) to most of the stroke. Each visit moves

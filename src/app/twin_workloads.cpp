@@ -86,18 +86,19 @@ Expected<std::vector<double>> twin_times(const json& model, const measure::Trace
 
 // Stage 4: the cache's segments and their size, fitted to the workload's service times on the
 // drive (the demerit of the twin's against them, over a grid of segment counts and sizes around
-// what the cache test saw). The read-ahead stays as the cache test measured it.
+// what the cache test saw). The read-ahead stays as the cache test (or fit_read_ahead) left it.
 std::optional<Error> fit_cache(json& model, const std::vector<double>& drive_ms, const measure::Trace& w,
-                               double segment_floor, std::uint64_t seed, std::vector<std::string>& moves) {
-  json& cache = model["cache"];
-  if (drive_ms.empty() || cache.value("bytes", 0.0) <= 0) return std::nullopt;
+                               std::uint64_t seed, std::vector<std::string>& moves) {
+  if (drive_ms.empty() || model["cache"].value("bytes", 0.0) <= 0) return std::nullopt;
   const double lbs = model["logical_sector_bytes"].get<double>();
   auto score = [&](const json& trial) {
     const auto ms = twin_times(trial, w, seed);
     return ms && ms->size() == drive_ms.size() ? measure::demerit_pct(*ms, drive_ms) : HUGE_VAL;
   };
-  const double seg0 = cache["bytes"].get<double>() / std::max(1.0, cache.value("segments", 1.0));
   double best = score(model);
+  json& cache = model["cache"];
+  const double segment_floor = segment_floor_bytes(model);
+  const double seg0 = cache["bytes"].get<double>() / std::max(1.0, cache.value("segments", 1.0));
   const double start = best;
   json best_cache = cache;
   for (unsigned n : {1u, 2u, 3u, 4u, 5u, 6u, 8u, 10u, 12u, 16u, 24u, 32u})
