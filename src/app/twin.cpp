@@ -107,7 +107,7 @@ std::optional<Error> run_workloads(WorkloadStages& st, const TwinBench& tb) {
   if (!zms) return st.cut.emplace("miss-transfer workload", zms.error()), std::nullopt;
   st.workload_s += busy_ms(*zms, zw) / 1e3;
   if (auto e = fit_miss_transfer(model, *zms, zw, !st.draft.track_sizes, req.seed + 81, st.moves)) return *e;
-  if (read_ahead_untold(model)) {
+  if (read_ahead_askable(model)) {
     const ReadAheadWorkload rw = read_ahead_workload(model, cap_blocks, req.seed + 91);
     auto rms = drive_workload(req, rw.trace);
     if (!rms) return st.cut.emplace("read-ahead workload", rms.error()), std::nullopt;

@@ -41,6 +41,8 @@ TwinDraft twin_from_bench(const nlohmann::json& bench_doc);
 // the twin (which calibration then took for a command overhead of a revolution). Every stage that
 // sizes the segments keeps to it.
 double segment_floor_bytes(const nlohmann::json& model);
+// The model with its cache's bytes raised, where needed, so that each segment holds that much.
+nlohmann::json with_segment_floor(nlohmann::json model);
 
 // Stage 2 (pure): one calibration step. `drive` and `twin` are bench documents of the drive and of
 // the model `model`; returns the model with every calibrated figure moved by the drive − twin

@@ -501,4 +501,11 @@ double segment_floor_bytes(const json& model) {
   return ra > 0 ? lbs + ra : 0;
 }
 
+json with_segment_floor(json model) {
+  json& c = model["cache"];
+  const double floor = segment_floor_bytes(model), n = std::max(1.0, c.value("segments", 1.0));
+  if (c.value("bytes", 0.0) / n < floor) c["bytes"] = static_cast<std::uint64_t>(std::ceil(floor * n));
+  return model;
+}
+
 }  // namespace ds::app

@@ -56,16 +56,19 @@ measure::Trace cache_workload(std::uint64_t capacity_blocks, std::uint32_t block
 std::optional<Error> fit_cache(nlohmann::json& model, const std::vector<double>& drive_ms, const measure::Trace& w,
                                std::uint64_t seed, std::vector<std::string>& moves);
 
-// Stage 4, first, where the cache test did not tell the read-ahead (its source a default: the
-// test's budget spent, its probes contradicted): runs of three one-block reads, each followed by
-// a read some distance on after a pause long enough for a read-ahead to reach it (log-uniform
-// distances up to `reach_bytes`: what the media's pace reads in 150 ms, at most 8 MiB); and the
-// extent whose twin agrees best with the drive on which of those were hits (twin_read_ahead.cpp).
+// Stage 4, first: how far the read-ahead reaches (where the cache test did not tell it: its
+// source a default) and where it stops (its extent, or the end of the read's track, or of the
+// next one). Runs of three one-block reads, each followed by a read some distance on after a
+// pause long enough for a read-ahead to reach it; the rule whose twin agrees best with the drive
+// on which of those were hits (twin_read_ahead.cpp). `reach_bytes`: the longest distance.
 struct ReadAheadWorkload {
   measure::Trace trace;
   double reach_bytes = 0;
+  bool extent_asked = false;  // the extent untold: distances log-uniform to 150 ms of media (at most 8 MiB)
 };
 bool read_ahead_untold(const nlohmann::json& model);
+// The model has a cache and a read-ahead to ask about (told, or untold and to be found).
+bool read_ahead_askable(const nlohmann::json& model);
 ReadAheadWorkload read_ahead_workload(const nlohmann::json& model, std::uint64_t capacity_blocks, std::uint64_t seed);
 std::optional<Error> fit_read_ahead(nlohmann::json& model, const std::vector<double>& drive_ms,
                                     const ReadAheadWorkload& w, std::uint64_t seed, std::vector<std::string>& moves);

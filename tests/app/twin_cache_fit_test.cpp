@@ -1,8 +1,10 @@
 // `drivescope model`'s read-ahead stage (src/app/twin_read_ahead.cpp): where the cache test did not
 // tell the read-ahead, a workload of reads a distance on after a pause finds it instead of none
-// being assumed; where the cache test told it, or saw none, the stage does not run.
+// being assumed, and it tells a read-ahead that ends with the track from one that runs to its
+// extent; where the cache test saw none, the stage does not run.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -64,35 +66,51 @@ TEST_CASE("twin: a read-ahead the cache test did not tell is found by the read-a
     const double truth = drive["cache"]["read_ahead_sectors"].get<double>();
     REQUIRE(truth > 0);
     for (std::uint64_t seed = 3; seed < 3 + kSeeds; ++seed) {
-    CAPTURE(name);
-    CAPTURE(seed);
-    const Fitted f = fit(drive, twin_of(drive, "default: the cache test did not tell read-ahead; none assumed"), seed);
-    const double got = f.twin["cache"]["read_ahead_sectors"].get<double>();
-    const std::string src = f.twin["provenance"]["sources"]["cache.read_ahead_sectors"].get<std::string>();
-    CAPTURE(got);
-    CAPTURE(src);
-    REQUIRE(!f.moves.empty());
-    CHECK(f.moves[0].find("cache.read_ahead_sectors: none assumed") == 0);
-    CHECK(src.find("measured: read-ahead workload") == 0);
-    CHECK(src.find("lower bound") == std::string::npos);
-    // The candidates step by half-octaves from 16 KiB: the nearest lie within a factor of 1.42.
-    CHECK(got >= truth / 1.42);
-    CHECK(got <= truth * 1.42);
-    // Each segment holds a block and the read-ahead after it.
-    CHECK(f.twin["cache"]["bytes"].get<double>() / f.twin["cache"]["segments"].get<double>() >= 512 * (got + 1));
+      CAPTURE(name);
+      CAPTURE(seed);
+      const Fitted f = fit(drive, twin_of(drive, "default: the cache test did not tell read-ahead; none assumed"), seed);
+      const double got = f.twin["cache"]["read_ahead_sectors"].get<double>();
+      const std::string src = f.twin["provenance"]["sources"]["cache.read_ahead_sectors"].get<std::string>();
+      CAPTURE(got);
+      CAPTURE(src);
+      REQUIRE(!f.moves.empty());
+      CHECK(f.moves[0].find("cache.read_ahead_sectors: none assumed") == 0);
+      CHECK(src.find("measured: read-ahead workload") == 0);
+      CHECK(src.find("lower bound") == std::string::npos);
+      // The candidates step by half-octaves from 16 KiB: the nearest lie within a factor of 1.42.
+      CHECK(got >= truth / 1.42);
+      CHECK(got <= truth * 1.42);
+      // Their read-ahead runs to its extent: no rule of where it stops is added.
+      CHECK(!f.twin.value("controller", json::object()).contains("prefetch"));
+      // Each segment holds a block and the read-ahead after it.
+      CHECK(f.twin["cache"]["bytes"].get<double>() / f.twin["cache"]["segments"].get<double>() >= 512 * (got + 1));
     }
   }
 }
 
-TEST_CASE("twin: the read-ahead stage runs only where the cache test did not tell the read-ahead") {
+TEST_CASE("twin: the read-ahead stage asks the extent where it was untold, the stop where it was told, nothing where none was seen") {
   const json drive = model_file("tests/data/disk-models/quantum_qm39100td_atlas3.json");
-  CHECK(app::read_ahead_untold(twin_of(drive, "default: the cache test did not tell read-ahead; none assumed")));
-  CHECK(!app::read_ahead_untold(twin_of(drive, "measured: cache test saw no read-ahead")));
-  CHECK(!app::read_ahead_untold(twin_of(drive, "measured: cache test's read-ahead extent")));
-  json no_cache = twin_of(drive, "default: the cache test told no cache");
+  const json untold = twin_of(drive, "default: the cache test did not tell read-ahead; none assumed");
+  CHECK(app::read_ahead_untold(untold));
+  CHECK(app::read_ahead_askable(untold));
+  CHECK(app::read_ahead_workload(untold, 17783250, 3).extent_asked);
+  const json none = twin_of(drive, "measured: cache test saw no read-ahead");
+  CHECK(!app::read_ahead_untold(none));
+  CHECK(!app::read_ahead_askable(none));
+  json told = drive;
+  told["provenance"]["sources"]["cache.read_ahead_sectors"] = "measured: cache test's read-ahead extent";
+  CHECK(!app::read_ahead_untold(told));
+  CHECK(app::read_ahead_askable(told));
+  const app::ReadAheadWorkload w = app::read_ahead_workload(told, 17783250, 3);
+  CHECK(!w.extent_asked);
+  CHECK(w.reach_bytes > 0);
+  json no_cache = untold;
   no_cache["cache"]["bytes"] = 0;
   CHECK(!app::read_ahead_untold(no_cache));
+  CHECK(!app::read_ahead_askable(no_cache));
   CHECK(!app::read_ahead_untold(json::object()));
+  CHECK(!app::read_ahead_askable(json::object()));
+  CHECK(!app::read_ahead_askable(json{{"cache", "garbage"}}));
 }
 
 TEST_CASE("twin: a drive that reads ahead only once a stream is established has its extent found too") {
@@ -107,5 +125,39 @@ TEST_CASE("twin: a drive that reads ahead only once a stream is established has 
     const double got = f.twin["cache"]["read_ahead_sectors"].get<double>();
     CHECK(got >= 64 / 1.42);
     CHECK(got <= 64 * 1.42);
+  }
+}
+
+TEST_CASE("twin: a read-ahead that ends with the track is found so, and one that runs to its extent left so") {
+  // DiskSim's full models: the DEC RZ26 reads ahead to the end of the read's track (its "Buffer
+  // continuous read" 1), the Cheetah 9LP to the end of the next (4); the HP C2247A, C2490A,
+  // ST41601N and Cheetah 4LP to their extent (3). The twin is the drive without the rule, its
+  // extent told (as the cache test tells it).
+  const std::vector<std::pair<std::string, std::vector<int>>> cases = {
+      {"dec_rz26", {1}},  {"seagate_st39102lw_cheetah9lp", {4}}, {"hp_c2247a", {}}, {"hp_c2490a", {}},
+      {"seagate_st41601n", {}}, {"seagate_st34501n_cheetah4lp", {}}};
+  for (const auto& [name, stops] : cases) {
+    const json drive = model_file("tests/data/disk-models-disksim/" + name + ".json");
+    json twin = drive;
+    twin["controller"].erase("prefetch");
+    twin["provenance"]["sources"]["cache.read_ahead_sectors"] = "measured: cache test's read-ahead extent";
+    REQUIRE(app::read_ahead_askable(twin));
+    for (std::uint64_t seed = 3; seed < 3 + kSeeds; ++seed) {
+      CAPTURE(name);
+      CAPTURE(seed);
+      const Fitted f = fit(drive, twin, seed);
+      const json controller = f.twin.value("controller", json::object());
+      const json* pf = controller.contains("prefetch") ? &controller["prefetch"] : nullptr;
+      CAPTURE(pf ? pf->dump() : "none");
+      if (stops.empty()) {
+        CHECK(!pf);
+        CHECK(f.moves.empty());
+      } else {
+        REQUIRE(pf);
+        CHECK(std::find(stops.begin(), stops.end(), pf->value("continuous_read", 3)) != stops.end());
+        CHECK(f.twin["provenance"]["sources"]["controller.prefetch.continuous_read"].get<std::string>().find(
+                  "measured: read-ahead workload") == 0);
+      }
+    }
   }
 }
