@@ -35,9 +35,9 @@ constexpr double kReachMs = 150;                 // the pause the longest distan
 constexpr double kMaxReachBytes = 8.0 * 1048576;  // past the largest extent tried (4 MiB), so that it is seen
 constexpr std::size_t kProbes = 160;      // where the extent is asked for
 constexpr std::size_t kStopProbes = 100;  // where only the stop is
-// Each probe starts with a short run of one-block reads in a row: a drive that reads ahead only
-// once a stream is established (controller.prefetch.after_sequential_reads) does it after this
-// many, and one that reads ahead after any read does too.
+// Each probe starts with a short run of reads in a row: a drive that reads ahead only once a
+// stream is established (controller.prefetch.after_sequential_reads) does it after this many,
+// and one that reads ahead after any read does too.
 constexpr std::uint64_t kRun = 3;
 constexpr double kShortestBytes = 8192;  // half the shortest extent tried
 
@@ -68,10 +68,7 @@ double media_pace_mb_s(const json& model) {
   return sectors * lbs * rpm / 60 / 1e6;
 }
 
-}  // namespace
-
-namespace {
-
+// A number of the model's cache object, 0 where absent.
 double cache_figure(const json& model, const char* key) {
   const json* v = report::json_at(model, {"cache", key});
   return v && v->is_number() ? v->get<double>() : 0;

@@ -58,9 +58,10 @@ std::optional<Error> fit_cache(nlohmann::json& model, const std::vector<double>&
 
 // Stage 4, first: how far the read-ahead reaches (where the cache test did not tell it: its
 // source a default) and where it stops (its extent, or the end of the read's track, or of the
-// next one). Runs of three one-block reads, each followed by a read some distance on after a
-// pause long enough for a read-ahead to reach it; the rule whose twin agrees best with the drive
-// on which of those were hits (twin_read_ahead.cpp). `reach_bytes`: the longest distance.
+// next one). Runs of three reads of an eighth of a track, each followed by a one-block read some
+// distance on after a pause long enough for a read-ahead to reach it; the rule whose twin agrees
+// best with the drive on which of those were hits (twin_read_ahead.cpp). `reach_bytes`: the
+// longest distance.
 struct ReadAheadWorkload {
   measure::Trace trace;
   double reach_bytes = 0;
