@@ -136,7 +136,10 @@ TEST_CASE("twin: a read-ahead that ends with the track is found so, and one that
   const std::vector<std::pair<std::string, std::vector<int>>> cases = {
       {"dec_rz26", {1}},  {"seagate_st39102lw_cheetah9lp", {4}}, {"hp_c2247a", {}}, {"hp_c2490a", {}},
       {"seagate_st41601n", {}}, {"seagate_st34501n_cheetah4lp", {}}};
-  for (const auto& [name, stops] : cases) {
+  for (const auto& c : cases) {
+    // (Named, not a structured binding: doctest's CAPTURE takes it into a lambda, which clang 14 refuses.)
+    const std::string& name = c.first;
+    const std::vector<int>& stops = c.second;
     const json drive = model_file("tests/data/disk-models-disksim/" + name + ".json");
     json twin = drive;
     twin["controller"].erase("prefetch");
